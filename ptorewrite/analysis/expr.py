@@ -1,0 +1,229 @@
+"""Symbolic integer expressions for shapes, trip counts, offsets and slot indices.
+
+The front end keeps an expression symbolic when it depends on a loop variable or a
+runtime value, so that later stages can reason about `k % 2` per iteration and the
+emulator can evaluate it with concrete values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+Number = Union[int, float, bool]
+
+
+class Expr:
+    """Base class of symbolic scalar expressions (immutable, hashable)."""
+
+    def eval(self, env: Mapping[str, Number]) -> Number:
+        raise NotImplementedError
+
+    def free_vars(self) -> frozenset[str]:
+        raise NotImplementedError
+
+    def subst(self, env: Mapping[str, "Expr"]) -> "Expr":
+        raise NotImplementedError
+
+    @property
+    def is_const(self) -> bool:
+        return isinstance(self, Const)
+
+    def const_value(self) -> Number | None:
+        return self.value if isinstance(self, Const) else None
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: Number
+
+    def eval(self, env):
+        return self.value
+
+    def free_vars(self):
+        return frozenset()
+
+    def subst(self, env):
+        return self
+
+    def __str__(self):
+        if isinstance(self.value, bool):
+            return "true" if self.value else "false"
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    """A loop induction variable, a kernel argument or another runtime value."""
+
+    name: str
+
+    def eval(self, env):
+        try:
+            return env[self.name]
+        except KeyError:
+            raise UnboundValue(self.name) from None
+
+    def free_vars(self):
+        return frozenset({self.name})
+
+    def subst(self, env):
+        return env.get(self.name, self)
+
+    def __str__(self):
+        return self.name
+
+
+class UnboundValue(KeyError):
+    """Evaluation needed a runtime value that was not given."""
+
+    @property
+    def name(self) -> str:
+        return self.args[0]
+
+
+def _c_div(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _c_mod(a, b):
+    return a - _c_div(a, b) * b
+
+
+_BINARY = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": _c_div,
+    "%": _c_mod,
+    "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "&&": lambda a, b: bool(a) and bool(b),
+    "||": lambda a, b: bool(a) or bool(b),
+}
+
+BINARY_OPS = frozenset(_BINARY)
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+    def eval(self, env):
+        return _BINARY[self.op](self.lhs.eval(env), self.rhs.eval(env))
+
+    def free_vars(self):
+        return self.lhs.free_vars() | self.rhs.free_vars()
+
+    def subst(self, env):
+        return binop(self.op, self.lhs.subst(env), self.rhs.subst(env))
+
+    def __str__(self):
+        return f"({self.lhs} {self.op} {self.rhs})"
+
+
+@dataclass(frozen=True)
+class UnOp(Expr):
+    op: str  # "-", "!", "~"
+    operand: Expr
+
+    def eval(self, env):
+        v = self.operand.eval(env)
+        return {"-": lambda x: -x, "!": lambda x: not x, "~": lambda x: ~x}[self.op](v)
+
+    def free_vars(self):
+        return self.operand.free_vars()
+
+    def subst(self, env):
+        return unop(self.op, self.operand.subst(env))
+
+    def __str__(self):
+        return f"{self.op}{self.operand}"
+
+
+@dataclass(frozen=True)
+class Select(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+    def eval(self, env):
+        return self.then.eval(env) if self.cond.eval(env) else self.other.eval(env)
+
+    def free_vars(self):
+        return self.cond.free_vars() | self.then.free_vars() | self.other.free_vars()
+
+    def subst(self, env):
+        return select(self.cond.subst(env), self.then.subst(env), self.other.subst(env))
+
+    def __str__(self):
+        return f"({self.cond} ? {self.then} : {self.other})"
+
+
+def binop(op: str, lhs: Expr, rhs: Expr) -> Expr:
+    """Build a binary expression, folding constants and trivial identities."""
+    if isinstance(lhs, Const) and isinstance(rhs, Const):
+        return Const(_BINARY[op](lhs.value, rhs.value))
+    if op == "+":
+        if rhs == ZERO:
+            return lhs
+        if lhs == ZERO:
+            return rhs
+    if op == "-" and rhs == ZERO:
+        return lhs
+    if op == "*":
+        if ZERO in (lhs, rhs) and not _is_float(lhs) and not _is_float(rhs):
+            return ZERO
+        if rhs == ONE:
+            return lhs
+        if lhs == ONE:
+            return rhs
+    if op == "/" and rhs == ONE:
+        return lhs
+    return BinOp(op, lhs, rhs)
+
+
+def _is_float(e: Expr) -> bool:
+    return isinstance(e, Const) and isinstance(e.value, float)
+
+
+def unop(op: str, operand: Expr) -> Expr:
+    if isinstance(operand, Const):
+        return Const(UnOp(op, operand).eval({}))
+    return UnOp(op, operand)
+
+
+def select(cond: Expr, then: Expr, other: Expr) -> Expr:
+    if isinstance(cond, Const):
+        return then if cond.value else other
+    return Select(cond, then, other)
+
+
+ZERO = Const(0)
+ONE = Const(1)
+
+
+def as_expr(v: Expr | Number) -> Expr:
+    return v if isinstance(v, Expr) else Const(v)
+
+
+def try_eval(e: Expr, env: Mapping[str, Number]) -> Number | None:
+    """Evaluate if every free variable is bound, else None."""
+    try:
+        return e.eval(env)
+    except UnboundValue:
+        return None

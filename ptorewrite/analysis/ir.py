@@ -1,0 +1,302 @@
+"""The kernel IR shared by every stage: memory planning, sync insertion, emission, emulation.
+
+A kernel is a structured program (blocks, counted loops, if/else) of PTO instructions.
+Each instruction knows its pipe, the tiles and GM windows it reads and writes, and the
+exact source range it came from. Tile array indices, offsets and bounds stay symbolic
+(`analysis.expr`) where they depend on loop variables or runtime values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from ptorewrite.analysis.expr import Expr
+
+
+@dataclass(frozen=True)
+class SourceRange:
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    offset: int  # byte offset of the first character in the file
+    end_offset: int  # byte offset one past the last character
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    @property
+    def short(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+# Element sizes in bytes; packed 4-bit types take half a byte.
+DTYPE_BYTES = {
+    "fp32": 4, "fp16": 2, "bf16": 2, "int32": 4, "uint32": 4, "int16": 2, "uint16": 2,
+    "int8": 1, "uint8": 1, "int64": 8, "uint64": 8, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "hif8": 1, "int4": 0.5, "fp4_e2m1": 0.5, "fp4_e1m2": 0.5, "bool": 1,
+}
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A TRESHAPE/TSUBVIEW destination: it names bytes of a base tile, never its own."""
+
+    kind: str  # "TRESHAPE" or "TSUBVIEW"
+    base: "TileRef"
+    offset_bytes: Expr
+    loc: SourceRange
+
+
+@dataclass(eq=False)
+class TileDecl:
+    name: str
+    tile_type: str  # Vec, Mat, Left, Right, Acc, Bias, Scaling
+    dtype: str
+    rows: int
+    cols: int
+    valid_rows: Expr | None  # None: dynamic, set at construction
+    valid_cols: Expr | None
+    blayout: str
+    slayout: str
+    count: int | None  # array length, None for a single tile
+    loc: SourceRange  # the whole declaration statement
+    type_text: str  # how the user spelled the type
+    cpp_name: str = ""  # the variable name in the source (names in the IR are unique)
+    alias: Alias | None = None
+    fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
+    scope: int = 0  # id of the block that declares it
+
+    @property
+    def elem_bytes(self) -> float:
+        return DTYPE_BYTES[self.dtype]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of one tile (one array element): capacity shape times element size."""
+        return int(self.rows * self.cols * self.elem_bytes)
+
+    @property
+    def slots(self) -> int:
+        return self.count or 1
+
+    def __repr__(self) -> str:
+        return f"TileDecl({self.name})"
+
+
+@dataclass(frozen=True)
+class TileRef:
+    tile: TileDecl
+    index: Expr | None  # array index, None for a single tile
+
+    def __str__(self) -> str:
+        return self.tile.name if self.index is None else f"{self.tile.name}[{self.index}]"
+
+
+@dataclass(eq=False)
+class GmTensor:
+    """A GlobalTensor: a 5-D strided view of a kernel pointer argument."""
+
+    name: str
+    param: str  # kernel pointer argument it points into
+    dtype: str
+    shape: tuple[Expr, ...]  # 5 dims, outermost first
+    stride: tuple[Expr, ...]  # 5 strides in elements
+    offset_bytes: Expr  # byte offset of the view's origin from the argument pointer
+    loc: SourceRange
+    type_text: str
+
+    def __repr__(self) -> str:
+        return f"GmTensor({self.name})"
+
+
+@dataclass(frozen=True)
+class GmRef:
+    tensor: GmTensor
+
+    def __str__(self) -> str:
+        return f"{self.tensor.name}"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One call argument: a tile, a GM window or a scalar, with how the instruction accesses it."""
+
+    kind: str  # "tile", "gm", "scalar"
+    value: Union[TileRef, GmRef, Expr]
+    access: str  # "", "r", "w" or "rw"
+    text: str  # source spelling
+
+    @property
+    def reads(self) -> bool:
+        return "r" in self.access
+
+    @property
+    def writes(self) -> bool:
+        return "w" in self.access
+
+
+class Stmt:
+    loc: SourceRange
+
+
+@dataclass(eq=False)
+class Instr(Stmt):
+    op: str
+    pipe: str
+    args: tuple[Arg, ...]
+    template_args: tuple[str, ...]
+    loc: SourceRange  # the call statement including its ';'
+    via: tuple[SourceRange, ...] = ()  # call sites of inlined helpers, outermost first
+    uid: int = -1
+
+    @property
+    def tile_args(self) -> list[Arg]:
+        return [a for a in self.args if a.kind == "tile"]
+
+    @property
+    def reads(self) -> list[Arg]:
+        return [a for a in self.args if a.reads]
+
+    @property
+    def writes(self) -> list[Arg]:
+        return [a for a in self.args if a.writes]
+
+    @property
+    def scalars(self) -> list[Expr]:
+        return [a.value for a in self.args if a.kind == "scalar"]
+
+
+@dataclass(eq=False)
+class AliasDef(Stmt):
+    """TRESHAPE(dst, src) / TSUBVIEW(dst, src, r, c): binds dst to src's bytes (scalar unit)."""
+
+    kind: str
+    dst: TileRef
+    src: TileRef
+    offset_bytes: Expr
+    loc: SourceRange
+    via: tuple[SourceRange, ...] = ()
+
+
+@dataclass(eq=False)
+class TileAssign(Stmt):
+    """TASSIGN(tile, addr) in a manual kernel: binds a tile to a buffer address."""
+
+    ref: TileRef
+    address: Expr
+    loc: SourceRange
+    via: tuple[SourceRange, ...] = ()
+
+
+@dataclass(eq=False)
+class Sync(Stmt):
+    """set_flag / wait_flag / pipe_barrier written in a manual kernel."""
+
+    kind: str  # "set", "wait", "barrier"
+    src: str  # pipe (for a barrier: the pipe it drains)
+    dst: str | None
+    event: Expr | None
+    loc: SourceRange
+    via: tuple[SourceRange, ...] = ()
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """A mutable scalar update, e.g. a ping-pong variable `pp = 1 - pp`."""
+
+    var: str
+    value: Expr
+    loc: SourceRange
+
+
+@dataclass(eq=False)
+class Block(Stmt):
+    stmts: list[Stmt]
+    loc: SourceRange | None = None
+    uid: int = 0
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """for (var = start; var < stop; var += step): half-open, step may be negative with `>`."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: Block
+    loc: SourceRange
+    inclusive: bool = False  # `<=` / `>=` bounds
+    kind: str = "for"  # "for" or "MultiBuffered"
+    buffers: int | None = None  # MultiBuffered<N>
+
+    def trip_count(self, env=None) -> int | None:
+        from ptorewrite.analysis.expr import try_eval
+
+        env = env or {}
+        s, e, st = (try_eval(x, env) for x in (self.start, self.stop, self.step))
+        if s is None or e is None or st is None or st == 0:
+            return None
+        if self.inclusive:
+            e = e + (1 if st > 0 else -1)
+        n = (e - s + st - (1 if st > 0 else -1)) // st
+        return max(0, n)
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    other: Block | None
+    loc: SourceRange
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type_text: str
+    dtype: str | None  # element type for GM pointers
+    is_pointer: bool
+
+
+@dataclass(eq=False)
+class Kernel:
+    name: str
+    file: str
+    arch: str
+    core: str  # "vec", "cube" or "mixed"
+    params: list[Param]
+    tiles: list[TileDecl]
+    gm_tensors: list[GmTensor]
+    body: Block
+    source: bytes
+    mode: str  # "auto" or "manual"
+    runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
+
+    def instructions(self) -> Iterator[Instr]:
+        for s in walk(self.body):
+            if isinstance(s, Instr):
+                yield s
+
+    def tile(self, name: str) -> TileDecl:
+        for t in self.tiles:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+def walk(stmt: Stmt) -> Iterator[Stmt]:
+    """Pre-order walk over every statement."""
+    yield stmt
+    if isinstance(stmt, Block):
+        for s in stmt.stmts:
+            yield from walk(s)
+    elif isinstance(stmt, For):
+        yield from walk(stmt.body)
+    elif isinstance(stmt, If):
+        yield from walk(stmt.then)
+        if stmt.other is not None:
+            yield from walk(stmt.other)

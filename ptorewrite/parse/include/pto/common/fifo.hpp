@@ -1,0 +1,67 @@
+// ptorewrite parse-only headers: cube<->vector FIFO types used by TPUSH/TPOP.
+// Version 1 of ptorewrite does not model cross-core transfers; these declarations exist so
+// kernels that use them still parse and can be diagnosed.
+#ifndef PTOREWRITE_PTO_FIFO_HPP
+#define PTOREWRITE_PTO_FIFO_HPP
+
+#include <pto/common/type.hpp>
+
+namespace pto {
+
+enum TileSplitAxis : uint8_t {
+    TILE_NO_SPLIT = 0,
+    TILE_UP_DOWN = 1,
+    TILE_LEFT_RIGHT = 2,
+};
+
+enum Direction : uint8_t {
+    UNDEFINED = 0,
+    DIR_C2V = 1,
+    DIR_V2C = 2,
+    DIR_BOTH = DIR_C2V | DIR_V2C,
+    DIR_V2C_CTRL = 4,
+    DIR_C2V_GM = 5,
+    DIR_V2C_GM = 6,
+    DIR_BOTH_GM = DIR_C2V_GM | DIR_V2C_GM,
+};
+
+enum class FIFOType : uint8_t {
+    GM_FIFO = 0,
+    VEC_FIFO = 1,
+    MAT_FIFO = 2,
+    CTRL_FIFO = 3,
+};
+
+enum class VecCubeRatio : uint8_t {
+    V1C1_VEC0 = 0,
+    V1C1_VEC1 = 1,
+    V2C1_VECS = 2,
+};
+
+template <int SlotSize, int SlotNum, int LocalSlotNum>
+struct RingFIFO {
+    static constexpr uint32_t SLOT_SIZE = SlotSize;
+    static constexpr uint32_t SLOT_NUM = SlotNum;
+    static constexpr uint32_t LOCAL_SLOT_NUM = LocalSlotNum;
+    template <typename... Args>
+    AICORE RingFIFO(Args... args)
+    {
+        ((void)args, ...);
+    }
+};
+
+// A cross-core pipe. The constructor accepts whatever buffers the real one takes.
+template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, uint32_t LocalSlotNum = 2,
+          bool IsNoSplit = false, bool EN_UNIT_FLAG = false>
+struct TPipe {
+    static constexpr uint8_t DIR_TYPE = DirType & 0x7;
+    template <typename... Args>
+    AICORE TPipe(Args... args)
+    {
+        ((void)args, ...);
+    }
+};
+
+} // namespace pto
+
+#endif // PTOREWRITE_PTO_FIFO_HPP

@@ -1,0 +1,175 @@
+// ptorewrite parse-only headers: compiler surface and architecture selection.
+//
+// The Ascend compiler (bisheng) provides address-space keywords, pipe/event enums, sync
+// intrinsics and 16-bit float types as builtins. Plain clang knows none of them, so they
+// are declared here with the same spelling. Nothing here has semantics: these headers
+// exist so that libclang can build a complete AST of a kernel.
+#ifndef PTOREWRITE_ARCH_HPP
+#define PTOREWRITE_ARCH_HPP
+
+// Lets tooling (and kernels, if they care) tell the bundled headers from the real ones.
+#define PTOREWRITE_BUNDLED_HEADERS 1
+
+// ---------------------------------------------------------------------------------------
+// Architecture. The front end passes the macros listed in ptorewrite/parse/arch_macros.py;
+// the derived PTO_NPU_ARCH_* names mirror the ones pto-isa derives from __NPU_ARCH__.
+// Without any -D we assume a2a3, the project default.
+// ---------------------------------------------------------------------------------------
+#if !defined(__NPU_ARCH__)
+#define __NPU_ARCH__ 2201
+#endif
+#if !defined(__CCE_AICORE__)
+#if __NPU_ARCH__ == 2201
+#define __CCE_AICORE__ 220
+#else
+#define __CCE_AICORE__ 310
+#endif
+#endif
+
+#if __NPU_ARCH__ == 2201
+#define PTO_NPU_ARCH_A2A3
+#elif (__NPU_ARCH__ == 3101) || (__NPU_ARCH__ == 3510)
+#define PTO_NPU_ARCH_A5
+#endif
+
+// Core-type shorthands some kernels test instead of the dav-specific names.
+#if defined(__DAV_C220_CUBE__) || defined(__DAV_C310_CUBE__)
+#ifndef __DAV_CUBE__
+#define __DAV_CUBE__ 1
+#endif
+#endif
+#if defined(__DAV_C220_VEC__) || defined(__DAV_C310_VEC__)
+#ifndef __DAV_VEC__
+#define __DAV_VEC__ 1
+#endif
+#endif
+
+// ---------------------------------------------------------------------------------------
+// Keywords. Kernel-level markers become annotate attributes so the front end can find
+// entry points and device functions in the AST; address-space qualifiers vanish because
+// they sit in type positions where an attribute would change or break the type.
+// ---------------------------------------------------------------------------------------
+#define __global__ __attribute__((annotate("pto.global")))
+#define __aicore__ __attribute__((annotate("pto.aicore")))
+#define AICORE __aicore__
+
+#define __gm__
+#define __ubuf__
+#define __cbuf__
+#define __ca__
+#define __cb__
+#define __cc__
+#define __fbuf__
+#define __biasbuf__
+#define __ssbuf__
+#define __tf__
+#define __in__
+#define __out__
+
+// pto-isa's own declaration macros, for kernels that use them on helper functions.
+#define PTO_INLINE inline
+#define PTO_INST AICORE inline
+#define PTO_INTERNAL AICORE inline
+// Our instruction declarations have no bodies, so they must not be inline.
+#define PTOREWRITE_DECL AICORE
+
+// ---------------------------------------------------------------------------------------
+// Fixed-width integers. Defined from the compiler's own type macros so they are the very
+// same types <cstdint> would give; a kernel may include both without a conflict.
+// ---------------------------------------------------------------------------------------
+typedef __INT8_TYPE__ int8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __UINTPTR_TYPE__ uintptr_t;
+typedef __SIZE_TYPE__ size_t;
+namespace std {
+typedef __SIZE_TYPE__ size_t;
+}
+
+#define GM_ADDR __gm__ uint8_t *
+
+// ---------------------------------------------------------------------------------------
+// 16-bit floats. Distinct class types (not typedefs of one builtin) so that the canonical
+// spelling libclang reports for a Tile's DType is exactly "half" or "bfloat16_t", and so
+// the two never collapse into one type. They convert to and from float, which is all a
+// kernel needs to type-check.
+// ---------------------------------------------------------------------------------------
+struct half {
+    uint16_t bits_;
+    half() = default;
+    constexpr half(float) : bits_(0) {}
+    constexpr operator float() const { return 0.0f; }
+};
+struct bfloat16_t {
+    uint16_t bits_;
+    bfloat16_t() = default;
+    constexpr bfloat16_t(float) : bits_(0) {}
+    constexpr operator float() const { return 0.0f; }
+};
+
+// ---------------------------------------------------------------------------------------
+// Pipes and events, numbered as in the simulator headers (spec §1). Plain enums so that
+// `(event_t)expr` and `static_cast<event_t>(id)` work and the values can be template
+// arguments (`template <pipe_t src, pipe_t dst>`).
+// ---------------------------------------------------------------------------------------
+enum pipe_t {
+    PIPE_S = 0,
+    PIPE_V = 1,
+    PIPE_MTE1 = 2,
+    PIPE_MTE2 = 3,
+    PIPE_MTE3 = 4,
+    PIPE_M = 5,
+    PIPE_ALL = 6,
+    PIPE_FIX = 7,
+};
+
+enum event_t {
+    EVENT_ID0 = 0,
+    EVENT_ID1 = 1,
+    EVENT_ID2 = 2,
+    EVENT_ID3 = 3,
+    EVENT_ID4 = 4,
+    EVENT_ID5 = 5,
+    EVENT_ID6 = 6,
+    EVENT_ID7 = 7,
+};
+
+#define EVENT_ID_MAX 8
+
+// Intra-core synchronisation (the part ptorewrite analyses).
+AICORE void set_flag(pipe_t pipe, pipe_t tpipe, event_t eventId);
+AICORE void wait_flag(pipe_t pipe, pipe_t tpipe, event_t eventId);
+AICORE void pipe_barrier(pipe_t pipe);
+
+// Core identity.
+AICORE int64_t get_block_idx();
+AICORE int64_t get_block_num();
+AICORE int64_t get_subblockid();
+AICORE int64_t get_subblockdim();
+extern int64_t block_idx;
+extern int64_t block_num;
+
+// Cross-core and mode-setting intrinsics that real kernels call; declared only so that
+// such kernels parse (ptorewrite passes cross-core work through with a diagnostic).
+AICORE void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
+AICORE void wait_flag_dev(int64_t flagId);
+AICORE void set_ffts_base_addr(uint64_t addr);
+AICORE void set_mask_norm();
+AICORE void set_mask_count();
+AICORE void set_vector_mask(uint64_t maskHigh, uint64_t maskLow);
+AICORE void set_atomic_add();
+AICORE void set_atomic_none();
+AICORE void set_atomic_f32();
+AICORE void set_atomic_f16();
+AICORE uint64_t get_ctrl();
+AICORE void set_ctrl(uint64_t config);
+AICORE uint64_t get_sys_cnt();
+AICORE uint64_t sbitset0(uint64_t value, int64_t bit);
+AICORE uint64_t sbitset1(uint64_t value, int64_t bit);
+
+#endif // PTOREWRITE_ARCH_HPP

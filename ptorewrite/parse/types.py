@@ -1,0 +1,200 @@
+"""Resolved C++ types the front end cares about: scalars, tiles, GM tensors, shapes, pointers.
+
+Knowledge of pto-isa's public type templates (parameter order and defaults) lives here,
+so the front end works the same against the bundled headers and real pto-isa headers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptorewrite.analysis.expr import Const, Expr
+
+# C++ spellings of element types -> the IR's dtype names.
+DTYPE_NAMES = {
+    "float": "fp32", "float32_t": "fp32", "half": "fp16", "float16_t": "fp16", "__fp16": "fp16",
+    "_Float16": "fp16", "bfloat16_t": "bf16", "bfloat16": "bf16", "double": "fp64",
+    "int8_t": "int8", "uint8_t": "uint8", "int16_t": "int16", "uint16_t": "uint16",
+    "int32_t": "int32", "uint32_t": "uint32", "int64_t": "int64", "uint64_t": "uint64",
+    "int": "int32", "unsigned": "uint32", "unsigned int": "uint32", "short": "int16",
+    "unsigned short": "uint16", "char": "int8", "signed char": "int8", "unsigned char": "uint8",
+    "long": "int64", "long long": "int64", "unsigned long": "uint64", "size_t": "uint64",
+    "bool": "bool", "int4b_t": "int4", "float8_e4m3_t": "fp8_e4m3", "float8_e5m2_t": "fp8_e5m2",
+    "hifloat8_t": "hif8", "float4_e2m1x2_t": "fp4_e2m1", "float4_e1m2x2_t": "fp4_e1m2",
+    "event_t": "int32", "pipe_t": "int32", "auto": "auto",
+}
+
+TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    dtype: str
+
+
+@dataclass(frozen=True)
+class PointerType:
+    dtype: str
+
+
+@dataclass(frozen=True)
+class TileType:
+    tile_type: str
+    dtype: str
+    rows: int
+    cols: int
+    blayout: str
+    valid_rows: Expr | None  # None when DYNAMIC (given to the constructor)
+    valid_cols: Expr | None
+    slayout: str
+    text: str
+
+    @property
+    def row_stride(self) -> int:
+        return self.cols if self.blayout == "RowMajor" else 1
+
+    @property
+    def col_stride(self) -> int:
+        return 1 if self.blayout == "RowMajor" else self.rows
+
+
+@dataclass(frozen=True)
+class DimsType:
+    """Shape<...> or Stride<...> (or TileShape2D / BaseShape2D): five entries, -1 dynamic."""
+
+    kind: str  # "shape" or "stride"
+    dims: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class GmType:
+    dtype: str
+    shape: tuple[Expr, ...]
+    stride: tuple[Expr, ...]
+    layout: str
+    text: str
+
+
+@dataclass(frozen=True)
+class OpaqueType:
+    text: str
+
+
+ResolvedType = ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType
+
+DYNAMIC = -1
+
+
+def enum_member(value, enum: str) -> str:
+    """`TileType::Vec` (as a Const string) -> "Vec"; checks the enum name when present."""
+    if isinstance(value, Expr):
+        value = value.const_value()
+    if not isinstance(value, str):
+        raise TypeError(f"expected a {enum} value")
+    parts = value.split("::")
+    if len(parts) >= 2 and parts[-2] != enum:
+        raise TypeError(f"expected a {enum} value, got {value}")
+    return parts[-1]
+
+
+def _int(v) -> int:
+    c = v.const_value() if isinstance(v, Expr) else v
+    if not isinstance(c, (int, bool)):
+        raise TypeError("expected a compile-time integer")
+    return int(c)
+
+
+def make_tile(args: list, text: str) -> TileType:
+    """Tile<Loc, DType, Rows, Cols, BLayout, RowValid, ColValid, SLayout, SFractalSize, PadVal, Compact>."""
+    if len(args) < 4:
+        raise TypeError("Tile needs at least TileType, element type, Rows and Cols")
+    loc = enum_member(args[0], "TileType")
+    dtype = _dtype(args[1])
+    rows, cols = _int(args[2]), _int(args[3])
+    blayout = enum_member(args[4], "BLayout") if len(args) > 4 else "RowMajor"
+    vr = args[5] if len(args) > 5 else Const(rows)
+    vc = args[6] if len(args) > 6 else Const(cols)
+    slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
+    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text)
+
+
+def _valid(v) -> Expr | None:
+    return None if isinstance(v, Expr) and v.const_value() == DYNAMIC else v
+
+
+def _dtype(v) -> str:
+    if isinstance(v, ScalarType):
+        return v.dtype
+    raise TypeError("expected an element type")
+
+
+# Layout of the convenience aliases: (TileType, BLayout, SLayout) per architecture.
+_ALIAS_TILES = {
+    "TileLeft": ("Left", {"a2a3": "RowMajor", "a5": "ColMajor"}, "RowMajor"),
+    "TileLeftCompact": ("Left", {"a2a3": "RowMajor", "a5": "ColMajor"}, "RowMajor"),
+    "TileRight": ("Right", {"a2a3": "RowMajor", "a5": "RowMajor"}, "ColMajor"),
+    "TileRightCompact": ("Right", {"a2a3": "RowMajor", "a5": "RowMajor"}, "ColMajor"),
+    "TileAcc": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
+    "TileAccCompact": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
+}
+
+
+def make_alias_tile(name: str, args: list, arch: str, text: str) -> TileType:
+    """TileLeft<DType, Rows, Cols, RowValid = Rows, ColValid = Cols> and friends."""
+    loc, blayouts, slayout = _ALIAS_TILES[name]
+    dtype = _dtype(args[0])
+    rows, cols = _int(args[1]), _int(args[2])
+    vr = args[3] if len(args) > 3 else Const(rows)
+    vc = args[4] if len(args) > 4 else Const(cols)
+    return TileType(loc, dtype, rows, cols, blayouts[arch], _valid(vr), _valid(vc), slayout, text)
+
+
+def make_dims(kind: str, args: list) -> DimsType:
+    dims = [a if isinstance(a, Expr) else Const(_int(a)) for a in args]
+    dims += [Const(DYNAMIC)] * (5 - len(dims))
+    return DimsType(kind, tuple(dims[:5]))
+
+
+def make_shape2d(args: list) -> DimsType:
+    """TileShape2D<T, rows, cols, Layout>: a 2-D shape as 5-D [1, 1, 1, rows, cols] (ND/DN)."""
+    layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
+    rows, cols = args[1], args[2]
+    if layout == "NZ":
+        c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
+        return DimsType("shape", (Const(1), Const(_int(cols) // c0), Const(_int(rows) // 16), Const(16), Const(c0)))
+    return DimsType("shape", (Const(1), Const(1), Const(1), rows, cols))
+
+
+def make_stride2d(args: list) -> DimsType:
+    """BaseShape2D<T, rows, cols, Layout>: the strides of a dense rows x cols matrix."""
+    layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
+    rows, cols = _int(args[1]), _int(args[2])
+    whole = Const(rows * cols)
+    if layout == "DN":
+        return DimsType("stride", (whole, whole, whole, Const(1), Const(rows)))
+    if layout == "NZ":
+        c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
+        return DimsType("stride", (whole, Const(rows * c0), Const(16 * c0), Const(c0), Const(1)))
+    return DimsType("stride", (whole, whole, whole, Const(cols), Const(1)))
+
+
+def _elem_bytes(dtype: str) -> int:
+    from ptorewrite.analysis.ir import DTYPE_BYTES
+
+    return max(1, int(DTYPE_BYTES.get(dtype, 1)))
+
+
+def make_global_tensor(args: list, text: str) -> GmType:
+    """GlobalTensor<Element, Shape, Stride, Layout = ND>."""
+    dtype = _dtype(args[0])
+    shape = args[1] if len(args) > 1 else make_dims("shape", [])
+    stride = args[2] if len(args) > 2 else make_dims("stride", [])
+    if not isinstance(shape, DimsType) or not isinstance(stride, DimsType):
+        raise TypeError("GlobalTensor needs Shape<...> and Stride<...> arguments")
+    layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
+    return GmType(dtype, shape.dims, stride.dims, layout, text)
+
+
+PTO_TYPE_TEMPLATES = frozenset(
+    {"Tile", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", *_ALIAS_TILES}
+)

@@ -65,6 +65,7 @@ class TileDecl:
     loc: SourceRange  # the whole declaration statement
     type_text: str  # how the user spelled the type
     cpp_name: str = ""  # the variable name in the source (names in the IR are unique)
+    per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it

@@ -111,6 +111,7 @@ class Member(Node):
     base: Node
     name: str
     arrow: bool = False
+    targs: tuple[Node, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,13 @@ class Parser:
             elif t.text in (".", "->"):
                 self.next()
                 name = self.next()
-                node = Member(t.offset, node, name.text, t.text == "->")
+                if name.text == "template":
+                    name = self.next()
+                targs = None
+                if self.at("<") and self.is_template(name.text):
+                    self.next()
+                    targs = tuple(self.template_arguments())
+                node = Member(t.offset, node, name.text, t.text == "->", targs)
             elif t.text in ("++", "--"):
                 self.next()
                 node = Unary(t.offset, t.text, node, postfix=True)

@@ -30,7 +30,7 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.source import SourceFile
 
 ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
-NAMESPACES = frozenset({"pto", "std", "AscendC"})
+NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
@@ -46,6 +46,23 @@ class Ptr:
     param: str
     offset_bytes: Expr
     dtype: str
+
+
+@dataclass(frozen=True)
+class MultiBufferLoop:
+    """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
+
+    buffers: int
+    dims: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class LaneContext:
+    """The `ctx` a MultiBuffered body receives."""
+
+    iter: Expr
+    buffer_id: Expr
+    phase: Expr
 
 
 @dataclass
@@ -117,6 +134,7 @@ class Lowering:
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
     _loop_vars: list[str] = field(default_factory=list)
+    _lanes: list[tuple[int, Expr]] = field(default_factory=list)  # enclosing MultiBuffered bodies
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -228,7 +246,7 @@ class Lowering:
         return out
 
     def _is_template(self, name: str, scope: Scope) -> bool:
-        if name in ty.PTO_TYPE_TEMPLATES or name in ("MultiBuffered", "TASSIGN"):
+        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop"):
             return True
         if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
             return True
@@ -306,7 +324,7 @@ class Lowering:
             b.kind, b.value = "value", None
             b.value = self._global_value(cur)
             return b.value
-        if k in ("tile", "ref", "gm", "ptr"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx"):
             return b.value
         if k == "funcs":
             return b.value
@@ -332,6 +350,14 @@ class Lowering:
 
     def _eval_Member(self, node: cp.Member, scope):
         base = self.eval(node.base, scope)
+        if isinstance(base, LaneContext):
+            if node.name == "iter":
+                return base.iter
+            if node.name == "bufferId":
+                return base.buffer_id
+            if node.name == "phase":
+                return base.phase
+            raise self.error(f"a MultiBuffered context has no member '{node.name}'", node.offset)
         if isinstance(base, ir.TileRef):
             tt = tile_type_of(base.tile)
             return self.member_of_type(tt, node.name, node.offset)
@@ -484,6 +510,10 @@ class Lowering:
                     return ty.make_stride2d(args)
                 if name == "GlobalTensor":
                     return ty.make_global_tensor(args, text)
+                if name == "MultiBuffered":
+                    return ty.MultiBufferType(int(args[0].const_value()))
+                if name == "Range":
+                    return ty.RangeType(tuple(int(a.const_value()) for a in args))
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
@@ -723,6 +753,9 @@ class Lowering:
         if isinstance(t, ty.DimsType):
             scope.define(decl.name, Binding("value", Const(0)))  # dynamic shape objects carry no analysis data
             return
+        if isinstance(t, ty.MultiBufferType):
+            scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
+            return
         if decl.array is not None:
             raise self.error("arrays of scalars are not supported", decl.name_offset)
         value = self.eval(decl.init[0], scope) if decl.init else None
@@ -801,6 +834,12 @@ class Lowering:
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
         self.tiles.append(tile)
+        if self._lanes and count is None:
+            # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
+            nbuf, slot = self._lanes[-1]
+            tile.count, tile.per_lane = nbuf, True
+            scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
+            return
         scope.define(decl.name, Binding("tile", tile))
 
     _scope_uid: int = 0
@@ -963,6 +1002,11 @@ class Lowering:
             return
         if isinstance(node, cp.Cast) and node.type.base.parts == ("void",):
             return  # `(void)x;`
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name == "loop":
+            target = self.eval(node.callee.base, scope)
+            if isinstance(target, MultiBufferLoop):
+                out.append(self.lower_multibuffered(target, node, scope, loc))
+                return
         if not isinstance(node, cp.Call) or not isinstance(node.callee, cp.Name):
             raise self.error("unsupported statement", cursor=c)
         self.lower_call(node, scope, loc, out, c)
@@ -997,9 +1041,6 @@ class Lowering:
             return
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
-            return
-        if name == "MultiBuffered" or (len(callee.parts) > 1 and callee.parts[-2] == "MultiBuffered"):
-            out.append(self.lower_multibuffered(node, scope, loc))
             return
         if name in CROSS_CORE_OPS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
@@ -1066,31 +1107,28 @@ class Lowering:
         return " ".join(text[a.offset:end].split()) if end > a.offset else self.node_text(a)
 
     def _node_end(self, a: cp.Node) -> int:
-        """End offset of an argument: scan to the next top-level ',' or ')'."""
+        """End offset of an argument: the next top-level ',' or the bracket that closes its list."""
         text = self.src.text
-        depth, i = 0, a.offset
+        depth = angle = 0
+        i = a.offset
         while i < len(text):
             ch = text[i]
-            if ch in "([{<":
-                depth += 1 if ch != "<" or self._angle_is_template(text, i) else 0
-            elif ch in ")]}>":
-                if ch == ">" and not depth:
-                    pass
-                if depth == 0 and ch != ">":
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0:
                     return i
-                if ch != ">" or depth:
-                    depth = max(0, depth - 1) if ch != ">" or depth else depth
-            elif ch in ",;" and depth == 0:
+                depth -= 1
+            elif ch == "<" and depth == 0 and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_ "):
+                angle += 1
+            elif ch == ">" and depth == 0:
+                if angle == 0:
+                    return i
+                angle -= 1
+            elif ch in ",;" and depth == 0 and angle == 0:
                 return i
             i += 1
         return i
-
-    @staticmethod
-    def _angle_is_template(text: str, i: int) -> bool:
-        j = i - 1
-        while j >= 0 and text[j] == " ":
-            j -= 1
-        return j >= 0 and (text[j].isalnum() or text[j] == "_") and text[i + 1:i + 2] != "<"
 
     def _tile_arg(self, a: cp.Node, scope: Scope, what: str) -> ir.TileRef:
         v = self.eval(a, scope)
@@ -1164,49 +1202,46 @@ class Lowering:
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
 
-    def lower_multibuffered(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.For:
-        """`MultiBuffered<N>(count, [&](auto bufferId, int i) { ... })`: a counted loop whose
-        body sees the compile-time buffer id `i % N`."""
-        targs = node.callee.targs or ()
-        if not targs:
-            raise self.error("MultiBuffered needs its buffer count as a template argument", node.offset)
-        nbuf = self.scalar(targs[0], scope).const_value()
-        if not isinstance(nbuf, int) or nbuf < 1:
-            raise self.error("MultiBuffered buffer count must be a positive constant", node.offset)
-        lam = node.args[-1] if node.args else None
-        if not isinstance(lam, cp.Lambda):
-            raise self.error("MultiBuffered needs a lambda as its last argument", node.offset)
-        bounds = [self.scalar(a, scope) for a in node.args[:-1]]
-        if len(bounds) == 1:
-            start, stop, step = Const(0), bounds[0], Const(1)
-        elif len(bounds) == 2:
-            start, stop, step = bounds[0], bounds[1], Const(1)
-        elif len(bounds) == 3:
-            start, stop, step = bounds
-        else:
-            raise self.error("MultiBuffered takes a trip count (or begin, end[, step]) and a lambda", node.offset)
-        inner = Scope(scope)
-        ivar = self.unique_loop_var("iter")
-        slot = binop("%", binop("/", binop("-", Var(ivar), start), step) if step != Const(1) or start != Const(0)
-                     else Var(ivar), Const(nbuf))
+    def lower_multibuffered(self, mb: "MultiBufferLoop", node: cp.Call, scope: Scope,
+                            loc: ir.SourceRange) -> ir.For:
+        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
+        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""
+        targs = [self.eval(a, scope) for a in (node.callee.targs or ())]
+        dims = mb.dims
+        if dims is None:
+            if not targs or not isinstance(targs[0], ty.RangeType):
+                raise self.error("MultiBuffered::loop needs a Range<...> template argument", node.offset)
+            dims, targs = targs[0].dims, targs[1:]
+        first_k = int(targs[0].const_value()) if len(targs) > 0 else 0
+        last_k = int(targs[1].const_value()) if len(targs) > 1 else 0
+        if len(node.args) != 1 or not isinstance(node.args[0], cp.Lambda):
+            raise self.error("MultiBuffered::loop takes one lambda", node.offset)
+        lam = node.args[0]
+        n = dims[0]
         names = [p[1] for p in lam.params]
-        if len(names) >= 1 and names[0]:
-            inner.define(names[0], Binding("value", slot))
-        if len(names) >= 2 and names[1]:
-            inner.define(names[1], Binding("value", Var(ivar)))
-        if len(names) > 2:
-            raise self.error("the MultiBuffered lambda takes (bufferId, index)", lam.offset)
+        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
+        i = Var(ivar)
+        slot = binop("%", i, Const(mb.buffers))
+        phase = select(binop("<", i, Const(first_k)), Const("Phase::Prologue"),
+                       select(binop(">=", i, Const(n - last_k)), Const("Phase::Epilogue"), Const("Phase::Main")))
+        inner = Scope(scope)
+        if not names or len(names) > 2 or (len(names) == 2 and len(dims) < 2):
+            raise self.error("the MultiBuffered body takes (ctx) or, for a nested Range, (ctx, inner)", lam.offset)
+        inner.define(names[0], Binding("mbctx", LaneContext(i, slot, phase)))
+        if len(names) == 2:
+            inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
         self._loop_vars.append(ivar)
+        self._lanes.append((mb.buffers, slot))
         uid = next(self._uid)
         saved, self._scope_uid = self._scope_uid, uid
         try:
-            body_cursor = self._lambda_body_cursor(lam)
-            stmts = self.lower_compound(body_cursor, inner)
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
         finally:
             self._loop_vars.pop()
+            self._lanes.pop()
             self._scope_uid = saved
         body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
-        return ir.For(ivar, start, stop, step, body, loc, kind="MultiBuffered", buffers=nbuf)
+        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers)
 
     def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
         fname = self.src.path
@@ -1216,14 +1251,13 @@ class Lowering:
         raise self.error("cannot find the lambda body", lam.offset)
 
     def _cursors_in_file(self, fname: str):
-        cache = getattr(self, "_lambda_cache", None)
-        if cache is None:
-            cache = self._lambda_cache = {}
+        cache = self.__dict__.setdefault("_compound_cache", {})
         if fname not in cache:
-            cache[fname] = [c for c in self.tu.cursor.walk_preorder()
-                            if c.kind == CursorKind.COMPOUND_STMT and c.location.file is not None
-                            and c.location.file.name == fname
-                            and c.semantic_parent is not None]
+            found = []
+            for top in self.tu.cursor.get_children():
+                if top.location.file is not None and top.location.file.name == fname:
+                    found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
+            cache[fname] = found
         return cache[fname]
 
     # -- inlining user functions

@@ -80,7 +80,21 @@ class OpaqueType:
     text: str
 
 
-ResolvedType = ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType
+@dataclass(frozen=True)
+class MultiBufferType:
+    """pto-isa's `MultiBuffered<N>` loop helper."""
+
+    buffers: int
+
+
+@dataclass(frozen=True)
+class RangeType:
+    """`Range<N, M...>`: the iteration space of a MultiBuffered loop."""
+
+    dims: tuple[int, ...]
+
+
+ResolvedType = ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
 
 DYNAMIC = -1
 
@@ -196,5 +210,6 @@ def make_global_tensor(args: list, text: str) -> GmType:
 
 
 PTO_TYPE_TEMPLATES = frozenset(
-    {"Tile", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", *_ALIAS_TILES}
+    {"Tile", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
+     *_ALIAS_TILES}
 )

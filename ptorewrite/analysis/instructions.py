@@ -19,77 +19,76 @@ from ptorewrite.arch import ArchProfile
 class OpInfo:
     name: str
     pipe: str  # a pipe name, or a rule: "store", "move", "insert"
-    tiles: tuple[str, ...]
+    tiles: tuple[str, ...]  # default access pattern of the tile operands
     gm: tuple[str, ...] = ()
+    # Overloads that differ in tile count (an optional scratch tile, a second output).
+    by_count: tuple[tuple[int, tuple[str, ...]], ...] = ()
     archs: frozenset[str] = frozenset({"a2a3", "a5"})
 
-    def tile_access(self, i: int) -> str:
-        if i < len(self.tiles):
-            code = self.tiles[i]
-            return "r" if code == "r*" else code
+    def accesses(self, n_tiles: int) -> tuple[str, ...]:
+        """Access code of each tile operand for a call with `n_tiles` tile operands."""
+        for n, pattern in self.by_count:
+            if n == n_tiles:
+                return pattern
         if self.tiles and self.tiles[-1] == "r*":
-            return "r"
-        raise IndexError(i)
+            fixed = self.tiles[:-1]
+            if n_tiles < len(fixed):
+                raise IndexError(n_tiles)
+            return fixed + ("r",) * (n_tiles - len(fixed))
+        if n_tiles != len(self.tiles):
+            raise IndexError(n_tiles)
+        return self.tiles
 
     @property
-    def max_tiles(self) -> int | None:
-        return None if self.tiles and self.tiles[-1] == "r*" else len(self.tiles)
+    def tile_counts(self) -> str:
+        counts = sorted({len(self.tiles)} | {n for n, _ in self.by_count}) if self.tiles[-1:] != ("r*",) else []
+        return " or ".join(map(str, counts)) if counts else f"at least {len(self.tiles) - 1}"
 
 
-def _ops(names: str, pipe: str, tiles: str, gm: str = "") -> list[OpInfo]:
-    return [OpInfo(n, pipe, tuple(tiles.split()), tuple(gm.split())) for n in names.split()]
+def _ops(names: str, pipe: str, tiles: str, gm: str = "", **by_count: str) -> list[OpInfo]:
+    """`by_count` maps "n3" -> the pattern for calls with 3 tile operands."""
+    extra = tuple((int(k[1:]), tuple(v.split())) for k, v in sorted(by_count.items()))
+    return [OpInfo(n, pipe, tuple(tiles.split()), tuple(gm.split()), extra) for n in names.split()]
 
 
 _TABLE: list[OpInfo] = [
     # Data movement between GM and on-chip buffers.
     *_ops("TLOAD", "MTE2", "w", gm="r"),
     *_ops("TSTORE", "store", "r", gm="w"),
-    *_ops("TPREFETCH", "MTE2", "", gm="r"),
     # On-chip moves: the pipe depends on the source and destination buffers.
     *_ops("TMOV TEXTRACT", "move", "w r"),
     *_ops("TINSERT", "insert", "w r"),
-    # Cube.
-    *_ops("TMATMUL TMATMUL_BIAS TMATMUL_MX TGEMV TGEMV_BIAS", "M", "w r*"),
-    *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r*"),
-    # Vector: elementwise binary and ternary.
-    *_ops(
-        "TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TSEL TADDC TSUBC "
-        "TFMOD TATAN2 TPOW",
-        "V", "w r*",
-    ),
-    # Binary with scratch tile last.
-    *_ops("TREM TPRELU", "V", "w r r rw"),
+    # Cube. TMATMUL_ACC(acc, left, right) accumulates in place; (out, in, left, right) reads `in`.
+    *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
+    *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r r r", n3="rw r r"),
+    # Vector: elementwise.
+    *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD TPOW",
+          "V", "w r*"),
+    *_ops("TREM TPRELU", "V", "w r r", n4="w r r rw"),
+    *_ops("TSEL", "V", "w r r r", n5="w r r r rw"),
     # Vector: tile-scalar (the scalar is a non-tile argument).
-    *_ops(
-        "TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS "
-        "TSELS TLRELU TAXPY TADDSC TSUBSC TFMODS",
-        "V", "w r*",
-    ),
-    *_ops("TEXPANDS", "V", "w"),
-    # Vector: unary.
-    *_ops(
-        "TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP TCVT TSIN TCOS TFLOOR TCEIL "
-        "TROUND TTRUNC TSIGN TSIGMOID TTANH",
-        "V", "w r",
-    ),
-    # Reductions: destination, source, scratch.
-    *_ops(
-        "TROWSUM TROWMAX TROWMIN TROWPROD TROWARGMAX TROWARGMIN "
-        "TCOLARGMAX TCOLARGMIN",
-        "V", "w r rw",
-    ),
-    *_ops("TCOLSUM TCOLMAX TCOLMIN TCOLPROD", "V", "w r*"),
-    # Broadcasts.
-    *_ops(
-        "TROWEXPAND TCOLEXPAND TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL TROWEXPANDDIV "
-        "TROWEXPANDMAX TROWEXPANDMIN TCOLEXPANDADD TCOLEXPANDSUB TCOLEXPANDMUL "
-        "TCOLEXPANDDIV TCOLEXPANDMAX TCOLEXPANDMIN",
-        "V", "w r*",
-    ),
+    *_ops("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS TLRELU "
+          "TAXPY TADDSC TSUBSC TFMODS TPOWS", "V", "w r*"),
+    *_ops("TSELS", "V", "w r r", n4="w r r rw"),
+    *_ops("TEXPANDS TCI", "V", "w"),
+    # Vector: unary; TCVT may take a scratch tile.
+    *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP", "V", "w r"),
+    *_ops("TCVT", "V", "w r", n3="w r rw"),
+    # Reductions: destination, source, scratch; arg-reductions may write a value and an index.
+    *_ops("TROWSUM TROWMAX TROWMIN TROWPROD", "V", "w r rw"),
+    *_ops("TROWARGMAX TROWARGMIN TCOLARGMAX TCOLARGMIN", "V", "w r rw", n4="w w r rw"),
+    *_ops("TCOLSUM TCOLMAX TCOLMIN TCOLPROD", "V", "w r", n3="w r rw"),
+    # Broadcasts; the binary forms may take a scratch tile.
+    *_ops("TROWEXPAND TCOLEXPAND", "V", "w r"),
+    *_ops("TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL TROWEXPANDDIV TROWEXPANDMAX TROWEXPANDMIN "
+          "TROWEXPANDEXPDIF TCOLEXPANDADD TCOLEXPANDSUB TCOLEXPANDMUL TCOLEXPANDDIV TCOLEXPANDMAX "
+          "TCOLEXPANDMIN TCOLEXPANDEXPDIF", "V", "w r r", n4="w r r rw"),
     # Layout, gather and sort.
-    *_ops("TTRANS", "V", "w r rw"),
-    *_ops("TGATHER TGATHERB TSCATTER TCONCAT TFILLPAD TSORT32 TCI TPARTADD TPARTMAX TPARTMIN", "V", "w r*"),
-    *_ops("TMRGSORT", "V", "w r*"),
+    *_ops("TTRANS", "V", "w r", n3="w r rw"),
+    *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw"),
+    *_ops("TSCATTER TCONCAT TFILLPAD TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    # TMRGSORT(dst, src, blockLen) or (dst, executedNumList, tmp, src0, src1[, src2, src3]).
+    *_ops("TMRGSORT", "V", "w r", n4="w rw r r", n5="w rw r r r", n6="w rw r r r r"),
 ]
 
 INSTRUCTIONS: dict[str, OpInfo] = {op.name: op for op in _TABLE}

@@ -29,7 +29,6 @@ from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.source import SourceFile
 
-ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
 NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
@@ -246,7 +245,7 @@ class Lowering:
         return out
 
     def _is_template(self, name: str, scope: Scope) -> bool:
-        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop"):
+        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker"):
             return True
         if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
             return True
@@ -324,6 +323,8 @@ class Lowering:
             b.kind, b.value = "value", None
             b.value = self._global_value(cur)
             return b.value
+        if k == "ptr" and b.value is None:
+            raise self.error(f"GM pointer '{name}' is used before it is set", offset)
         if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx"):
             return b.value
         if k == "funcs":
@@ -482,6 +483,9 @@ class Lowering:
             if isinstance(inner, ty.ScalarType):
                 return ty.PointerType(inner.dtype)
             raise self.error("pointers to this type are not supported", node.offset)
+        if name == "NestedLoopInvoker":
+            # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
+            return ty.OpaqueType(base.text)
         if len(parts) > 1:
             head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],))), scope)
             v = self.member_of_type(head, name, node.offset)
@@ -758,13 +762,18 @@ class Lowering:
             return
         if decl.array is not None:
             raise self.error("arrays of scalars are not supported", decl.name_offset)
+        if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
+                and decl.init[0].parts == ("nullptr",):
+            # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
+            scope.define(decl.name, Binding("ptr", None, self._control_level()))
+            return
         value = self.eval(decl.init[0], scope) if decl.init else None
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
             if isinstance(t, ty.PointerType) and t.dtype != value.dtype:
                 value = replace(value, dtype=t.dtype)
-            scope.define(decl.name, Binding("ptr", value))
+            scope.define(decl.name, Binding("ptr", value, self._control_level()))
             return
         if isinstance(value, ir.GmTensor):
             scope.define(decl.name, Binding("gm", value))
@@ -843,6 +852,10 @@ class Lowering:
         scope.define(decl.name, Binding("tile", tile))
 
     _scope_uid: int = 0
+    _cond_depth: int = 0  # enclosing if/else with a run-time condition
+
+    def _control_level(self) -> tuple[int, int]:
+        return len(self._loop_vars), self._cond_depth
 
     def make_gm_tensor(self, t: ty.GmType, text: str, init: list[cp.Node], scope: Scope, offset: int,
                        name: str | None, decl_cursor: Cursor | None = None) -> ir.GmTensor:
@@ -978,8 +991,12 @@ class Lowering:
             if chosen is not None:
                 out.append(self._lower_body(chosen, scope))
             return
-        then = self._lower_body(then_c, scope)
-        other = self._lower_body(else_c, scope) if else_c is not None else None
+        self._cond_depth += 1
+        try:
+            then = self._lower_body(then_c, scope)
+            other = self._lower_body(else_c, scope) if else_c is not None else None
+        finally:
+            self._cond_depth -= 1
         out.append(ir.If(cond, then, other, self.range_of(c)))
 
     # -- expression statements: instructions, syncs, assignments, calls
@@ -994,7 +1011,9 @@ class Lowering:
         node = self.parse(text, off, scope)
         loc = self.range_of(c, include_semicolon=True)
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
-            out.append(self.lower_assign(node, scope, loc))
+            stmt = self.lower_assign(node, scope, loc)
+            if stmt is not None:  # None: a GM pointer was rebound
+                out.append(stmt)
             return
         if isinstance(node, cp.Unary) and node.op in ("++", "--"):
             out.append(self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
@@ -1015,12 +1034,26 @@ class Lowering:
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
+        if b is not None and b.kind == "ptr" and node.op in ("=", "+=", "-="):
+            self.assign_pointer(b, node, scope)
+            return None
         if b is None or b.kind != "mutable":
             raise self.error(f"cannot assign to '{node.lhs.parts[0]}'", node.offset)
         rhs = self.scalar(node.rhs, scope)
         if node.op != "=":
             rhs = binop(node.op[:-1], Var(b.value), rhs)
         return ir.Assign(b.value, rhs, loc)
+
+    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope) -> None:
+        """`p = base + off;`: rebinds the pointer; only where it runs exactly once per declaration."""
+        if b.extra != self._control_level():
+            raise self.error(f"GM pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
+                             "condition; derive a new pointer there instead", node.offset)
+        rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
+        value = self.eval(rhs, scope)
+        if not isinstance(value, Ptr):
+            raise self.error("GM pointers must be derived from a kernel argument", node.rhs.offset)
+        b.value = value if b.value is None else replace(value, dtype=b.value.dtype)
 
     def lower_call(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt], c: Cursor) -> None:
         callee = node.callee
@@ -1064,6 +1097,11 @@ class Lowering:
         tiles_seen = gm_seen = 0
         evaluated = self._args(node, scope)
         n_tiles = sum(isinstance(v, ir.TileRef) or isinstance(v, ir.TileDecl) for _, v in evaluated)
+        try:
+            accesses = op.accesses(n_tiles)
+        except IndexError:
+            raise self.error(f"{op.name} takes {op.tile_counts} tile operands, found {n_tiles}",
+                             node.offset) from None
         for a, v in evaluated:
             text = self.arg_text(a)
             if isinstance(v, ir.TileDecl):
@@ -1071,15 +1109,9 @@ class Lowering:
                     raise self.error(f"'{v.cpp_name}' is a tile array; index it", a.offset)
                 v = ir.TileRef(v, None)
             if isinstance(v, ir.TileRef):
-                try:
-                    access = op.tile_access(tiles_seen)
-                except IndexError:
-                    raise self.error(f"{op.name} takes at most {op.max_tiles} tile operands", a.offset) from None
-                if op.name in ACCUMULATING and n_tiles == 3 and tiles_seen == 0:
-                    access = "rw"  # TMATMUL_ACC(acc, left, right) accumulates in place
-                tiles_seen += 1
                 tile_types.append(v.tile.tile_type)
-                args.append(ir.Arg("tile", v, access, text))
+                args.append(ir.Arg("tile", v, accesses[tiles_seen], text))
+                tiles_seen += 1
             elif isinstance(v, ir.GmTensor):
                 if gm_seen >= len(op.gm):
                     raise self.error(f"{op.name} does not take a GlobalTensor here", a.offset)
@@ -1089,9 +1121,6 @@ class Lowering:
                 args.append(ir.Arg("scalar", v, "", text))
             else:
                 raise self.error(f"unsupported operand {describe(v)} for {op.name}", a.offset)
-        need = sum(1 for code in op.tiles if code != "r*")
-        if tiles_seen < need:
-            raise self.error(f"{op.name} needs {need} tile operands, found {tiles_seen}", node.offset)
         if gm_seen < len(op.gm):
             raise self.error(f"{op.name} needs a GlobalTensor operand", node.offset)
         try:
@@ -1275,12 +1304,13 @@ class Lowering:
         if any(f.func_key == key for f in self._stack):
             raise self.error(f"recursion is not supported ('{fn.name}' calls itself)", node.offset)
         fsrc = self.file_of(fn.cursor)
-        args = [self.eval(a, scope) for a in node.args]
+        out_ptrs = self._pointer_out_args(fn, node, scope, fsrc)
+        args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
         self._stack.append(Frame(fsrc, self.via + (loc,), key))
         try:
-            self._bind_call(fn, targs, args, inner, fsrc, node)
+            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs)
             return self.lower_function_body(fn.cursor, inner)
         finally:
             self._stack.pop()
@@ -1306,7 +1336,22 @@ class Lowering:
         finally:
             self._stack.pop()
 
-    def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call):
+    @staticmethod
+    def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
+        """Arguments passed to `T *&` parameters: the callee shares the caller's pointer binding."""
+        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
+        shared = {}
+        for i, (a, p) in enumerate(zip(node.args, params)):
+            if not (isinstance(a, cp.Name) and len(a.parts) == 1):
+                continue
+            b = scope.lookup(a.parts[0])
+            ptext = "".join(fsrc.text[p.extent.start.offset:p.location.offset].split())
+            if b is not None and b.kind == "ptr" and ptext.endswith("*&"):
+                shared[i] = b
+        return shared
+
+    def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
+                   shared: dict[int, Binding] | None = None):
         tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
         params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
         # Deduce omitted type parameters from tile / tensor / pointer arguments.
@@ -1319,7 +1364,9 @@ class Lowering:
                 if not words:
                     continue
                 tname = words[-1].text
-                deduced.setdefault(tname, deduce_type(a))
+                d = deduce_type(a)
+                if d is not None:
+                    deduced.setdefault(tname, d)
             for kind, pname, default in tparams[len(bound):]:
                 if pname in deduced and deduced[pname] is not None:
                     bound.append(deduced[pname])
@@ -1331,8 +1378,9 @@ class Lowering:
         self.bind_template_params(tparams, bound, inner, fsrc)
         if len(args) > len(params):
             raise self.error(f"too many arguments to '{fn.name}'", node.offset)
-        for p, a in zip(params, args):
-            inner.define(p.spelling, self._param_binding(a))
+        shared = shared or {}
+        for i, (p, a) in enumerate(zip(params, args)):
+            inner.define(p.spelling, shared[i] if i in shared else self._param_binding(a))
         for p in params[len(args):]:
             default = param_default(p, fsrc)
             if default is None:

@@ -66,6 +66,7 @@ class TileDecl:
     type_text: str  # how the user spelled the type
     cpp_name: str = ""  # the variable name in the source (names in the IR are unique)
     per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
+    lane_text: str = ""  # per-lane tiles: source text of the lane index, e.g. `ctx.bufferId`
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it
@@ -218,6 +219,7 @@ class Block(Stmt):
     stmts: list[Stmt]
     loc: SourceRange | None = None
     uid: int = 0
+    inlined: bool = False  # the body of an inlined helper call; loc is the call statement
 
 
 @dataclass(eq=False)
@@ -233,6 +235,7 @@ class For(Stmt):
     inclusive: bool = False  # `<=` / `>=` bounds
     kind: str = "for"  # "for" or "MultiBuffered"
     buffers: int | None = None  # MultiBuffered<N>
+    cpp_var: str = ""  # how the induction variable is spelled in C++ inside the body
 
     def trip_count(self, env=None) -> int | None:
         from ptorewrite.analysis.expr import try_eval

@@ -304,12 +304,12 @@ class Parser:
                 return node
             if t.text == "(":
                 self.next()
-                node = Call(t.offset, node, tuple(self.arguments(")")))
+                node = Call(node.offset, node, tuple(self.arguments(")")))
             elif t.text == "[":
                 self.next()
                 idx = self.expression()
                 self.expect("]")
-                node = Index(t.offset, node, idx)
+                node = Index(node.offset, node, idx)
             elif t.text in (".", "->"):
                 self.next()
                 name = self.next()
@@ -319,13 +319,13 @@ class Parser:
                 if self.at("<") and self.is_template(name.text):
                     self.next()
                     targs = tuple(self.template_arguments())
-                node = Member(t.offset, node, name.text, t.text == "->", targs)
+                node = Member(node.offset, node, name.text, t.text == "->", targs)
             elif t.text in ("++", "--"):
                 self.next()
-                node = Unary(t.offset, t.text, node, postfix=True)
+                node = Unary(node.offset, t.text, node, postfix=True)
             elif t.text == "{" and isinstance(node, Name):
                 self.next()
-                node = Call(t.offset, node, tuple(self.arguments("}")))
+                node = Call(node.offset, node, tuple(self.arguments("}")))
             else:
                 return node
 

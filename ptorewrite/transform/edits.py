@@ -37,8 +37,10 @@ def apply_insertions(src: SourceFile, insertions: list[Insertion]) -> bytes:
         else:
             raise ValueError(ins.where)
         line = ins.render(src.indentation(ins.anchor))
-        # Lines placed after an anchor keep their emission order; "before" lines too.
-        points.setdefault(at, []).append((ins.order, seq, line))
+        # Where the line after one statement is also the line before the next, the lines that
+        # finish the first statement (e.g. a set after a producer) come before the lines that
+        # prepare the second (e.g. a wait before a consumer).
+        points.setdefault(at, []).append((ins.where == "before", ins.order, seq, line))
     text = src.text
     if text and not text.endswith("\n") and len(text) in points:
         text += "\n"
@@ -46,7 +48,7 @@ def apply_insertions(src: SourceFile, insertions: list[Insertion]) -> bytes:
     pos = 0
     for at in sorted(points):
         out.append(text[pos:at])
-        out.extend(line for _, _, line in sorted(points[at]))
+        out.extend(item[-1] for item in sorted(points[at]))
         pos = at
     out.append(text[pos:])
     return "".join(out).encode("latin-1")

@@ -1,0 +1,524 @@
+"""Sync insertion: the set_flag / wait_flag / pipe_barrier that correctness needs, no more.
+
+1. Dependences come from the concrete trace after memory placement (`analysis.deps`):
+   exact per iteration, so `x[0]` and `x[1]` never conflict.
+2. Each dependence not yet ordered gets one sync, placed as a hand-written kernel does:
+   - forward: set right after the producer's statement, wait right before the consumer's,
+     both at the level of the innermost block that holds the two;
+   - carried by a loop whose consumer comes first in the body (buffer free, WAR): a
+     reverse flag, waited before the consumer and set after the producer, primed before
+     the outermost enclosing loop and drained after it;
+   - tile arrays: the event id is the slot (`(event_t)(i % 2)`), so slot 1 can be
+     loaded while slot 0 is computed on;
+   - same pipe, where the architecture needs it: pipe_barrier before the consumer.
+   Whether a dependence is already ordered is decided by happens-before on the trace
+   (`analysis.hb`), so ordering implied through other pipes or earlier iterations is used.
+3. Every sync whose removal leaves all dependences ordered is removed again.
+4. Event ids 0..7 are allocated per (source, destination) pipe pair by lifetime.
+Every step is checked on traces of the kernel with several runtime values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.deps import Edge, dynamic_deps, static_edges
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Select, UnOp, Var
+from ptorewrite.analysis.footprint import AddressOf
+from ptorewrite.analysis.hb import HB, happens_before, same_pipe_ordered
+from ptorewrite.analysis.trace import DynSync, Marker, Trace, TraceError, unroll
+from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
+from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.transform.edits import Insertion
+
+VIRTUAL_BASE = 1000  # provisional event ids while planning; real ids are allocated at the end
+
+
+# ---------------------------------------------------------------- planned syncs
+
+
+@dataclass(eq=False)
+class PlannedSync:
+    kind: str  # "flag" or "barrier"
+    src: str  # source pipe (the barrier's pipe)
+    dst: str | None
+    set_at: ir.Stmt | None  # set after this statement
+    wait_at: ir.Stmt  # wait (or barrier) before this statement
+    edge: Edge
+    reverse_loop: ir.For | None = None  # reverse flag: carried by this loop
+    prime_at: ir.Stmt | None = None  # prime before / drain after this statement
+    slot: Expr | None = None  # event id offset per slot
+    slots: int = 1
+    event: int = 0  # base event id (virtual while planning)
+    reason: str = ""
+
+    def event_ids(self) -> list[int]:
+        return [self.event + k for k in range(self.slots)]
+
+
+@dataclass
+class SyncPlan:
+    syncs: list[PlannedSync]
+    edges: list[Edge]
+    warnings: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- statement tree
+
+
+@dataclass
+class Tree:
+    """Parent links of the IR: for placement at the level of a common block."""
+
+    parent: dict[int, ir.Stmt]  # id(stmt) -> enclosing Block/For/If
+    order: dict[int, int]  # id(stmt) -> pre-order position
+
+    @classmethod
+    def of(cls, kernel: ir.Kernel) -> "Tree":
+        parent: dict[int, ir.Stmt] = {}
+        order: dict[int, int] = {}
+
+        def visit(s: ir.Stmt, p: ir.Stmt | None):
+            order[id(s)] = len(order)
+            if p is not None:
+                parent[id(s)] = p
+            kids = s.stmts if isinstance(s, ir.Block) else [s.body] if isinstance(s, ir.For) else \
+                [s.then] + ([s.other] if s.other is not None else []) if isinstance(s, ir.If) else []
+            for k in kids:
+                visit(k, s)
+
+        visit(kernel.body, None)
+        return cls(parent, order)
+
+    def chain(self, s: ir.Stmt) -> list[ir.Stmt]:
+        """s and its ancestors, innermost first."""
+        out = [s]
+        while id(out[-1]) in self.parent:
+            out.append(self.parent[id(out[-1])])
+        return out
+
+    def child_of(self, block: ir.Block, s: ir.Stmt) -> ir.Stmt:
+        """The statement directly in `block` that contains s."""
+        prev = s
+        for a in self.chain(s)[1:]:
+            if a is block:
+                return prev
+            prev = a
+        raise KeyError("not inside block")
+
+    def common_block(self, a: ir.Stmt, b: ir.Stmt) -> ir.Block:
+        anc = {id(x) for x in self.chain(a)}
+        for x in self.chain(b):
+            if isinstance(x, ir.Block) and id(x) in anc:
+                return x
+        raise KeyError("no common block")
+
+    def outermost_loop_holding(self, s: ir.Stmt) -> ir.Stmt:
+        """The outermost statement of s's own function that contains s (reverse flags are
+        primed before it and drained after it)."""
+        chain = self.chain(s)
+        for i, a in enumerate(chain[1:], start=1):
+            if isinstance(a, ir.Block) and (a.inlined or id(a) not in self.parent):
+                return chain[i - 1]
+        return s
+
+    def visible_vars(self, s: ir.Stmt) -> set[str]:
+        """Loop variables in scope next to s, within s's own function."""
+        out: set[str] = set()
+        for a in self.chain(s)[1:]:
+            if isinstance(a, ir.For):
+                out.add(a.var)
+            if isinstance(a, ir.Block) and a.inlined:
+                break
+        return out
+
+
+# ---------------------------------------------------------------- analysis context
+
+
+@dataclass
+class Context:
+    kernel: ir.Kernel
+    arch: ArchProfile
+    traces: list[Trace]
+    tree: Tree
+    edges: list[Edge]
+
+    def stream(self, trace: Trace, syncs: list[PlannedSync]) -> list:
+        """The trace with the planned syncs expanded at their markers."""
+        at: dict[tuple[int, str], list] = {}
+        for s in syncs:
+            if s.kind == "barrier":
+                at.setdefault((id(s.wait_at), "before"), []).append((1, "barrier", s))
+                continue
+            at.setdefault((id(s.wait_at), "before"), []).append((0, "wait", s))
+            at.setdefault((id(s.set_at), "after"), []).append((0, "set", s))
+            if s.prime_at is not None:
+                at.setdefault((id(s.prime_at), "before"), []).append((2, "prime", s))
+                at.setdefault((id(s.prime_at), "after"), []).append((3, "drain", s))
+        out = []
+        for it in trace.items:
+            if not isinstance(it, Marker):
+                out.append(it)
+                continue
+            for _, what, s in sorted(at.get((id(it.stmt), it.where), ()), key=lambda x: x[0]):
+                if what == "barrier":
+                    out.append(DynSync("barrier", s.src, None, None, s))
+                elif what in ("prime", "drain"):
+                    for ev in s.event_ids():
+                        out.append(DynSync("set" if what == "prime" else "wait", s.src, s.dst, ev, s))
+                else:
+                    ev = s.event + (int(s.slot.eval(it.env)) if s.slot is not None else 0)
+                    out.append(DynSync(what, s.src, s.dst, ev, s))
+        return out
+
+    def check(self, syncs: list[PlannedSync]) -> tuple[list[Edge], list]:
+        """Edges left unordered and flag-protocol problems, over every trace."""
+        unordered: list[Edge] = []
+        problems: list = []
+        hbs = [happens_before(self.stream(t, syncs)) for t in self.traces]
+        for e in self.edges:
+            if not self.edge_ordered(e, hbs):
+                unordered.append(e)
+        for h in hbs:
+            problems += h.flag_problems
+        return unordered, problems
+
+    def edge_ordered(self, e: Edge, hbs: list[HB]) -> bool:
+        if not e.cross_pipe and self._program_order_suffices(e):
+            return True
+        for inst in e.instances:
+            for h in hbs:
+                if id(inst.dst) in h.knowledge:
+                    if not h.ordered(inst.src, inst.dst):
+                        return False
+                    break
+        return True
+
+    def _program_order_suffices(self, e: Edge) -> bool:
+        same_tile = _root_tiles(e.src) & _root_tiles(e.dst)
+        return all(same_pipe_ordered(self.arch, e.src.pipe, k, e.src.op, e.dst.op, bool(same_tile))
+                   for k in e.kinds)
+
+
+def _root(ref: ir.TileRef) -> tuple[ir.TileDecl, Expr | None]:
+    while ref.tile.alias is not None:
+        ref = ref.tile.alias.base
+    return ref.tile, ref.index
+
+
+def _root_tiles(s: ir.Instr) -> set[int]:
+    return {id(_root(a.value)[0]) for a in s.tile_args}
+
+
+# ---------------------------------------------------------------- building one sync
+
+
+def candidates(ctx: Context, e: Edge) -> list[PlannedSync]:
+    """Ways to order one dependence, most precise first.
+
+    Levels run from the innermost block holding both ends out to the body of the loop
+    that carries the dependence. At each level the ends are the statements of that block
+    that contain them: if the producer's comes first, a forward flag; otherwise a reverse
+    flag of that block's loop, primed before the outermost loop of the function. A
+    reverse flag of an inner loop also orders the producer's run before the consumer's
+    next run, because its prime and drain are hoisted and its per-slot flags chain across
+    runs. Each is tried with per-slot event ids, then with one id.
+    """
+    tree = ctx.tree
+    if not e.cross_pipe:
+        block = e.carrier.body if e.carrier is not None else tree.common_block(e.src, e.dst)
+        b = tree.child_of(block, e.dst)
+        return [PlannedSync("barrier", e.src.pipe, None, None, b, e,
+                            reason=f"{e.kind.upper()} {e.what}: {e.src.op} -> {e.dst.op} on PIPE_{e.src.pipe}")]
+    outer = e.carrier.body if e.carrier is not None else None
+    levels: list[ir.Block] = []
+    block = tree.common_block(e.src, e.dst)
+    while True:
+        levels.append(block)
+        if outer is None or block is outer:
+            break
+        block = next(x for x in tree.chain(block)[1:] if isinstance(x, ir.Block))
+    out: list[PlannedSync] = []
+    for block in levels:
+        a = tree.child_of(block, e.src)
+        b = tree.child_of(block, e.dst)
+        forward = a is not b and tree.order[id(a)] < tree.order[id(b)]
+        loop = tree.parent.get(id(block))
+        if not forward and not isinstance(loop, ir.For):
+            continue
+        for slotted in (True, False):
+            slot, slots = _slot_of(e) if slotted else (None, 1)
+            if slot is not None and not slot.free_vars() <= (tree.visible_vars(a) & tree.visible_vars(b)):
+                continue  # the slot is not expressible where the flags go
+            if slotted and slot is None:
+                continue
+            pipes = f"{e.src.pipe} -> {e.dst.pipe}"
+            if forward:
+                out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, slot=slot, slots=slots,
+                                       reason=f"{e.kind.upper()} {e.what}: {pipes}"))
+            else:
+                out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, reverse_loop=loop,
+                                       prime_at=tree.outermost_loop_holding(loop), slot=slot, slots=slots,
+                                       reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
+    return out
+
+
+def _slot_of(e: Edge) -> tuple[Expr | None, int]:
+    """Event ids per slot when both ends index one tile array with the same expression."""
+    for da in e.dst.tile_args:
+        if da.text != e.what:
+            continue
+        tile, index = _root(da.value)
+        if index is None or index.is_const or tile.count is None:
+            continue
+        for sa in e.src.tile_args:
+            st, sidx = _root(sa.value)
+            if st is tile and sidx == index:
+                return index, tile.count
+    return None, 1
+
+
+# ---------------------------------------------------------------- the planner
+
+
+def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: AddressOf, reporter: Reporter,
+               value_sets: list[dict] | None = None) -> SyncPlan:
+    value_sets = value_sets or default_value_sets(kernel)
+    try:
+        traces = [unroll(kernel, address_of, vals) for vals in value_sets]
+    except TraceError as e:
+        raise PtoError(f"cannot analyse the kernel: {e}", e.loc) from None
+    edges: list[Edge] = []
+    seen: dict[tuple, Edge] = {}
+    for t in traces:
+        for e in static_edges(dynamic_deps(t), kernel):
+            key = (e.src.uid, e.dst.uid, id(e.carrier) if e.carrier else None)
+            if key in seen:
+                seen[key].kinds |= e.kinds
+                seen[key].instances += e.instances
+            else:
+                seen[key] = e
+                edges.append(e)
+    ctx = Context(kernel, arch, traces, Tree.of(kernel), edges)
+    syncs: list[PlannedSync] = []
+    next_event = VIRTUAL_BASE
+
+    def fresh(s: PlannedSync) -> PlannedSync:
+        nonlocal next_event
+        s.event = next_event
+        next_event += max(1, s.slots)
+        return s
+
+    unordered, _ = ctx.check(syncs)
+    for e in sorted(unordered, key=lambda e: _edge_order(ctx, e)):
+        if not _still_unordered(ctx, syncs, e):
+            continue
+        placed = False
+        for cand in candidates(ctx, e):
+            fresh(cand)
+            trial = syncs + [cand]
+            left, problems = ctx.check(trial)
+            # A reused id may be made safe by syncs placed later; anything else is final.
+            if e not in left and all(p.kind == "unordered-reuse" for p in problems):
+                syncs = trial
+                placed = True
+                break
+        if not placed:
+            where = e.dst.loc
+            reporter.warn(f"cannot order {e.kind.upper()} {e.what} ({e.src.op} at {e.src.loc.short} -> "
+                          f"{e.dst.op}) with flags; using pipe_barrier(PIPE_ALL) before it", where)
+            syncs.append(PlannedSync("barrier", "ALL", None, None, ctx.tree.child_of(
+                ctx.tree.common_block(e.src, e.dst), e.dst), e, reason=f"{e.kind.upper()} {e.what}: fallback"))
+    syncs = _prune(ctx, syncs)
+    _allocate_events(ctx, syncs, reporter)
+    left, problems = ctx.check(syncs)
+    if left or problems:
+        raise PtoError(_internal(left, problems), kernel.body.stmts[0].loc if kernel.body.stmts else None)
+    return SyncPlan(syncs, edges)
+
+
+def _internal(left, problems) -> str:
+    parts = [f"{e.kind} {e.what} {e.src.op}@{e.src.loc.short}->{e.dst.op}@{e.dst.loc.short}" for e in left[:3]]
+    parts += [f"{p.kind} {p.key}" for p in problems[:3]]
+    return "internal error: the planned synchronization does not check out: " + "; ".join(parts)
+
+
+def _still_unordered(ctx: Context, syncs, e: Edge) -> bool:
+    hbs = [happens_before(ctx.stream(t, syncs), check_flags=False) for t in ctx.traces]
+    return not ctx.edge_ordered(e, hbs)
+
+
+def _edge_order(ctx: Context, e: Edge):
+    """Cross-pipe before same-pipe; deeper blocks first; buffer-free (carried) edges before
+    forward ones, since they make per-slot forward flags safe to reuse; by consumer position,
+    latest producer first (one set after it covers the earlier ones)."""
+    block = e.carrier.body if e.carrier is not None else ctx.tree.common_block(e.src, e.dst)
+    depth = len(ctx.tree.chain(block))
+    return (not e.cross_pipe, -depth, e.carrier is None, ctx.tree.order[id(e.dst)],
+            -ctx.tree.order[id(e.src)], e.src.pipe, e.dst.pipe)
+
+
+def _prune(ctx: Context, syncs: list[PlannedSync]) -> list[PlannedSync]:
+    """Drop every sync that the others already imply."""
+    kept = list(syncs)
+    for s in reversed(syncs):
+        trial = [x for x in kept if x is not s]
+        left, problems = ctx.check(trial)
+        if not left and not problems:
+            kept = trial
+    return kept
+
+
+def _allocate_events(ctx: Context, syncs: list[PlannedSync], reporter: Reporter) -> None:
+    """Real event ids 0..7 per (src, dst) pair: syncs whose set..wait spans overlap in issue
+    order get different ids. Ids are kept distinct across destinations of one source pipe
+    when they fit (shared ids across destinations have been reported to hang hardware)."""
+    flags = [s for s in syncs if s.kind == "flag"]
+    spans: dict[int, list[tuple[int, int]]] = {id(s): [] for s in flags}
+    for t in ctx.traces:
+        stream = ctx.stream(t, flags)
+        open_at: dict[tuple, int] = {}
+        for i, it in enumerate(stream):
+            if isinstance(it, DynSync) and it.kind in ("set", "wait"):
+                key = (id(it.origin), it.event)
+                if it.kind == "set":
+                    open_at[key] = i
+                elif key in open_at:
+                    spans[id(it.origin)].append((open_at.pop(key), i))
+
+    def overlap(a: PlannedSync, b: PlannedSync) -> bool:
+        return any(s1 < e2 and s2 < e1 for s1, e1 in spans[id(a)] for s2, e2 in spans[id(b)])
+
+    def assign(share: str) -> bool:
+        """share: "none" (one id range per sync), "pair" (reuse within a pipe pair when the
+        spans do not overlap), "source" (as "pair", but never across destinations)."""
+        chosen: dict[int, range] = {}
+        for s in flags:
+            for base in range(0, NUM_EVENT_IDS - s.slots + 1):
+                ids = range(base, base + s.slots)
+                if all(_compatible(s, o, ids, chosen[id(o)], share, overlap) for o in flags if id(o) in chosen):
+                    chosen[id(s)] = ids
+                    break
+            else:
+                return False
+        for s in flags:
+            s.event = chosen[id(s)].start
+        return True
+
+    saved = {id(s): s.event for s in flags}
+    fitted = False
+    for share in ("source", "pair", "none"):
+        if assign(share):
+            fitted = True
+            left, problems = ctx.check(syncs)
+            if not left and not problems:
+                return
+        for s in flags:
+            s.event = saved[id(s)]
+    if fitted:
+        left, problems = ctx.check(syncs)
+        raise PtoError(_internal(left, problems), flags[0].edge.dst.loc)
+    raise PtoError(f"more than {NUM_EVENT_IDS} live events on one pipe pair; the kernel needs fewer "
+                   "simultaneously pending synchronizations", flags[0].edge.dst.loc if flags else None)
+
+
+def _compatible(s: PlannedSync, o: PlannedSync, ids: range, o_ids: range, share: str, overlap) -> bool:
+    if o.src != s.src or not set(ids) & set(o_ids):
+        return True
+    if o.dst != s.dst:
+        return share != "source"
+    return share != "none" and not overlap(s, o)
+
+
+def default_value_sets(kernel: ir.Kernel) -> list[dict]:
+    """Runtime values to analyse with: the sync must hold for every trip count, so try a few."""
+    if not kernel.runtime_values:
+        return [{}]
+    return [{v: n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
+
+
+# ---------------------------------------------------------------- emission
+
+
+def cpp_expr(e: Expr, names: dict[str, str]) -> str:
+    if isinstance(e, Const):
+        return ("true" if e.value else "false") if isinstance(e.value, bool) else str(e.value)
+    if isinstance(e, Var):
+        return names.get(e.name, e.name.split("#")[0])
+    if isinstance(e, BinOp):
+        return f"({cpp_expr(e.lhs, names)} {e.op} {cpp_expr(e.rhs, names)})"
+    if isinstance(e, UnOp):
+        return f"{e.op}{cpp_expr(e.operand, names)}"
+    if isinstance(e, Select):
+        return f"({cpp_expr(e.cond, names)} ? {cpp_expr(e.then, names)} : {cpp_expr(e.other, names)})"
+    raise TypeError(type(e).__name__)
+
+
+def _event_text(s: PlannedSync, names: dict[str, str], slot_value: int | None = None) -> str:
+    if s.slot is None:
+        return f"EVENT_ID{s.event}"
+    if slot_value is not None:
+        return f"EVENT_ID{s.event + slot_value}"
+    slot = cpp_expr(s.slot, names)
+    if slot.startswith("(") and slot.endswith(")"):
+        slot = slot[1:-1]
+    return f"(event_t)({slot} + {s.event})" if s.event else f"(event_t)({slot})"
+
+
+def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insertion]:
+    """Insert-only edits for the planned syncs, each with a short reason."""
+    names = {s.var: s.cpp_var for s in ir.walk(kernel.body) if isinstance(s, ir.For) and s.cpp_var}
+    out: list[Insertion] = []
+
+    def pipe(p: str) -> str:
+        return f"PIPE_{p}"
+
+    for s in plan.syncs:
+        if s.kind == "barrier":
+            reason = s.reason if s.src != "ALL" else s.reason + " (cannot be ordered with flags)"
+            out.append(_at(s.wait_at, "before", f"pipe_barrier({pipe(s.src)})", reason, main, 1))
+            continue
+        args = f"{pipe(s.src)}, {pipe(s.dst)}"
+        ev = _event_text(s, names)
+        out.append(_at(s.set_at, "after", f"set_flag({args}, {ev})", s.reason, main, 2))
+        out.append(_at(s.wait_at, "before", f"wait_flag({args}, {ev})", s.reason, main, 0))
+        if s.prime_at is not None:
+            for k in range(s.slots):
+                evk = _event_text(s, names, k if s.slot is not None else None)
+                out.append(_at(s.prime_at, "before", f"set_flag({args}, {evk})",
+                               f"prime: {s.edge.what} starts free ({s.src} -> {s.dst})", main, 3))
+                out.append(_at(s.prime_at, "after", f"wait_flag({args}, {evk})",
+                               f"drain: {s.edge.what} ({s.src} -> {s.dst})", main, 4))
+    return _dedupe(out)
+
+
+def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int) -> Insertion:
+    loc = stmt.loc
+    if loc.file != main:
+        raise PtoError(f"synchronization is needed inside {loc.file}, which ptorewrite does not edit; "
+                       "move the helper into the kernel file", loc)
+    anchor = loc.offset if where == "before" else max(loc.offset, loc.end_offset - 1)
+    return Insertion(anchor, where, code, reason, order)
+
+
+def _dedupe(ins: list[Insertion]) -> list[Insertion]:
+    seen = set()
+    out = []
+    for i in ins:
+        key = (i.anchor, i.where, i.code)
+        if key not in seen:
+            seen.add(key)
+            out.append(i)
+    return out
+
+
+def conservative_insertions(kernel: ir.Kernel, main: str) -> list[Insertion]:
+    """A full barrier after every instruction: a baseline for comparison and bisecting only."""
+    return _dedupe([_at(s, "after", "pipe_barrier(PIPE_ALL)", "conservative baseline", main, 0)
+                    for s in kernel.instructions()])
+
+
+AddressFn = Callable[[ir.TileDecl, int], int]

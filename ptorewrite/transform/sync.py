@@ -145,6 +145,7 @@ class Context:
     traces: list[Trace]
     tree: Tree
     edges: list[Edge]
+    no_slot: set[tuple[str, str]] = field(default_factory=set)  # pipe pairs limited to one id per sync
 
     def stream(self, trace: Trace, syncs: list[PlannedSync]) -> list:
         """The trace with the planned syncs expanded at their markers."""
@@ -250,6 +251,8 @@ def candidates(ctx: Context, e: Edge) -> list[PlannedSync]:
         if not forward and not isinstance(loop, ir.For):
             continue
         for slotted in (True, False):
+            if slotted and (e.src.pipe, e.dst.pipe) in ctx.no_slot:
+                continue
             slot, slots = _slot_of(e) if slotted else (None, 1)
             if slot is not None and not slot.free_vars() <= (tree.visible_vars(a) & tree.visible_vars(b)):
                 continue  # the slot is not expressible where the flags go
@@ -303,41 +306,101 @@ def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: AddressOf, repo
                 seen[key] = e
                 edges.append(e)
     ctx = Context(kernel, arch, traces, Tree.of(kernel), edges)
+    while True:
+        syncs = _prune(ctx, _greedy(ctx, reporter))
+        try:
+            _allocate_events(ctx, syncs, reporter)
+            break
+        except EventsExhausted as exhausted:
+            if exhausted.pair in ctx.no_slot:
+                syncs = _last_resort(ctx, syncs, exhausted.pair, reporter)
+                break
+            # Fewer ids: one id per sync on this pair; the planner adds what makes reuse safe.
+            reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {exhausted.pair[0]} -> "
+                          f"{exhausted.pair[1]}; using one event per sync there (less overlap)",
+                          next(s.wait_at.loc for s in syncs if (s.src, s.dst) == exhausted.pair))
+            ctx.no_slot.add(exhausted.pair)
+    left, problems = ctx.check(syncs)
+    if left or problems:
+        raise PtoError(_internal(left, problems), kernel.body.stmts[0].loc if kernel.body.stmts else None)
+    return SyncPlan(syncs, edges)
+
+
+def _greedy(ctx: Context, reporter: Reporter) -> list[PlannedSync]:
+    """One sync for each dependence that is not yet ordered, in `_edge_order`."""
     syncs: list[PlannedSync] = []
     next_event = VIRTUAL_BASE
-
-    def fresh(s: PlannedSync) -> PlannedSync:
-        nonlocal next_event
-        s.event = next_event
-        next_event += max(1, s.slots)
-        return s
-
     unordered, _ = ctx.check(syncs)
     for e in sorted(unordered, key=lambda e: _edge_order(ctx, e)):
         if not _still_unordered(ctx, syncs, e):
             continue
         placed = False
         for cand in candidates(ctx, e):
-            fresh(cand)
+            cand.event = next_event
             trial = syncs + [cand]
             left, problems = ctx.check(trial)
             # A reused id may be made safe by syncs placed later; anything else is final.
             if e not in left and all(p.kind == "unordered-reuse" for p in problems):
                 syncs = trial
+                next_event += cand.slots
                 placed = True
                 break
         if not placed:
-            where = e.dst.loc
             reporter.warn(f"cannot order {e.kind.upper()} {e.what} ({e.src.op} at {e.src.loc.short} -> "
-                          f"{e.dst.op}) with flags; using pipe_barrier(PIPE_ALL) before it", where)
+                          f"{e.dst.op}) with flags; using pipe_barrier(PIPE_ALL) before it", e.dst.loc)
             syncs.append(PlannedSync("barrier", "ALL", None, None, ctx.tree.child_of(
                 ctx.tree.common_block(e.src, e.dst), e.dst), e, reason=f"{e.kind.upper()} {e.what}: fallback"))
-    syncs = _prune(ctx, syncs)
-    _allocate_events(ctx, syncs, reporter)
-    left, problems = ctx.check(syncs)
-    if left or problems:
-        raise PtoError(_internal(left, problems), kernel.body.stmts[0].loc if kernel.body.stmts else None)
-    return SyncPlan(syncs, edges)
+    return _repair_reuse(ctx, syncs, next_event, reporter)
+
+
+def _repair_reuse(ctx: Context, syncs: list[PlannedSync], next_event: int, reporter: Reporter):
+    """A flag reused across iterations must not be set again before its previous wait ran:
+    order the consumer after that wait before the producer's next set (the hand-written
+    reverse flag that returns the "credit")."""
+    for _ in range(len(syncs) + 1):
+        _, problems = ctx.check(syncs)
+        reuse = [p for p in problems if p.kind == "unordered-reuse"]
+        if not reuse:
+            return syncs
+        s = reuse[0].first
+        loop = next((a for a in ctx.tree.chain(s.edge.src)[1:] if isinstance(a, ir.For)
+                     and any(x is a for x in ctx.tree.chain(s.edge.dst))), None)
+        credit = Edge(s.edge.dst, s.edge.src, {"war"}, loop, s.edge.what, s.edge.space)
+        fixed = False
+        for cand in candidates(ctx, credit):
+            cand.event = next_event
+            cand.reason = f"{s.edge.what} consumed: {cand.src} -> {cand.dst} (flag reuse)"
+            _, after = ctx.check(syncs + [cand])
+            if len([p for p in after if p.kind == "unordered-reuse"]) < len(reuse) and \
+                    all(p.kind == "unordered-reuse" for p in after):
+                syncs = syncs + [cand]
+                next_event += cand.slots
+                fixed = True
+                break
+        if not fixed:
+            break
+    _, problems = ctx.check(syncs)
+    if problems:
+        p = problems[0]
+        raise PtoError(f"cannot make event reuse on {p.key[0]} -> {p.key[1]} safe", getattr(p.first, "wait_at").loc)
+    return syncs
+
+
+def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporter) -> list[PlannedSync]:
+    """Replace flags of a pair that cannot fit 8 ids by local full barriers, until they fit."""
+    while True:
+        on_pair = [s for s in syncs if s.kind == "flag" and (s.src, s.dst) == pair]
+        victim = on_pair[-1]
+        reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
+                      f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here", victim.wait_at.loc)
+        syncs = [x for x in syncs if x is not victim] + [
+            PlannedSync("barrier", "ALL", None, None, victim.wait_at, victim.edge,
+                        reason=victim.reason + ": out of event ids")]
+        try:
+            _allocate_events(ctx, syncs, reporter)
+            return syncs
+        except EventsExhausted:
+            continue
 
 
 def _internal(left, problems) -> str:
@@ -370,6 +433,10 @@ def _prune(ctx: Context, syncs: list[PlannedSync]) -> list[PlannedSync]:
         if not left and not problems:
             kept = trial
     return kept
+
+
+class EventsExhausted(PtoError):
+    pass
 
 
 def _allocate_events(ctx: Context, syncs: list[PlannedSync], reporter: Reporter) -> None:
@@ -421,8 +488,10 @@ def _allocate_events(ctx: Context, syncs: list[PlannedSync], reporter: Reporter)
     if fitted:
         left, problems = ctx.check(syncs)
         raise PtoError(_internal(left, problems), flags[0].edge.dst.loc)
-    raise PtoError(f"more than {NUM_EVENT_IDS} live events on one pipe pair; the kernel needs fewer "
-                   "simultaneously pending synchronizations", flags[0].edge.dst.loc if flags else None)
+    crowded = max({(f.src, f.dst) for f in flags}, key=lambda p: sum(f.slots for f in flags if (f.src, f.dst) == p))
+    err = EventsExhausted(f"more than {NUM_EVENT_IDS} live events on {crowded[0]} -> {crowded[1]}")
+    err.pair = crowded
+    raise err
 
 
 def _compatible(s: PlannedSync, o: PlannedSync, ids: range, o_ids: range, share: str, overlap) -> bool:

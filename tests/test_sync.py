@@ -1,0 +1,285 @@
+"""Sync insertion: literal before/after rewrites, race-freedom, minimality, event ids."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.check import check_kernel
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import Reporter
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel
+from ptorewrite.parse.source import SourceFile
+from ptorewrite.transform.edits import apply_insertions
+from ptorewrite.transform.memplan import plan_memory
+from ptorewrite.transform.rewrite import rewrite
+from ptorewrite.transform.sync import conservative_insertions, plan_syncs, sync_insertions
+from ptorewrite.transform.tassign import tassign_insertions
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(p.name for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+
+
+def rewrite_file(path: Path, defines=(), arch="a2a3") -> tuple[ir.Kernel, bytes, Reporter]:
+    kernel = load_kernel(path, FrontendOptions(defines=list(defines), arch=arch))
+    reporter = Reporter()
+    return kernel, rewrite(kernel, profile(arch), reporter).text, reporter
+
+
+def load_manual(tmp_path: Path, text: bytes, name: str, include: Path | None = None, defines=(), arch="a2a3"):
+    out = tmp_path / name
+    out.write_bytes(text)
+    opts = FrontendOptions(auto_mode=False, include_dirs=[str(include)] if include else [],
+                           defines=list(defines), arch=arch)
+    return load_kernel(out, opts)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+PING_PONG = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void scale(__gm__ float *out, __gm__ float *in)
+{
+    TileT x[2];
+    for (int i = 0; i < 4; ++i) {
+        GmT gIn(in + i * 512);
+        GmT gOut(out + i * 512);
+        TLOAD(x[i % 2], gIn);
+        TMULS(x[i % 2], x[i % 2], 2.0f);
+        TSTORE(gOut, x[i % 2]);
+    }
+}
+"""
+
+PING_PONG_MANUAL = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void scale(__gm__ float *out, __gm__ float *in)
+{
+    TileT x[2];
+    TASSIGN(x[0], 0x0);  // UB 2 KiB
+    TASSIGN(x[1], 0x800);  // UB 2 KiB
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);  // prime: x[i % 2] starts free (MTE3 -> MTE2)
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // prime: x[i % 2] starts free (MTE3 -> MTE2)
+    for (int i = 0; i < 4; ++i) {
+        GmT gIn(in + i * 512);
+        GmT gOut(out + i * 512);
+        wait_flag(PIPE_MTE3, PIPE_MTE2, (event_t)(i % 2));  // WAR x[i % 2]: MTE3 -> MTE2 (next iteration)
+        TLOAD(x[i % 2], gIn);
+        set_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW x[i % 2]: MTE2 -> V
+        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW x[i % 2]: MTE2 -> V
+        TMULS(x[i % 2], x[i % 2], 2.0f);
+        set_flag(PIPE_V, PIPE_MTE3, (event_t)(i % 2));  // RAW x[i % 2]: V -> MTE3
+        wait_flag(PIPE_V, PIPE_MTE3, (event_t)(i % 2));  // RAW x[i % 2]: V -> MTE3
+        TSTORE(gOut, x[i % 2]);
+        set_flag(PIPE_MTE3, PIPE_MTE2, (event_t)(i % 2));  // WAR x[i % 2]: MTE3 -> MTE2 (next iteration)
+    }
+    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);  // drain: x[i % 2] (MTE3 -> MTE2)
+    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // drain: x[i % 2] (MTE3 -> MTE2)
+}
+"""
+
+
+def test_ping_pong_rewrite_is_the_expert_kernel(tmp_path):
+    """Forward flags per slot, one buffer-free flag per slot primed and drained, in place."""
+    _, text, reporter = rewrite_file(write(tmp_path, "scale.cpp", PING_PONG))
+    assert text.decode() == PING_PONG_MANUAL
+    assert not reporter.warnings
+
+
+FIRST_ITERATION_GUARD = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using MatT = Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, 64, 64, SLayout::RowMajor>;
+using LeftT = TileLeft<half, 64, 64>;
+using RightT = TileRight<half, 64, 64>;
+using AccT = TileAcc<float, 64, 64>;
+using GmIn = GlobalTensor<half, Shape<1, 1, 1, 64, 64>, Stride<1, 1, 1, 256, 1>>;
+using GmOut = GlobalTensor<float, Shape<1, 1, 1, 64, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void mm(__gm__ float *c, __gm__ half *a, __gm__ half *b, int steps)
+{
+    MatT aMat;
+    MatT bMat;
+    LeftT aLeft;
+    RightT bRight;
+    AccT acc;
+    for (int k = 0; k < steps; ++k) {
+        GmIn gA(a + k * 64);
+        GmIn gB(b + k * 64);
+        TLOAD(aMat, gA);
+        TLOAD(bMat, gB);
+        TMOV(aLeft, aMat);
+        TMOV(bRight, bMat);
+        if (k == 0) {
+            TMATMUL(acc, aLeft, bRight);
+        } else {
+            TMATMUL_ACC(acc, acc, aLeft, bRight);
+        }
+    }
+    GmOut gC(c);
+    TSTORE(gC, acc);
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 7])
+def test_runtime_trip_counts_including_zero_stay_balanced(tmp_path, steps):
+    """A loop that may run zero times: every set is waited and all flags clear, for any count."""
+    kernel, text, _ = rewrite_file(write(tmp_path, "mm.cpp", FIRST_ITERATION_GUARD))
+    manual = load_manual(tmp_path, text, "mm_manual.cpp")
+    result = check_kernel(manual, profile("a2a3"), {"steps": steps})
+    assert result.ok, (result.races[:2], result.flag_problems[:2])
+
+
+def test_guarded_matmul_and_store_after_the_loop_are_ordered(tmp_path):
+    _, text, _ = rewrite_file(write(tmp_path, "mm.cpp", FIRST_ITERATION_GUARD))
+    out = text.decode()
+    # The store waits for the matmuls once, after the loop, not in every iteration.
+    tail = out[out.index("GmOut gC(c);"):]
+    assert "wait_flag(PIPE_M, PIPE_FIX" in tail
+    assert re.search(r"^    }\n    set_flag\(PIPE_M, PIPE_FIX", out, re.M)
+    # Both matmul forms read the L0 tiles: one MTE1 -> M wait before the if covers both.
+    body = out[out.index("TMOV(bRight, bMat);"):out.index("if (k == 0)")]
+    assert "wait_flag(PIPE_MTE1, PIPE_M" in body
+    assert "pipe_barrier" not in out
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_output_is_race_free_and_balanced(tmp_path, name):
+    sample = ROOT / "samples" / name
+    kernel, text, reporter = rewrite_file(sample / "auto.cpp")
+    assert "PIPE_ALL" not in text.decode()
+    assert not reporter.warnings
+    manual = load_manual(tmp_path, text, "out.cpp", include=sample)
+    values = {v: 1 for v in manual.runtime_values}
+    result = check_kernel(manual, profile("a2a3"), values)
+    assert result.ok, (result.races[:2], result.flag_problems[:2])
+    for s in ir.walk(manual.body):
+        if isinstance(s, ir.Sync) and s.event is not None:
+            env_free = s.event.free_vars()
+            if not env_free:
+                assert 0 <= s.event.const_value() < 8
+
+
+def _plan(path: Path, defines=()):
+    kernel = load_kernel(path, FrontendOptions(defines=list(defines)))
+    arch = profile(kernel.arch)
+    reporter = Reporter()
+    mem = plan_memory(kernel, arch, reporter)
+    return kernel, mem, plan_syncs(kernel, arch, mem.address, reporter)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_inserted_sync_is_needed(tmp_path, name):
+    """Removing any one inserted sync (a set/wait pair with its prime and drain, or a barrier)
+    leaves a race: nothing inserted is implied by the rest."""
+    sample = ROOT / "samples" / name
+    kernel, mem, plan = _plan(sample / "auto.cpp")
+    src = SourceFile(kernel.file, kernel.source)
+    base = tassign_insertions(kernel, mem)
+    assert plan.syncs
+    for i, _ in enumerate(plan.syncs):
+        kept = plan.syncs[:i] + plan.syncs[i + 1:]
+        reduced = type(plan)(kept, plan.edges)
+        text = apply_insertions(src, base + sync_insertions(kernel, reduced, kernel.file))
+        manual = load_manual(tmp_path, text, f"minus{i}.cpp", include=sample)
+        result = check_kernel(manual, profile("a2a3"), {v: 1 for v in manual.runtime_values})
+        assert result.races, f"sync {plan.syncs[i].reason!r} was redundant"
+
+
+def test_double_buffered_gemm_overlaps_the_next_panel_load(tmp_path):
+    """L1 panels and L0A/L0B ping-pong use per-slot event ids; the panel load waits only for
+    its own slot to be free, so the next panel loads while the current one is multiplied."""
+    sample = ROOT / "samples" / "gemm_double"
+    _, text, _ = rewrite_file(sample / "auto.cpp")
+    out = text.decode()
+    assert "wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(panel.iter % 2" in out
+    assert "wait_flag(PIPE_M, PIPE_MTE1, (event_t)(step.iter % 2" in out
+    assert "set_flag(PIPE_MTE1, PIPE_M, (event_t)(step.iter % 2" in out
+    # The panel loop carries no wait on the matmul pipe: loads of panel p+1 are not held
+    # back by the matmuls of panel p beyond their own slot.
+    panel_body = out[out.index("panelLoop.loop"):out.index("stepLoop.loop")]
+    assert "PIPE_M," not in panel_body.replace("PIPE_MTE", "")
+
+
+def test_a5_has_no_vector_barriers(tmp_path):
+    kernel_src = PING_PONG.replace("TMULS(x[i % 2], x[i % 2], 2.0f);",
+                                   "TMULS(x[i % 2], x[i % 2], 2.0f);\n        TADDS(x[i % 2], x[i % 2], 1.0f);")
+    p = write(tmp_path, "two_ops.cpp", kernel_src)
+    _, a2, _ = rewrite_file(p, arch="a2a3")
+    _, a5, _ = rewrite_file(p, arch="a5")
+    assert a2.decode().count("pipe_barrier(PIPE_V)") == 1
+    assert "pipe_barrier" not in a5.decode()
+
+
+TWO_OUTPUTS = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void two(__gm__ float *o1, __gm__ float *o2, __gm__ float *in)
+{
+    TileT x[2];
+    TileT y[2];
+    TileT z[2];
+    for (int i = 0; i < 4; ++i) {
+        GmT gIn(in + i * 512);
+        GmT g1(o1 + i * 512);
+        GmT g2(o2 + i * 512);
+        TLOAD(x[i % 2], gIn);
+        TMULS(y[i % 2], x[i % 2], 2.0f);
+        TADDS(z[i % 2], x[i % 2], 1.0f);
+        TSTORE(g1, y[i % 2]);
+        TSTORE(g2, z[i % 2]);
+    }
+}
+"""
+
+
+def test_independent_vector_ops_need_no_barrier(tmp_path):
+    """Two vector ops reading one tile and writing different tiles do not overlap; reuse of
+    their outputs across iterations is already ordered through the stores' flags."""
+    _, text, _ = rewrite_file(write(tmp_path, "indep.cpp", TWO_OUTPUTS))
+    assert "pipe_barrier" not in text.decode()
+
+
+def test_overlapping_stores_need_an_mte3_barrier(tmp_path):
+    same_window = TWO_OUTPUTS.replace("GmT g2(o2 + i * 512);", "GmT g2(o1 + i * 512);")
+    _, text, _ = rewrite_file(write(tmp_path, "waw.cpp", same_window))
+    assert text.decode().count("pipe_barrier(PIPE_MTE3)") == 1
+
+
+def test_too_many_live_events_degrade_with_a_warning(tmp_path):
+    many = PING_PONG.replace("TileT x[2];", "TileT x[10];").replace("i % 2", "i % 10").replace(
+        "i < 4", "i < 24")
+    kernel, text, reporter = rewrite_file(write(tmp_path, "many.cpp", many))
+    assert any("more than 8 events" in d.message for d in reporter.warnings)
+    manual = load_manual(tmp_path, text, "many_manual.cpp")
+    assert check_kernel(manual, profile("a2a3")).ok
+    ids = {int(m) for m in re.findall(r"EVENT_ID(\d)", text.decode())}
+    assert ids <= set(range(8))
+
+
+def test_conservative_baseline_puts_a_full_barrier_after_every_instruction(tmp_path):
+    p = write(tmp_path, "scale.cpp", PING_PONG)
+    kernel = load_kernel(p)
+    ins = conservative_insertions(kernel, kernel.file)
+    assert len(ins) == 3
+    assert all(i.code == "pipe_barrier(PIPE_ALL)" for i in ins)
+
+
+def test_output_is_deterministic():
+    sample = ROOT / "samples" / "gemm_double" / "auto.cpp"
+    assert rewrite_file(sample)[1] == rewrite_file(sample)[1]

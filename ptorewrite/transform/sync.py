@@ -20,7 +20,7 @@ Every step is checked on traces of the kernel with several runtime values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ptorewrite.analysis import ir
@@ -335,7 +335,19 @@ def _greedy(ctx: Context, reporter: Reporter) -> list[PlannedSync]:
         if not _still_unordered(ctx, syncs, e):
             continue
         placed = False
-        for cand in candidates(ctx, e):
+        fresh = candidates(ctx, e)
+        before, _ = ctx.check(syncs)
+        # First try widening an existing sync (set later, wait earlier) so one pair serves both,
+        # as a hand-written kernel does; then a new sync.
+        for i, merged in _merges(ctx, syncs, fresh):
+            trial = syncs[:i] + [merged] + syncs[i + 1:]
+            left, problems = ctx.check(trial)
+            if e not in left and set(map(id, left)) <= set(map(id, before)) and \
+                    all(p.kind == "unordered-reuse" for p in problems):
+                syncs = trial
+                placed = True
+                break
+        for cand in ([] if placed else fresh):
             cand.event = next_event
             trial = syncs + [cand]
             left, problems = ctx.check(trial)
@@ -384,6 +396,26 @@ def _repair_reuse(ctx: Context, syncs: list[PlannedSync], next_event: int, repor
         p = problems[0]
         raise PtoError(f"cannot make event reuse on {p.key[0]} -> {p.key[1]} safe", getattr(p.first, "wait_at").loc)
     return syncs
+
+
+def _merges(ctx: Context, syncs: list[PlannedSync], fresh: list[PlannedSync]):
+    """(index, widened copy) of existing flags that could also order a new dependence."""
+    order = ctx.tree.order
+    for c in fresh:
+        for i, s in enumerate(syncs):
+            if s.kind != "flag" or (s.src, s.dst) != (c.src, c.dst) or s.reverse_loop is not c.reverse_loop \
+                    or s.slot != c.slot or s.slots != c.slots:
+                continue
+            if ctx.tree.parent.get(id(s.set_at)) is not ctx.tree.parent.get(id(c.set_at)) or \
+                    ctx.tree.parent.get(id(s.wait_at)) is not ctx.tree.parent.get(id(c.wait_at)):
+                continue
+            set_at = max(s.set_at, c.set_at, key=lambda x: order[id(x)])
+            wait_at = min(s.wait_at, c.wait_at, key=lambda x: order[id(x)])
+            if (set_at, wait_at) == (s.set_at, s.wait_at):
+                continue
+            if s.reverse_loop is None and order[id(set_at)] >= order[id(wait_at)]:
+                continue
+            yield i, replace(s, set_at=set_at, wait_at=wait_at)
 
 
 def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporter) -> list[PlannedSync]:

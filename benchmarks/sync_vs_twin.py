@@ -1,0 +1,77 @@
+"""Synchronization in ptorewrite's output against each sample's hand-written twin.
+
+    python benchmarks/sync_vs_twin.py > benchmarks/sync_vs_twin.md
+
+Static counts are source lines; dynamic counts are what one run of the kernel issues
+(set/wait pairs, barriers). Cycles come from the emulator's timing model when it is
+available.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.trace import DynSync, unroll
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import Reporter
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel
+from ptorewrite.transform.rewrite import rewrite
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def counts(kernel: ir.Kernel) -> dict:
+    static = {"set": 0, "wait": 0, "barrier": 0, "all": 0}
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Sync):
+            static[s.kind] += 1
+            static["all"] += s.kind == "barrier" and s.src == "ALL"
+    trace = unroll(kernel, None, {v: 1 for v in kernel.runtime_values}, markers=False)
+    dyn = [it for it in trace.items if isinstance(it, DynSync)]
+    return {
+        "static": static,
+        "pairs": sum(1 for d in dyn if d.kind == "set"),
+        "barriers": sum(1 for d in dyn if d.kind == "barrier"),
+        "all": sum(1 for d in dyn if d.kind == "barrier" and d.src == "ALL"),
+        "kernel": kernel,
+    }
+
+
+def cycles(kernel: ir.Kernel) -> str:
+    try:
+        from ptorewrite.emulator.schedule import simulate_cycles  # noqa: F401
+    except ImportError:
+        return "n/a"
+    try:
+        return f"{simulate_cycles(kernel):,}"
+    except Exception as e:  # the timing model may not support every kernel yet
+        return f"n/a ({type(e).__name__})"
+
+
+def main() -> int:
+    rows = []
+    for sample in sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file()):
+        auto = load_kernel(sample / "auto.cpp")
+        text = rewrite(auto, profile(auto.arch), Reporter()).text
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out.cpp"
+            out.write_bytes(text)
+            opts = FrontendOptions(auto_mode=False, include_dirs=[str(sample)])
+            ours = counts(load_kernel(out, opts))
+        twin = counts(load_kernel(sample / "manual.cpp", FrontendOptions(auto_mode=False)))
+        rows.append((sample.name, ours, twin))
+    print("| sample | set/wait lines ours / twin | barrier lines ours / twin | set/wait pairs per run "
+          "ours / twin | barriers per run ours / twin | PIPE_ALL ours | cycles ours / twin |")
+    print("|---|---|---|---|---|---|---|")
+    for name, o, t in rows:
+        print(f"| {name} | {o['static']['set']}+{o['static']['wait']} / {t['static']['set']}+{t['static']['wait']} "
+              f"| {o['static']['barrier']} / {t['static']['barrier']} | {o['pairs']} / {t['pairs']} "
+              f"| {o['barriers']} / {t['barriers']} | {o['all']} | {cycles(o['kernel'])} / {cycles(t['kernel'])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -283,3 +283,18 @@ def test_conservative_baseline_puts_a_full_barrier_after_every_instruction(tmp_p
 def test_output_is_deterministic():
     sample = ROOT / "samples" / "gemm_double" / "auto.cpp"
     assert rewrite_file(sample)[1] == rewrite_file(sample)[1]
+
+
+def test_pipe_graph_links_every_sync_to_the_dependence_it_orders():
+    from ptorewrite.transform.sync import pipe_graph
+
+    kernel, _, plan = _plan(ROOT / "samples" / "vec_add" / "auto.cpp")
+    g = pipe_graph(plan)
+    syncs = [n for n in g.nodes if isinstance(n, tuple) and n[0] == "sync"]
+    assert len(syncs) == len(plan.syncs)
+    pipes = {g.nodes[n]["pipe"] for n in g.nodes if not isinstance(n, tuple)}
+    assert pipes == {"MTE2", "V", "MTE3"}
+    for n in syncs:
+        (src,) = g.predecessors(n)
+        (dst,) = g.successors(n)
+        assert g.nodes[src]["pipe"] == g.nodes[n]["src"] and g.nodes[dst]["pipe"] == g.nodes[n]["dst"]

@@ -124,6 +124,6 @@ def dependence_graph(edges: list[Edge]) -> nx.MultiDiGraph:
     for e in edges:
         for s in (e.src, e.dst):
             g.add_node(s.uid, op=s.op, pipe=s.pipe, loc=str(s.loc))
-        g.add_edge(e.src.uid, e.dst.uid, kinds=tuple(sorted(e.kinds)), what=e.what,
+        g.add_edge(e.src.uid, e.dst.uid, role="dep", kinds=tuple(sorted(e.kinds)), what=e.what,
                    carrier=e.carrier.var if e.carrier else None, cross_pipe=e.cross_pipe)
     return g

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.deps import Edge, dynamic_deps, static_edges
+from ptorewrite.analysis.deps import Edge, dependence_graph, dynamic_deps, static_edges
 from ptorewrite.analysis.expr import BinOp, Const, Expr, Select, UnOp, Var
 from ptorewrite.analysis.footprint import AddressOf
 from ptorewrite.analysis.hb import HB, happens_before, same_pipe_ordered
@@ -415,7 +415,9 @@ def _merges(ctx: Context, syncs: list[PlannedSync], fresh: list[PlannedSync]):
                 continue
             if s.reverse_loop is None and order[id(set_at)] >= order[id(wait_at)]:
                 continue
-            yield i, replace(s, set_at=set_at, wait_at=wait_at)
+            reason = s.reason if c.edge.what in s.reason else s.reason.replace(
+                s.edge.what, f"{s.edge.what}, {c.edge.what}", 1)
+            yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason)
 
 
 def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporter) -> list[PlannedSync]:
@@ -433,6 +435,24 @@ def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporte
             return syncs
         except EventsExhausted:
             continue
+
+
+def pipe_graph(plan: SyncPlan) -> "nx.MultiDiGraph":
+    """Instructions, dependences and the syncs that order them, as one graph.
+
+    Nodes: instruction uids (op, pipe, loc) and ("sync", n) for each planned sync (kind,
+    pipes, event, reason). Edges: "dep" between instructions (kinds, operand, carrying loop)
+    and "orders" from a sync's producer to the sync and from the sync to its consumer.
+    """
+    import networkx as nx
+
+    g = nx.MultiDiGraph(dependence_graph(plan.edges))
+    for n, s in enumerate(plan.syncs):
+        node = ("sync", n)
+        g.add_node(node, kind=s.kind, src=s.src, dst=s.dst, event=s.event, slots=s.slots, reason=s.reason)
+        g.add_edge(s.edge.src.uid, node, role="orders")
+        g.add_edge(node, s.edge.dst.uid, role="orders")
+    return g
 
 
 def _internal(left, problems) -> str:

@@ -1,0 +1,64 @@
+"""TASSIGN lines that bind every planned tile to its address, right after its declaration.
+
+One line per slot (`TASSIGN(x[1], 0x4000);  // UB 16 KiB`), or with `checked` pto-isa's
+compile-time form `TASSIGN<0x4000>(x[1]);`. A per-lane tile (one declaration inside a
+MultiBuffered body, one copy per lane) gets one line whose address depends on the lane:
+`TASSIGN(bMat, 0x20000 + panel.bufferId * 0x20000)`. Aliases get none: TRESHAPE/TSUBVIEW give
+them their base's address. Slots the input already placed keep their own TASSIGN.
+"""
+
+from __future__ import annotations
+
+from ptorewrite.analysis import ir
+from ptorewrite.diagnostics import PtoError
+from ptorewrite.transform.edits import Insertion
+from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
+
+
+def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = False) -> list[Insertion]:
+    out: list[Insertion] = []
+    for p in plan.placements:
+        free = [s for s in range(len(p.addresses)) if s not in p.fixed_slots]
+        if not free:
+            continue
+        decl = p.tile.loc
+        if decl.file != kernel.file:
+            raise PtoError(f"'{p.name}' is declared in {decl.file}; auto2manual edits only {kernel.file}, so it "
+                           "cannot place this tile (declare it in the kernel file, or place it there with "
+                           "TASSIGN)", decl)
+        anchor = max(decl.offset, decl.end_offset - 1)  # the line holding the closing ';'
+        if p.tile.per_lane:
+            out.append(Insertion(anchor, "after", _per_lane_line(kernel, plan, p, checked),
+                                 f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane"))
+            continue
+        for order, slot in enumerate(free):
+            ref = f"{p.name}[{slot}]" if p.tile.count else p.name
+            out.append(Insertion(anchor, "after", _tassign(ref, f"0x{p.addresses[slot]:x}", checked),
+                                 f"{p.buffer} {fmt_bytes(p.nbytes)}", order=order))
+    return out
+
+
+def _tassign(ref: str, addr: str, checked: bool) -> str:
+    return f"TASSIGN<{addr}>({ref})" if checked else f"TASSIGN({ref}, {addr})"
+
+
+def _per_lane_line(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement, checked: bool) -> str:
+    base, stride = p.addresses[0], p.stride
+    if p.fixed_slots or any(a != base + i * stride for i, a in enumerate(p.addresses)):
+        raise PtoError(f"per-lane tile '{p.name}' is not laid out with one stride; cannot place it with one "
+                       "TASSIGN line", p.tile.loc)
+    if not p.tile.lane_text or not _declared_in_lane_body(kernel, p.tile):
+        raise PtoError(f"per-lane tile '{p.name}' is declared outside the MultiBuffered body that gives it "
+                       "its lanes (in a helper it calls?); its lane cannot be named there: declare it in the "
+                       "body, or as an array indexed by the lane", p.tile.loc)
+    lane = f"{p.tile.lane_text} * 0x{stride:x}"
+    return _tassign(p.name, f"0x{base:x} + {lane}" if base else lane, checked)
+
+
+def _declared_in_lane_body(kernel: ir.Kernel, tile: ir.TileDecl) -> bool:
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.For) and s.kind == "MultiBuffered" and s.body.uid == tile.scope:
+            body = s.body.loc
+            return body is not None and body.file == tile.loc.file and \
+                body.offset <= tile.loc.offset < body.end_offset
+    return False

@@ -69,7 +69,8 @@ class Reporter:
     def note(self, message: str, loc=None) -> None:
         self.diagnostics.append(Diagnostic("note", message, to_location(loc)))
 
-    def print(self, stream: TextIO = sys.stderr) -> None:
+    def print(self, stream: TextIO | None = None) -> None:
+        stream = stream or sys.stderr  # looked up per call: sys.stderr may be replaced (tests, tools)
         for d in self.diagnostics:
             print(d.format(), file=stream)
 

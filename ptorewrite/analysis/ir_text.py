@@ -42,8 +42,11 @@ def format_arg(a: ir.Arg) -> str:
 def format_instr(s: ir.Instr) -> str:
     targs = f"<{', '.join(s.template_args)}>" if s.template_args else ""
     args = ", ".join(format_arg(a) for a in s.args)
-    via = "".join(f" via {v.short}" for v in s.via)
-    return f"{s.op}{targs}({args})  [{s.pipe}]  @{_where(s.loc)}{via}"
+    return f"{s.op}{targs}({args})  [{s.pipe}]  @{_where(s.loc)}{_via(s)}"
+
+
+def _via(s: ir.Stmt) -> str:
+    return "".join(f" via {v.short}" for v in getattr(s, "via", ()))
 
 
 def _where(loc: ir.SourceRange) -> str:
@@ -72,14 +75,14 @@ def format_stmt(s: ir.Stmt, depth: int, out: list[str]) -> None:
             out.append(f"{pad}else:")
             format_stmt(s.other, depth + 1, out)
     elif isinstance(s, ir.AliasDef):
-        out.append(f"{pad}{s.kind}({s.dst}, {s.src}, +{s.offset_bytes} B)  [S]  @{s.loc.short}")
+        out.append(f"{pad}{s.kind}({s.dst}, {s.src}, +{s.offset_bytes} B)  [S]  @{s.loc.short}{_via(s)}")
     elif isinstance(s, ir.TileAssign):
-        out.append(f"{pad}TASSIGN({s.ref}, {s.address})  [S]  @{s.loc.short}")
+        out.append(f"{pad}TASSIGN({s.ref}, {s.address})  [S]  @{s.loc.short}{_via(s)}")
     elif isinstance(s, ir.Sync):
         if s.kind == "barrier":
-            out.append(f"{pad}pipe_barrier({s.src})  @{s.loc.short}")
+            out.append(f"{pad}pipe_barrier({s.src})  @{s.loc.short}{_via(s)}")
         else:
-            out.append(f"{pad}{s.kind}_flag({s.src} -> {s.dst}, event {s.event})  @{s.loc.short}")
+            out.append(f"{pad}{s.kind}_flag({s.src} -> {s.dst}, event {s.event})  @{s.loc.short}{_via(s)}")
     elif isinstance(s, ir.Assign):
         out.append(f"{pad}{s.var} = {s.value}  @{s.loc.short}")
     else:  # pragma: no cover - every statement kind is listed above

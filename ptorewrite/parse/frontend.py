@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clang.cindex import Cursor, CursorKind, Diagnostic as ClangDiagnostic, Index, TranslationUnit
@@ -140,7 +140,7 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str) -> tup
     return objects, functions
 
 
-def find_entries(tu: TranslationUnit, main: str) -> list[Cursor]:
+def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL,)) -> list[Cursor]:
     """Kernel entry points: `__global__` function definitions in the main file."""
     found = []
 
@@ -150,7 +150,7 @@ def find_entries(tu: TranslationUnit, main: str) -> list[Cursor]:
                 continue
             if c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
                 visit(c)
-            elif c.kind == CursorKind.FUNCTION_DECL and c.is_definition():
+            elif c.kind in kinds and c.is_definition():
                 head = " ".join(t.spelling for t in itertools_head(c))
                 annotated = any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global"
                                 for k in c.get_children())
@@ -192,22 +192,39 @@ def load_kernel(path: str | Path, opts: FrontendOptions | None = None,
     if opts.arch not in ARCH_MACROS:
         raise PtoError(f"unknown architecture '{opts.arch}'")
     arch = profile(opts.arch)
+    if opts.build_dir:
+        # Resolve the database once, so that both clang and the lowering's macro table see its -D.
+        db_incs, db_defs = compile_commands_flags(opts.build_dir, file)
+        opts = replace(opts, include_dirs=db_incs + list(opts.include_dirs), defines=db_defs + list(opts.defines),
+                       build_dir=None)
     text = file.read_bytes().decode("latin-1")
     cores = [opts.core] if opts.core else core_candidates(text, opts.arch)
     results: list[tuple[str, ir.Kernel]] = []
     for core in cores:
         kernel = _lower(file, opts, core, arch, reporter)
-        if any(True for _ in kernel.instructions()):
+        if kernel is not None and any(True for _ in kernel.instructions()):
             results.append((core, kernel))
     if not results:
         raise PtoError("no PTO instructions found; check --arch / -D", Location(str(file), 1, 1))
     if len(results) > 1:
         raise PtoError("the kernel has code for both the vector and the cube core; choose one with --core",
                        Location(str(file), 1, 1))
-    return results[0][1]
+    kernel = results[0][1]
+    if not opts.core and not any(m in text for c in CORE_TYPES for m in ARCH_MACROS[opts.arch][c]
+                                 if m.startswith("__DAV")):
+        # No core-type guard: the code is the same for both cores; its tiles tell which one runs it.
+        kernel.core = core_of_tiles(kernel)
+    return kernel
 
 
-def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> ir.Kernel:
+def core_of_tiles(kernel: ir.Kernel) -> str:
+    types = {t.tile_type for t in kernel.tiles}
+    vec, cube = "Vec" in types, bool(types - {"Vec"})
+    return "mixed" if vec and cube else "cube" if cube else "vec"
+
+
+def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> ir.Kernel | None:
+    """The kernel for one core type, or None if the preprocessor hid every entry function."""
     args = clang_args(opts, core, file)
     tu = parse_tu(file, args)
     main_name = tu.spelling
@@ -224,6 +241,13 @@ def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, repo
         if not entries:
             raise PtoError(f"no kernel function named '{opts.entry}'", Location(str(file), 1, 1))
     if not entries:
+        templates = find_entries(tu, main_name, (CursorKind.FUNCTION_TEMPLATE,))
+        if templates and not opts.entry:
+            raise PtoError(f"the kernel entry '{templates[0].spelling}' is a function template; give the file a "
+                           "non-template __global__ entry that instantiates it",
+                           Location(str(file), templates[0].location.line, templates[0].location.column))
+        if "__global__" in main.text:
+            return None  # guarded out for this architecture / core type
         raise PtoError("no kernel entry function (a __global__ function) found; name one with --entry",
                        Location(str(file), 1, 1))
     if len(entries) > 1:
@@ -297,6 +321,10 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
         elif isinstance(s, ir.Sync) and s.event is not None:
             yield s.event
 
+    for t in kernel.tiles:  # run-time valid shapes, e.g. `TileT t(rows, validCols)`
+        for e in (t.valid_rows, t.valid_cols):
+            if e is not None:
+                free |= e.free_vars()
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.For):
             bound.add(s.var)

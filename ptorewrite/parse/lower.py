@@ -30,6 +30,8 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.source import SourceFile
 
 NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
+# Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
+MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
@@ -62,6 +64,15 @@ class LaneContext:
     iter: Expr
     buffer_id: Expr
     phase: Expr
+
+
+@dataclass
+class GmState:
+    """Bookkeeping of a GlobalTensor variable, for TASSIGN(tensor, ptr) re-pointing."""
+
+    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
+    used_in: set = field(default_factory=set)  # enclosing loop ids at each use
+    repointed_at: ir.SourceRange | None = None  # set when re-pointed inside a deeper block
 
 
 @dataclass
@@ -133,7 +144,10 @@ class Lowering:
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
     _loop_vars: list[str] = field(default_factory=list)
-    _lanes: list[tuple[int, Expr]] = field(default_factory=list)  # enclosing MultiBuffered bodies
+    _loop_ids: list[int] = field(default_factory=list)  # one id per loop instance (names repeat)
+    _loop_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
+    # Enclosing MultiBuffered bodies: (buffers, lane expression, lane source text `ctx.bufferId`).
+    _lanes: list[tuple[int, Expr, str]] = field(default_factory=list)
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -325,6 +339,12 @@ class Lowering:
             return b.value
         if k == "ptr" and b.value is None:
             raise self.error(f"GM pointer '{name}' is used before it is set", offset)
+        if k == "gm" and isinstance(b.extra, GmState):
+            if b.extra.repointed_at is not None:
+                raise self.error(f"GlobalTensor '{name}' is re-pointed by the TASSIGN at line "
+                                 f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
+                                 "outside that block", offset)
+            b.extra.used_in.add(tuple(self._loop_ids))
         if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx"):
             return b.value
         if k == "funcs":
@@ -467,10 +487,23 @@ class Lowering:
         if isinstance(t, ty.GmType):
             return self.make_gm_tensor(t, f"{text}(...)", args, scope, offset, None)
         if isinstance(t, ty.DimsType):
-            return t
+            return self.fill_dims(t, args, scope, offset)
         if isinstance(t, ty.ScalarType) and len(args) == 1:
             return self.scalar(args[0], scope)
         raise self.error("unsupported construction", offset)
+
+    def fill_dims(self, t: ty.DimsType, args: list[cp.Node], scope: Scope, offset: int) -> ty.DimsType:
+        """`Shape<1, 1, 1, -1, -1>(rows, cols)`: constructor values fill the dynamic dims in order."""
+        if not args:
+            return t
+        values = [self.scalar(a, scope) for a in args]
+        dynamic = [i for i, d in enumerate(t.dims) if d.const_value() == ty.DYNAMIC]
+        if len(values) != len(dynamic):
+            raise self.error(f"{len(values)} values for a {t.kind} with {len(dynamic)} dynamic dimensions", offset)
+        dims = list(t.dims)
+        for i, v in zip(dynamic, values):
+            dims[i] = v
+        return replace(t, dims=tuple(dims))
 
     # -- types
 
@@ -655,14 +688,18 @@ class Lowering:
             if k == CursorKind.COMPOUND_STMT:
                 out.append(ir.Block(self.lower_compound(c, scope), self.range_of(c), uid=next(self._uid)))
             elif k == CursorKind.DECL_STMT:
-                for d in c.get_children():
-                    self.lower_decl(d, scope, out)
+                decls = list(c.get_children())
+                for d in decls:
+                    self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
             elif k == CursorKind.FOR_STMT:
                 out.append(self.lower_for(c, scope))
             elif k == CursorKind.IF_STMT:
                 self.lower_if(c, scope, out)
             elif k in (CursorKind.NULL_STMT,):
                 pass
+            elif k == CursorKind.UNEXPOSED_STMT and self._attributed_stmt(c) is not None:
+                # `#pragma unroll` / `[[...]]` before a statement: only a hint, lower the statement.
+                self.lower_stmt(self._attributed_stmt(c), scope, out)
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
                     raise self.error("returning a value from a kernel helper is not supported", cursor=c)
@@ -685,6 +722,13 @@ class Lowering:
                 e.cursor = c
             raise self.located(e) from None
 
+    def _attributed_stmt(self, c: Cursor) -> Cursor | None:
+        kids = list(c.get_children())
+        if len(kids) == 1 and kids[0].kind.is_statement() and \
+                self.text_of(c)[0].lstrip().startswith(("#pragma", "[[", "_Pragma")):
+            return kids[0]
+        return None
+
     # -- declarations
 
     @dataclass
@@ -697,13 +741,19 @@ class Lowering:
         is_const: bool
         name_offset: int
 
-    def parse_var_decl(self, cursor: Cursor, scope: Scope) -> "Lowering.VarDecl":
+    def parse_var_decl(self, cursor: Cursor, scope: Scope, group: Cursor | None = None) -> "Lowering.VarDecl":
+        """`group`: the declaration statement when it declares several variables (`T a, b[2];`)."""
         src = self.file_of(cursor)
         start, end = cursor.extent.start.offset, cursor.extent.end.offset
         text = src.text[start:end]
         name = cursor.spelling
         name_at = cursor.location.offset
         type_text = src.text[start:name_at]
+        first = next(group.get_children()) if group is not None else cursor
+        if first != cursor:
+            # A later declarator's extent starts at its own `*`/name: take the type from the first one.
+            base = src.text[first.extent.start.offset:first.location.offset].rstrip(" \t*&")
+            type_text, start = base + " " + type_text, first.extent.start.offset
         p = self.parser(type_text, start, scope)
         quals = set()
         while p.peek() is not None and p.peek().text in cp.QUALIFIER_WORDS:
@@ -734,7 +784,7 @@ class Lowering:
         del text
         return Lowering.VarDecl(name, type_node, array, init, style, is_const, name_at)
 
-    def lower_decl(self, d: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
+    def lower_decl(self, d: Cursor, scope: Scope, out: list[ir.Stmt], group: Cursor | None = None) -> None:
         if d.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
             scope.define(d.spelling, Binding("type", self._resolve_alias_cursor(d, scope)))
             return
@@ -742,20 +792,26 @@ class Lowering:
             return
         if d.kind != CursorKind.VAR_DECL:
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
-        decl = self.parse_var_decl(d, scope)
+        decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
         stmt_cursor = d.semantic_parent  # only for ranges; the DECL_STMT is what we insert after
         del stmt_cursor
         if isinstance(t, ty.TileType):
-            self.declare_tile(d, decl, t, scope)
+            self.declare_tile(d, decl, t, scope, group)
             return
         if isinstance(t, ty.GmType):
             g = self.make_gm_tensor(t, self.node_text(decl.type_node), decl.init or [], scope,
                                     decl.name_offset, decl.name, decl_cursor=d)
-            scope.define(decl.name, Binding("gm", g))
+            scope.define(decl.name, Binding("gm", g, GmState(self._control_level())))
             return
         if isinstance(t, ty.DimsType):
-            scope.define(decl.name, Binding("value", Const(0)))  # dynamic shape objects carry no analysis data
+            if decl.init_style == "=":  # `Shape<...> s = Shape<...>(rows, cols);`
+                dims = self.eval(decl.init[0], scope)
+                if not isinstance(dims, ty.DimsType):
+                    raise self.error(f"expected a {t.kind} value", decl.init[0].offset)
+            else:
+                dims = self.fill_dims(t, decl.init or [], scope, decl.name_offset)
+            scope.define(decl.name, Binding("value", dims))
             return
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
@@ -820,7 +876,8 @@ class Lowering:
         self._names[base] = n + 1
         return base if n == 0 else f"{base}#{n + 1}"
 
-    def declare_tile(self, d: Cursor, decl: "Lowering.VarDecl", t: ty.TileType, scope: Scope) -> None:
+    def declare_tile(self, d: Cursor, decl: "Lowering.VarDecl", t: ty.TileType, scope: Scope,
+                     group: Cursor | None = None) -> None:
         count = None
         if decl.array is not None:
             c = self.scalar(decl.array, scope).const_value()
@@ -834,7 +891,7 @@ class Lowering:
                 vr = dyn[0]
             if len(dyn) >= 2 and vc is None:
                 vc = dyn[1 if t.valid_rows is None else 0]
-        loc = self.range_of(d, include_semicolon=True)
+        loc = self.range_of(group or d, include_semicolon=True)
         tile = ir.TileDecl(
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
@@ -845,8 +902,8 @@ class Lowering:
         self.tiles.append(tile)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
-            nbuf, slot = self._lanes[-1]
-            tile.count, tile.per_lane = nbuf, True
+            nbuf, slot, lane_text = self._lanes[-1]
+            tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
             scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
             return
         scope.define(decl.name, Binding("tile", tile))
@@ -905,11 +962,13 @@ class Lowering:
             raise self.error("loop step goes away from the bound; the loop would not terminate", cursor=c)
         body_cursor = list(c.get_children())[-1]
         self._loop_vars.append(ivar)
+        self._loop_ids.append(next(self._loop_serial))
         try:
             body = self._lower_body(body_cursor, inner)
         finally:
             self._loop_vars.pop()
-        return ir.For(ivar, start, stop, step, body, self.range_of(c), inclusive=inclusive)
+            self._loop_ids.pop()
+        return ir.For(ivar, start, stop, step, body, self.range_of(c), inclusive=inclusive, cpp_var=var)
 
     def unique_loop_var(self, name: str) -> str:
         if name not in self._loop_vars:
@@ -1048,7 +1107,7 @@ class Lowering:
         """`p = base + off;`: rebinds the pointer; only where it runs exactly once per declaration."""
         if b.extra != self._control_level():
             raise self.error(f"GM pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
-                             "condition; derive a new pointer there instead", node.offset)
+                             "condition; derive a new pointer there instead", node.lhs.offset)
         rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
         value = self.eval(rhs, scope)
         if not isinstance(value, Ptr):
@@ -1070,7 +1129,8 @@ class Lowering:
             out.append(self.lower_alias(name, node, scope, loc))
             return
         if name == "TASSIGN":
-            out.append(self.lower_tassign(node, scope, loc))
+            if not self.repoint_gm(node, scope, loc):
+                out.append(self.lower_tassign(node, scope, loc))
             return
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
@@ -1079,7 +1139,7 @@ class Lowering:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
-        if name in CONFIG_OPS or name in ("TSYNC",):
+        if name in CONFIG_OPS or name in ("TSYNC",) or name in MASK_BUILTINS:
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
@@ -1194,6 +1254,39 @@ class Lowering:
         dst.tile.alias = alias
         return ir.AliasDef(name, dst, src, offset, loc, self.via)
 
+    def repoint_gm(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> bool:
+        """`TASSIGN(gmTensor, ptr)` (AUTO and manual mode): the view starts at `ptr` from here on.
+        Returns False when the operand is not a GlobalTensor variable."""
+        target = node.args[0] if node.args else None
+        if node.callee.targs or not (isinstance(target, cp.Name) and len(target.parts) == 1):
+            return False
+        b = scope.lookup(target.parts[0])
+        if b is None or b.kind != "gm":
+            return False
+        if len(node.args) != 2:
+            raise self.error("TASSIGN needs a GlobalTensor and a GM pointer", node.offset)
+        ptr = self.eval(node.args[1], scope)
+        if not isinstance(ptr, Ptr):
+            raise self.error("TASSIGN of a GlobalTensor needs a GM pointer derived from a kernel argument",
+                             node.args[1].offset)
+        old, name = b.value, target.parts[0]
+        g = replace(old, name=self.unique_name(name), param=ptr.param, offset_bytes=ptr.offset_bytes, loc=loc)
+        self.gm_tensors.append(g)
+        state = b.extra if isinstance(b.extra, GmState) else None
+        level = self._control_level()
+        if state is not None and state.level == level:
+            b.value = g  # runs once per declaration: later uses see the new origin
+            return True
+        # Inside a loop body or branch: a fresh view for the rest of this block only.
+        loops = tuple(self._loop_ids)
+        if state is not None and loops and any(u[:len(loops)] == loops for u in state.used_in):
+            raise self.error(f"GlobalTensor '{name}' is used in this loop before its TASSIGN; re-point it "
+                             "before its first use in the loop body", node.offset)
+        if state is not None:
+            state.repointed_at = loc
+        scope.define(name, Binding("gm", g, GmState(level)))
+        return True
+
     def lower_tassign(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.TileAssign:
         targs = node.callee.targs or ()
         if targs:
@@ -1260,17 +1353,20 @@ class Lowering:
         if len(names) == 2:
             inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
         self._loop_vars.append(ivar)
-        self._lanes.append((mb.buffers, slot))
+        self._loop_ids.append(next(self._loop_serial))
+        self._lanes.append((mb.buffers, slot, f"{names[0]}.bufferId"))
         uid = next(self._uid)
         saved, self._scope_uid = self._scope_uid, uid
         try:
             stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
         finally:
             self._loop_vars.pop()
+            self._loop_ids.pop()
             self._lanes.pop()
             self._scope_uid = saved
         body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
-        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers)
+        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
+                      cpp_var=f"{names[0]}.iter")
 
     def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
         fname = self.src.path
@@ -1308,12 +1404,18 @@ class Lowering:
         args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
+        nested = bool(self._stack)
         self._stack.append(Frame(fsrc, self.via + (loc,), key))
         try:
             self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs)
-            return self.lower_function_body(fn.cursor, inner)
+            body = self.lower_function_body(fn.cursor, inner)
         finally:
             self._stack.pop()
+        if not nested:
+            return body  # the kernel template called from the entry: its body is the kernel
+        # A helper call stays one statement at the call site: synchronization around it is
+        # written at the call, where the caller's names are in scope.
+        return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
         """A constexpr helper like `CeilDiv(a, b)`: its body must be a single return statement."""

@@ -1,0 +1,13 @@
+// Bad input: a GM pointer reassigned inside a loop (its value would differ per iteration).
+#include "common.hpp"
+
+extern "C" __global__ AICORE void pointer_in_loop(__gm__ float *out, __gm__ float *in)
+{
+    TileT x;
+    __gm__ float *p = in;
+    for (int i = 0; i < 4; ++i) {
+        p = p + 1024;
+        GmT src(p);
+        TLOAD(x, src);
+    }
+}

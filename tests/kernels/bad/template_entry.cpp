@@ -1,0 +1,15 @@
+// Bad input: the only __global__ function is a template (pto-isa's gemm kernels instantiate
+// theirs from host launch code); the front end needs a non-template entry.
+#include "common.hpp"
+
+template <int TILES>
+__global__ AICORE void TemplatedEntry(__gm__ float *out, __gm__ float *in)
+{
+    TileT x;
+    for (int i = 0; i < TILES; ++i) {
+        GmT src(in + i * 1024);
+        GmT dst(out + i * 1024);
+        TLOAD(x, src);
+        TSTORE(dst, x);
+    }
+}

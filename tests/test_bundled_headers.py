@@ -43,7 +43,6 @@ DECLARED_INSTRUCTIONS = [
     "TCI", "TTRI", "TDEQUANT", "TQUANT", "TGET_SCALE_ADDR", "THISTOGRAM", "TRANDOM",
     "TRESHAPE", "TSUBVIEW",
     "TPUSH", "TPOP", "TFREE", "TALLOC", "TPUT", "TGET", "TNOTIFY", "TWAIT", "TBROADCAST",
-    "TATAN2", "TSIN", "TCOS", "TTANH", "TSIGMOID", "TSIGN", "TFLOOR", "TCEIL", "TROUND", "TTRUNC",
 ]
 # fmt: on
 
@@ -355,7 +354,6 @@ extern "C" __global__ AICORE void all_forms(__gm__ float *g, float s)
     TMOV(d, a); TMOV(d, a, tmp); TEXTRACT(d, a, 0, 0); TINSERT(d, a, 0, 0);
     TRESHAPE(di, a); TSUBVIEW(row, a, 1, 0);
     TSYNC<Op::TADD>();
-    TSIN(d, a); TCOS(d, a); TTANH(d, a); TSIGMOID(d, a); TATAN2(d, a, b);
 }
 """
 

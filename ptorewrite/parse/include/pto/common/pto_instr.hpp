@@ -920,27 +920,6 @@ PTOREWRITE_DECL RecordEvent TWAIT(Args &&...args);
 template <auto... Modes, typename... Args>
 PTOREWRITE_DECL RecordEvent TBROADCAST(Args &&...args);
 
-// ======================================================================================
-// Names the ptorewrite instruction table lists that the pto-isa version consulted does not
-// declare. Declared with the unary/binary shape so kernels using them parse.
-// ======================================================================================
-
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
-PTOREWRITE_DECL RecordEvent TATAN2(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, WaitEvents &...events);
-
-#define PTOREWRITE_UNARY(NAME)                                                                 \
-    template <typename TileDataDst, typename TileDataSrc, PTOREWRITE_EVENTS>                   \
-    PTOREWRITE_DECL RecordEvent NAME(TileDataDst &dst, TileDataSrc &src, WaitEvents &...events);
-PTOREWRITE_UNARY(TSIN)
-PTOREWRITE_UNARY(TCOS)
-PTOREWRITE_UNARY(TTANH)
-PTOREWRITE_UNARY(TSIGMOID)
-PTOREWRITE_UNARY(TSIGN)
-PTOREWRITE_UNARY(TFLOOR)
-PTOREWRITE_UNARY(TCEIL)
-PTOREWRITE_UNARY(TROUND)
-PTOREWRITE_UNARY(TTRUNC)
-#undef PTOREWRITE_UNARY
 
 } // namespace pto
 

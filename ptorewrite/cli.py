@@ -41,6 +41,128 @@ def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- auto2manual
+
+
+def _byte_count(text: str) -> int:
+    """`122880`, `0x1E000`, `120K` / `120KiB` (x 1024)."""
+    t = text.strip()
+    scale = 1
+    for suffix in ("KiB", "KB", "K", "k"):
+        if t.endswith(suffix):
+            t, scale = t[: -len(suffix)], 1024
+            break
+    try:
+        n = int(t, 0) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a byte count: '{text}' (e.g. 122880, 0x1E000, 120K)") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"negative byte count: '{text}'")
+    return n
+
+
+def _buffer_name(name: str) -> str:
+    from ptorewrite.transform.memplan import BUFFER_ORDER
+
+    b = name.strip().upper()
+    if b not in BUFFER_ORDER:
+        raise argparse.ArgumentTypeError(f"unknown buffer '{name}' (one of {', '.join(BUFFER_ORDER)})")
+    return b
+
+
+def _capacity_arg(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected BUF=BYTES, got '{text}'")
+    return _buffer_name(name), _byte_count(value)
+
+
+def _reserve_arg(text: str) -> tuple[str, tuple[int, int]]:
+    name, sep, value = text.partition("=")
+    lo, colon, hi = value.partition(":")
+    if not sep or not colon:
+        raise argparse.ArgumentTypeError(f"expected BUF=START:END, got '{text}'")
+    start, end = _byte_count(lo), _byte_count(hi)
+    if end <= start:
+        raise argparse.ArgumentTypeError(f"empty range in '{text}' (END is exclusive)")
+    return _buffer_name(name), (start, end)
+
+
+def _write_atomically(path: str, data: bytes, mode_from: str | None = None) -> None:
+    """Write a temporary file next to `path`, then rename it over `path`."""
+    import os
+    import shutil
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".ptorewrite-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode_from is not None and os.path.exists(mode_from):
+            shutil.copymode(mode_from, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
+    from ptorewrite.arch import profile
+    from ptorewrite.transform.memory_report import format_memory_report
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite
+
+    kernel = load_kernel(args.kernel, frontend_options(args), reporter)
+    prof = profile(args.arch)
+    if args.capacity:
+        prof = prof.with_capacity(dict(args.capacity))
+    reserved: dict[str, list[tuple[int, int]]] = {}
+    for name, rng in args.reserve:
+        reserved.setdefault(name, []).append(rng)
+    result = rewrite(kernel, prof, reporter, RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
+                                                            conservative=args.conservative))
+    to_stdout = not (args.output or args.in_place)
+    if args.in_place:
+        _write_atomically(args.kernel, result.text, mode_from=args.kernel)
+    elif args.output and args.output != "-":
+        _write_atomically(args.output, result.text)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result.text)
+        sys.stdout.flush()
+        to_stdout = True
+    if args.memory_report:
+        report = format_memory_report(kernel, result.plan)
+        (sys.stderr if to_stdout else sys.stdout).write(report)
+    return 0
+
+
+def _add_auto2manual(sub) -> None:
+    p = sub.add_parser(
+        "auto2manual", help="rewrite an AUTO-mode kernel into a manual-mode kernel (TASSIGN + pipe sync)",
+        description="Place every tile with TASSIGN and synchronize the pipes. On bad input (or when the tiles "
+                    "do not fit) nothing is written and the exit status is 2.")
+    p.add_argument("kernel", metavar="KERNEL.cpp")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", dest="output", metavar="FILE", help="write the manual kernel to FILE (default stdout)")
+    out.add_argument("-i", dest="in_place", action="store_true", help="rewrite KERNEL.cpp in place (atomically)")
+    p.add_argument("--checked-tassign", action="store_true",
+                   help="emit pto-isa's compile-time form TASSIGN<addr>(tile) (bounds checked by the compiler)")
+    p.add_argument("--conservative", action="store_true",
+                   help="instead of planned syncs, a full barrier after every instruction (a slow baseline for "
+                        "comparison and bisecting)")
+    p.add_argument("--memory-report", action="store_true",
+                   help="print the memory plan (to stderr when the kernel goes to stdout, else to stdout)")
+    p.add_argument("--capacity", action="append", default=[], type=_capacity_arg, metavar="BUF=BYTES",
+                   help="limit a buffer (UB, L1, L0A, L0B, L0C, BIAS, FB) to BYTES, e.g. UB=96K or UB=0x18000; "
+                        "repeatable")
+    p.add_argument("--reserve", action="append", default=[], type=_reserve_arg, metavar="BUF=START:END",
+                   help="keep bytes [START, END) of a buffer free of tiles, e.g. UB=0:4K; repeatable")
+    _common(p)
+    p.set_defaults(func=cmd_auto2manual)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptorewrite",
@@ -51,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kernel", metavar="KERNEL.cpp")
     _common(p)
     p.set_defaults(func=cmd_ir)
+    _add_auto2manual(sub)
+    from ptorewrite.emulator.commands import add_commands as _add_emulator_commands
+
+    _add_emulator_commands(sub, _common, frontend_options)  # check, simulate, verify
     return parser
 
 

@@ -1,0 +1,202 @@
+"""The emulator's subcommands: `check`, `simulate` and `verify` (registered by ptorewrite.cli).
+
+Exit status: 0 clean, 1 problems found (races, deadlocks, output mismatches), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.parse.frontend import load_kernel
+
+
+def _value(text: str):
+    for conv in (lambda t: int(t, 0), float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text in ("true", "false"):
+        return text == "true"
+    raise argparse.ArgumentTypeError(f"not a number: '{text}'")
+
+
+def _setting(text: str) -> tuple[str, object]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got '{text}'")
+    return name.strip(), _value(value.strip())
+
+
+def _runtime_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("runtime values")
+    g.add_argument("--set", dest="settings", action="append", default=[], type=_setting, metavar="NAME=VALUE",
+                   help="value of a scalar kernel argument (repeatable)")
+    g.add_argument("--block-idx", type=int, default=0, metavar="N", help="get_block_idx() (default 0)")
+    g.add_argument("--block-num", type=int, default=1, metavar="N", help="get_block_num() (default 1)")
+
+
+def runtime_values(args: argparse.Namespace) -> dict:
+    values = {"block_idx": args.block_idx, "block_num": args.block_num}
+    values.update(dict(args.settings))
+    return values
+
+
+def _load(path: str, args, reporter: Reporter, frontend_options, want: str | None = None):
+    """Parse a kernel as manual (auto_mode=False); re-parse as AUTO when it turns out to be one."""
+    kernel = load_kernel(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
+    if want is None and kernel.mode == "auto":
+        kernel = load_kernel(path, frontend_options(args, auto_mode=True), reporter)
+    return kernel
+
+
+def _print_diagnostics(diags) -> None:
+    for d in diags:
+        print(d.format(), file=sys.stderr)
+
+
+def cmd_check(args, reporter: Reporter, frontend_options) -> int:
+    from ptorewrite.emulator import machine, pipes
+
+    kernel = _load(args.kernel, args, reporter, frontend_options, want="manual")
+    if kernel.mode != "manual":
+        raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
+                       "(use `verify` to check an AUTO kernel's rewrite)")
+    trace = machine.unroll(kernel, profile(args.arch), runtime_values(args))
+    result = pipes.check(trace)
+    reporter.print()
+    reporter.diagnostics.clear()
+    _print_diagnostics(result.diagnostics())
+    ops = sum(1 for s in trace.steps if s.kind == "op")
+    print(f"{args.kernel}: {len(result.races)} race(s), {len(result.flags)} flag problem(s) "
+          f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
+    return 0 if result.clean else 1
+
+
+def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
+    from ptorewrite.emulator import machine, pipes, schedule, timeline
+
+    kernel = _load(args.kernel, args, reporter, frontend_options)
+    serial = args.serialize
+    if kernel.mode == "auto" and not serial:
+        reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
+        serial = True
+    trace = machine.unroll(kernel, profile(args.arch), runtime_values(args))
+    matches, problems = pipes.match_flags(trace)
+    sched = schedule.simulate(trace, serial=serial, matches=matches)
+    reporter.print()
+    reporter.diagnostics.clear()
+    _print_diagnostics(p.diagnostic() for p in problems)
+    sys.stdout.write(schedule.format_report(sched, path_limit=args.path_limit))
+    if args.timeline:
+        svg = timeline.render_svg(sched)
+        if args.timeline.endswith((".html", ".htm")):
+            svg = f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{kernel.name}</title></head>" \
+                  f"<body>\n{svg}</body></html>\n"
+        with open(args.timeline, "w", encoding="utf-8") as f:
+            f.write(svg)
+        print(f"timeline written to {args.timeline}")
+    return 1 if (problems or sched.stuck) else 0
+
+
+def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[str, str]:
+    try:
+        from ptorewrite.transform.rewrite import rewrite
+    except ImportError:
+        raise PtoError("verify without MANUAL.cpp needs the rewriter (ptorewrite.transform.rewrite), which is "
+                       "not available in this build; give the manual kernel explicitly") from None
+    text = rewrite(kernel, profile(args.arch), reporter).text
+    tmpdir = tempfile.mkdtemp(prefix="ptorewrite-verify-")
+    path = os.path.join(tmpdir, os.path.basename(auto_path))
+    with open(path, "wb") as f:
+        f.write(text)
+    return path, tmpdir
+
+
+def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
+    from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
+
+    auto = _load(args.auto, args, reporter, frontend_options, want="auto")
+    if auto.mode != "auto":
+        raise PtoError(f"{args.auto} is already a manual-mode kernel; verify takes the AUTO kernel first")
+    tmpdir = None
+    manual_path = args.manual
+    try:
+        if manual_path is None:
+            manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
+            # The rewrite lives in a temporary directory: keep the original's includes reachable.
+            args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
+        manual = _load(manual_path, args, reporter, frontend_options, want="manual")
+        if manual.mode != "manual":
+            raise PtoError(f"{manual_path} has no TASSIGN or sync: not a manual-mode kernel")
+        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        atol = DEFAULT_ATOL if args.atol is None else args.atol
+        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol)
+        if tmpdir is not None and args.keep_rewrite:
+            print(f"rewritten kernel kept at {manual_path}")
+    finally:
+        if tmpdir is not None and not args.keep_rewrite:
+            for name in os.listdir(tmpdir):
+                os.unlink(os.path.join(tmpdir, name))
+            os.rmdir(tmpdir)
+    reporter.print()
+    reporter.diagnostics.clear()
+    _print_diagnostics(verdict.check.diagnostics())
+    shown = args.manual or "the rewrite"
+    for m in verdict.mismatches:
+        print(f"mismatch: {m}")
+    ok_out = "equivalent" if verdict.equivalent else f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"
+    print(f"{args.auto} vs {shown}: outputs {ok_out} (seed {args.seed}, float rtol {rtol:g} atol {atol:g}, "
+          f"integers exact); manual kernel: {len(verdict.check.races)} race(s), "
+          f"{len(verdict.check.flags)} flag problem(s)")
+    return 0 if verdict.ok else 1
+
+
+def add_commands(sub, common, frontend_options) -> None:
+    """Register check / simulate / verify; `common` adds the front-end options."""
+
+    def bind(fn):
+        return lambda args, reporter: fn(args, reporter, frontend_options)
+
+    p = sub.add_parser("check", help="find data races and flag deadlocks in a manual-mode kernel",
+                       description="Emulate the kernel's issue order and report every pair of unordered "
+                                   "accesses to the same bytes (races) and every unbalanced flag (deadlocks). "
+                                   "Exit 0 clean, 1 problems found, 2 bad input.")
+    p.add_argument("kernel", metavar="MANUAL.cpp")
+    _runtime_options(p)
+    common(p)
+    p.set_defaults(func=bind(cmd_check))
+
+    p = sub.add_parser("simulate", help="cycle estimate of a kernel on the pipe timing model",
+                       description="Total cycles, busy cycles per pipe and the critical path. AUTO kernels are "
+                                   "timed fully serialized.")
+    p.add_argument("kernel", metavar="KERNEL.cpp")
+    p.add_argument("--serialize", action="store_true",
+                   help="every instruction waits for all earlier ones (the fully serialized model)")
+    p.add_argument("--timeline", metavar="OUT.svg", help="write a picture of the schedule (.svg or .html)")
+    p.add_argument("--path-limit", type=int, default=40, metavar="N",
+                   help="show at most N groups of the critical path (default 40)")
+    _runtime_options(p)
+    common(p)
+    p.set_defaults(func=bind(cmd_simulate))
+
+    p = sub.add_parser("verify", help="check a manual kernel against its AUTO kernel on random inputs",
+                       description="Run both kernels on the same random GM inputs and compare every GM argument "
+                                   "afterwards; also race/deadlock-check the manual kernel. Without MANUAL.cpp "
+                                   "the AUTO kernel is rewritten first. Exit 0 only when equivalent and clean.")
+    p.add_argument("auto", metavar="AUTO.cpp")
+    p.add_argument("manual", metavar="MANUAL.cpp", nargs="?")
+    p.add_argument("--seed", type=int, default=0, help="random input seed (default 0)")
+    p.add_argument("--rtol", type=float, default=None,
+                   help="relative tolerance for floating-point outputs (default 1e-5; 0 with --atol 0: exact)")
+    p.add_argument("--atol", type=float, default=None, help="absolute tolerance for floating-point outputs "
+                                                            "(default 1e-6)")
+    p.add_argument("--keep-rewrite", action="store_true", help="keep the rewritten kernel (no MANUAL.cpp given)")
+    _runtime_options(p)
+    common(p)
+    p.set_defaults(func=bind(cmd_verify))

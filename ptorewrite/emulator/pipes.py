@@ -1,0 +1,374 @@
+"""Concurrent pipes: flag matching, happens-before, and the race and deadlock checker.
+
+The scalar unit issues the trace in program order; every step goes to its pipe's in-order queue
+(set_flag to its source pipe, wait_flag to its destination pipe, pipe_barrier(P) to P). Pipes
+advance independently.
+
+Flags (one bit per (src, dst, event id))
+-----------------------------------------
+Matched in issue order: a wait takes the pending set of its flag; a wait issued before any set
+stays pending and takes the next set (its pipe stalls until then). A set issued while the flag
+already holds an unconsumed set may fire before that set's wait runs, so the second signal can be
+lost: reported. A wait that no set ever satisfies and a flag still set at the end are reported.
+This issue-order model is timing independent: it flags every lost signal some timing could cause.
+
+Happens-before ("A completes before B starts")
+-----------------------------------------------
+Vector clocks with one entry per pipe; entry p of a clock counts the ops of pipe p known to be
+complete. Steps are processed pipe by pipe in queue order (any order consistent with the queues,
+the matched flags and the scalar unit's stalls), keeping `front[p]`, the knowledge every later step
+of pipe p inherits:
+* op on p: clock = front[p]; its epoch is (p, index among p's ops).
+* set_flag on P: fires after every earlier P op completed: clock = front[P] + {P: ops so far}.
+* wait_flag on Q: front[Q] joins the matched set's clock.
+* pipe_barrier(P): front[P][P] = ops of P so far. pipe_barrier(PIPE_ALL): every front gets the
+  join of all pipes' completions, and the scalar unit stalls on it.
+* Steps on PIPE_S (scalar-unit ops, wait_flag(..., PIPE_S)) stall the scalar unit: every step
+  issued later inherits their completion.
+A happens before B iff B's clock[pipe(A)] > epoch index of A. Entries only ever come from sets and
+barriers, which cover every earlier op of a pipe, so the clocks are prefix-closed.
+
+Same pipe, no barrier: in program order, which orders the access pair unless the architecture
+lists that hazard kind in ArchProfile.same_pipe_barrier (a2a3 V: raw/war/waw; MTE2/MTE3: waw).
+Consecutive matmuls into one L0C tile are ordered on PIPE_M (in-order accumulation).
+
+A race: two accesses to overlapping bytes (one buffer, or one GM argument), at least one a
+write, neither ordered before the other.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from ptorewrite.arch import ArchProfile
+from ptorewrite.diagnostics import Diagnostic, to_location
+from ptorewrite.emulator.machine import Access, Step, Trace
+
+PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
+PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
+MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"})
+
+
+def _where(step: Step) -> str:
+    return f"{step.loc.short}" + "".join(f" via {v.short}" for v in reversed(step.via))
+
+
+def _via_notes(step: Step) -> tuple[Diagnostic, ...]:
+    return tuple(Diagnostic("note", "inlined from here", to_location(v)) for v in reversed(step.via))
+
+
+# ---------------------------------------------------------------------------------- flags
+
+
+@dataclass
+class FlagProblem:
+    kind: str  # "never-set", "lost", "set-at-end", "stuck"
+    steps: tuple[Step, ...]  # the step reported first, then related ones
+
+    def key(self):
+        return (self.kind, self.steps[0].loc, self.steps[0].via)
+
+    def diagnostic(self) -> Diagnostic:
+        s = self.steps[0]
+        flag = f"flag ({s.src} -> {s.dst}, event {s.event})"
+        if self.kind == "never-set":
+            msg = (f"deadlock: wait_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is never satisfied: no "
+                   f"set_flag of that {flag} is pending or follows, so PIPE_{s.dst} hangs here")
+            notes = ()
+        elif self.kind == "lost":
+            msg = (f"deadlock: set_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) while the {flag} is still set by "
+                   f"an earlier set_flag that no wait_flag has consumed: one signal is lost and a later wait hangs")
+            notes = (Diagnostic("note", "the earlier set_flag", to_location(self.steps[1].loc)),)
+        elif self.kind == "set-at-end":
+            msg = f"deadlock: {flag} set here is still set when the kernel ends (no wait_flag consumes it)"
+            notes = ()
+        else:
+            msg = (f"deadlock: wait_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) has no set_flag before it; the "
+                   f"next one is queued behind work that depends on this wait, so the pipes wait on each other "
+                   f"forever (a missing priming set_flag?)")
+            notes = tuple(Diagnostic("note", "the set_flag it waits for", to_location(x.loc)) for x in self.steps[1:])
+        return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
+
+
+def match_flags(trace: Trace) -> tuple[dict[int, int], list[FlagProblem]]:
+    """Pair every wait with the set that satisfies it (issue-order one-bit model, see module doc)."""
+    pending_set: dict[tuple, Step] = {}
+    pending_waits: dict[tuple, deque] = {}
+    matches: dict[int, int] = {}
+    problems: list[FlagProblem] = []
+    for step in trace.steps:
+        if step.kind == "set":
+            waits = pending_waits.get(step.flag)
+            if waits:
+                matches[waits.popleft().index] = step.index
+            elif step.flag in pending_set:
+                problems.append(FlagProblem("lost", (step, pending_set[step.flag])))
+            else:
+                pending_set[step.flag] = step
+        elif step.kind == "wait":
+            s = pending_set.pop(step.flag, None)
+            if s is not None:
+                matches[step.index] = s.index
+            else:
+                pending_waits.setdefault(step.flag, deque()).append(step)
+    for s in pending_set.values():
+        problems.append(FlagProblem("set-at-end", (s,)))
+    for waits in pending_waits.values():
+        problems.extend(FlagProblem("never-set", (w,)) for w in waits)
+    return matches, problems
+
+
+# ---------------------------------------------------------------------------------- order
+
+
+def _blocks_scalar(step: Step) -> bool:
+    return step.pipe in ("S", "ALL")
+
+
+def queue_order(trace: Trace, matches: dict[int, int], serial: bool = False) -> tuple[list[int], list[int]]:
+    """Steps in an order that respects every pipe's queue, the matched flags and scalar stalls.
+
+    Returns (order, stuck): stuck lists the steps that can never run (a cycle of waits, or waits
+    with no set). `serial` adds "every op after every earlier op" (the fully serialized model).
+    """
+    steps = trace.steps
+    queues: dict[str, list[int]] = {p: [] for p in PIPES}
+    blocker: list[int | None] = []  # the last scalar-stalling step issued before each step
+    last_block = None
+    prev_op: list[int | None] = []
+    last_op = None
+    for s in steps:
+        blocker.append(last_block)
+        prev_op.append(last_op)
+        if s.pipe == "ALL":
+            for q in queues.values():
+                q.append(s.index)
+        else:
+            queues[s.pipe].append(s.index)
+        if _blocks_scalar(s):
+            last_block = s.index
+        if s.kind == "op":
+            last_op = s.index
+    heads = {p: 0 for p in queues}
+    done = [False] * len(steps)
+    order: list[int] = []
+
+    def ready(i: int) -> bool:
+        s = steps[i]
+        b = blocker[i]
+        if b is not None and not done[b]:
+            return False
+        if s.kind == "wait":
+            m = matches.get(i)
+            if m is None or not done[m]:
+                return False
+        if serial and s.kind == "op" and prev_op[i] is not None and not done[prev_op[i]]:
+            return False
+        if s.pipe == "ALL":  # at the head of every queue
+            return all(heads[p] < len(q) and q[heads[p]] == i for p, q in queues.items())
+        return True
+
+    progress = True
+    while progress:
+        progress = False
+        for p, q in queues.items():
+            while heads[p] < len(q):
+                i = q[heads[p]]
+                if done[i] or not ready(i):
+                    break
+                done[i] = True
+                order.append(i)
+                if steps[i].pipe == "ALL":
+                    for p2, q2 in queues.items():
+                        if heads[p2] < len(q2) and q2[heads[p2]] == i:
+                            heads[p2] += 1
+                else:
+                    heads[p] += 1
+                progress = True
+    stuck = [q[heads[p]] for p, q in queues.items() if heads[p] < len(q)]
+    return order, sorted(set(stuck))
+
+
+# ---------------------------------------------------------------------------------- races
+
+
+@dataclass
+class Race:
+    first: Step  # the earlier-issued step
+    second: Step
+    first_access: Access
+    second_access: Access
+    kind: str  # "raw", "war", "waw"
+    space: str
+    lo: int
+    hi: int
+    count: int = 1
+
+    @property
+    def missing(self) -> str:
+        a, b = self.first.pipe, self.second.pipe
+        if a == b:
+            return f"needs pipe_barrier(PIPE_{a})"
+        return f"needs {a} -> {b}"
+
+    def key(self):
+        return (self.first.loc, self.first.via, self.second.loc, self.second.via)
+
+    def diagnostic(self) -> Diagnostic:
+        verb = {True: "writes", False: "reads"}
+        a, b = self.first, self.second
+        space = self.space.replace("GM:", "GM argument ")
+        msg = (f"data race ({self.kind.upper()}) on {space} bytes [{self.lo:#x}, {self.hi:#x}): "
+               f"{b.name} [{b.pipe}] {verb[self.second_access.write]} {self.second_access.what} while "
+               f"{a.name} [{a.pipe}] at {_where(a)} {verb[self.first_access.write]} {self.first_access.what}, "
+               f"and nothing orders them; {self.missing}")
+        if self.count > 1:
+            msg += f" ({self.count} occurrences)"
+        notes = (Diagnostic("note", f"the {a.name} it races with", to_location(a.loc)),) + _via_notes(a)
+        return Diagnostic("error", msg, to_location(b.loc), _via_notes(b) + notes)
+
+
+@dataclass(eq=False)
+class _Live:
+    step: Step
+    access: Access
+    pipe: int
+    epoch: int
+
+
+def _kind(first_write: bool, second_write: bool) -> str:
+    if first_write and second_write:
+        return "waw"
+    return "raw" if first_write else "war"
+
+
+@dataclass
+class CheckResult:
+    races: list[Race]
+    flags: list[FlagProblem]
+    matches: dict[int, int]
+    order: list[int]
+    stuck: list[int]
+
+    @property
+    def clean(self) -> bool:
+        return not self.races and not self.flags
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [p.diagnostic() for p in self.flags] + [r.diagnostic() for r in self.races]
+
+
+def check(trace: Trace) -> CheckResult:
+    arch: ArchProfile = trace.arch
+    steps = trace.steps
+    matches, flags = match_flags(trace)
+    order, stuck = queue_order(trace, matches)
+    unmatched = {p.steps[0].index for p in flags if p.kind == "never-set"}
+    # A cycle of waits needs a wait whose set is issued after it; waits stuck only behind such a
+    # wait (or behind a never-set one) are consequences and not reported.
+    roots = [i for i in stuck if steps[i].kind == "wait" and i not in unmatched and matches[i] > i]
+    flags.extend(FlagProblem("stuck", (steps[i], steps[matches[i]])) for i in roots)
+    seen_flags = set()
+    flags = [p for p in flags if not (p.key() in seen_flags or seen_flags.add(p.key()))]
+    flags.sort(key=lambda p: p.steps[0].index)
+
+    n = len(PIPES)
+    zero = [0] * n
+    front = {p: list(zero) for p in PIPES}
+    count = [0] * n
+    step_vc: dict[int, list[int]] = {}  # sets: the clock they carry; scalar stallers: completion
+    blocker: list[int | None] = []
+    last_block = None
+    for s in steps:
+        blocker.append(last_block)
+        if _blocks_scalar(s):
+            last_block = s.index
+    same_pipe = {PIPE_INDEX[p]: kinds for p, kinds in arch.same_pipe_barrier.items() if p in PIPE_INDEX}
+    live: dict[str, list[_Live]] = {}
+    races: dict[tuple, Race] = {}
+
+    def join(a: list[int], b: list[int]) -> list[int]:
+        return [max(x, y) for x, y in zip(a, b)]
+
+    for i in order:
+        s = steps[i]
+        b = blocker[i]
+        if s.pipe == "ALL":
+            vc = list(zero)
+            for p in PIPES:
+                vc = join(vc, front[p])
+            for k in range(n):
+                vc[k] = max(vc[k], count[k])
+            if b is not None:
+                vc = join(vc, step_vc[b])
+            for p in PIPES:
+                front[p] = list(vc)
+            step_vc[i] = vc
+            continue
+        p = PIPE_INDEX[s.pipe]
+        base = front[s.pipe]
+        if b is not None:
+            base = join(base, step_vc[b])
+        if s.kind == "op":
+            epoch = count[p]
+            count[p] += 1
+            front[s.pipe] = base
+            _check_accesses(s, p, epoch, base, live, races, same_pipe)
+            if s.pipe == "S":
+                done = list(base)
+                done[p] = count[p]
+                step_vc[i] = done
+        elif s.kind == "set":
+            vc = list(base)
+            vc[p] = count[p]
+            step_vc[i] = vc
+            front[s.pipe] = base
+        elif s.kind == "wait":
+            vc = join(base, step_vc[matches[i]])
+            front[s.pipe] = vc
+            step_vc[i] = vc
+        else:  # barrier
+            vc = list(base)
+            vc[p] = count[p]
+            front[s.pipe] = vc
+    ordered = sorted(races.values(), key=lambda r: (r.second.index, r.first.index))
+    return CheckResult(ordered, flags, matches, order, stuck)
+
+
+def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, list[_Live]],
+                    races: dict[tuple, Race], same_pipe: dict[int, frozenset]) -> None:
+    for acc in s.accesses:
+        fp = acc.footprint
+        entries = live.setdefault(fp.space, [])
+        for x in entries:
+            if x.step is s or not (acc.write or x.access.write):
+                continue
+            ov = x.access.footprint.overlap(fp)
+            if ov is None:
+                continue
+            if vc[x.pipe] > x.epoch:
+                continue  # happens before
+            kind = _kind(x.access.write, acc.write)
+            if x.pipe == p:
+                if kind not in same_pipe.get(p, ()):
+                    continue  # this pipe keeps such pairs in program order
+                if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
+                    continue  # in-order accumulation into one L0C tile
+            if x.step.index < s.index:
+                r = Race(x.step, s, x.access, acc, kind, fp.space, ov[0], ov[1])
+            else:  # processed out of issue order: report the pair in program order
+                r = Race(s, x.step, acc, x.access, _kind(acc.write, x.access.write), fp.space, ov[0], ov[1])
+            old = races.get(r.key())
+            if old is None:
+                races[r.key()] = r
+            else:
+                old.count += 1
+    for acc in s.accesses:
+        entries = live[acc.footprint.space]
+        if acc.write:
+            # Accesses this write covers and follows are subsumed: a later access racing with
+            # them overlaps this write and is ordered no better, so it still gets reported.
+            entries[:] = [x for x in entries
+                          if x.step is s or not (vc[x.pipe] > x.epoch and acc.footprint.covers(x.access.footprint))]
+        entries.append(_Live(s, acc, p, epoch))

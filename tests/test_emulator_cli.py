@@ -1,0 +1,71 @@
+"""`ptorewrite check / simulate / verify`: outputs and exit statuses (0 clean, 1 problems, 2 bad input)."""
+
+from __future__ import annotations
+
+import pytest
+from _emulator_util import SAMPLES, blank_lines
+
+from ptorewrite.cli import main
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_check(capsys, tmp_path):
+    status, out, err = run(capsys, "check", SAMPLES / "softmax" / "manual.cpp")
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and not err
+    broken = tmp_path / "softmax.cpp"
+    broken.write_text(blank_lines((SAMPLES / "softmax" / "manual.cpp").read_text(), [71]))
+    status, out, err = run(capsys, "check", broken)
+    assert status == 1
+    assert f"{broken}:73:9: error: data race (RAW)" in err and "needs pipe_barrier(PIPE_V)" in err
+    status, _, err = run(capsys, "check", SAMPLES / "softmax" / "auto.cpp")
+    assert status == 2 and "AUTO-mode kernel" in err
+    status, _, err = run(capsys, "check", tmp_path / "missing.cpp")
+    assert status == 2
+
+
+def test_check_runtime_values(capsys, tmp_path):
+    from test_emulator_machine import SCALED
+
+    assert run(capsys, "check", SAMPLES / "vec_add" / "manual.cpp", "--block-idx", "3", "--block-num", "4")[0] == 0
+    src = tmp_path / "k.cpp"
+    src.write_text(SCALED)
+    status, _, err = run(capsys, "check", src, "--set", "n=2")
+    assert status == 2 and "runtime value(s) scale" in err
+    status, out, _ = run(capsys, "check", src, "--set", "n=2", "--set", "scale=0.5")
+    assert status == 0 and "8 instructions" in out
+
+
+def test_simulate(capsys, tmp_path):
+    svg = tmp_path / "t.svg"
+    status, out, _ = run(capsys, "simulate", SAMPLES / "gemm_double" / "manual.cpp", "-DGEMM_M=128", "-DGEMM_K=64",
+                         "-DGEMM_N=256", "--timeline", svg)
+    assert status == 0 and "3,032 cycles" in out and "critical path" in out and "busy cycles per pipe" in out
+    assert svg.read_text().startswith("<svg")
+    status, out, err = run(capsys, "simulate", SAMPLES / "vec_add" / "auto.cpp")
+    assert status == 0 and "fully serialized" in out and "serialized" in err
+    status, out, _ = run(capsys, "simulate", SAMPLES / "vec_add" / "manual.cpp", "--serialize")
+    assert status == 0 and "fully serialized" in out
+
+
+def test_verify(capsys, tmp_path):
+    status, out, _ = run(capsys, "verify", SAMPLES / "rmsnorm" / "auto.cpp", SAMPLES / "rmsnorm" / "manual.cpp",
+                         "--seed", "7")
+    assert status == 0 and "outputs equivalent" in out and "0 race(s)" in out
+    wrong = tmp_path / "rmsnorm.cpp"
+    wrong.write_text((SAMPLES / "rmsnorm" / "manual.cpp").read_text().replace("TMULS(meanSq, meanSq, invCols)",
+                                                                              "TMULS(meanSq, meanSq, 0.5f)"))
+    status, out, _ = run(capsys, "verify", SAMPLES / "rmsnorm" / "auto.cpp", wrong)
+    assert status == 1 and "NOT equivalent" in out and "mismatch: out:" in out
+    status, _, err = run(capsys, "verify", SAMPLES / "rmsnorm" / "manual.cpp", wrong)
+    assert status == 2 and "AUTO kernel first" in err
+
+
+def test_verify_rewrites_when_no_manual_kernel_is_given(capsys):
+    pytest.importorskip("ptorewrite.transform.rewrite")
+    status, out, _ = run(capsys, "verify", SAMPLES / "vec_add" / "auto.cpp")
+    assert status == 0 and "vs the rewrite: outputs equivalent" in out

@@ -1,0 +1,181 @@
+"""The race and deadlock checker: the twins are clean and equivalent; each ordering rule on its own."""
+
+from __future__ import annotations
+
+import pytest
+from _emulator_util import SAMPLE_NAMES, VALUES, check_text, load, sample
+
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import PtoError
+from ptorewrite.emulator import machine, pipes, schedule
+from ptorewrite.emulator.verify import verify
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_twin_is_equivalent_and_race_free(name):
+    v = verify(sample(name, "auto"), sample(name, "manual"), profile("a2a3"), VALUES, seed=3)
+    assert v.equivalent, [str(m) for m in v.mismatches]
+    assert v.check.clean, [d.format() for d in v.check.diagnostics()]
+    assert any(s.kind == "op" for s in v.manual.steps)
+
+
+HEAD = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *out, __gm__ float *in)
+{
+    using T = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, 16, 64>;
+    using C = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;
+    using G = GlobalTensor<float, Shape<1, 1, 1, 16, 64>, Stride<1, 1, 1, 64, 1>>;
+    T a;
+    T b;
+    T c;
+    C r;
+    TASSIGN(a, 0x0);
+    TASSIGN(b, 0x1000);
+    TASSIGN(c, 0x2000);
+    TASSIGN(r, 0x3000);
+    G gIn(in);
+    G gOut(out);
+"""
+
+
+def kernel(body: str) -> str:
+    return HEAD + body + "}\n"
+
+
+LOAD = """    TLOAD(a, gIn);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+"""
+STORE = """    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    TSTORE(gOut, c);
+"""
+
+
+def test_vector_overlap_needs_a_barrier_on_a2a3_not_on_a5(tmp_path):
+    text = kernel(LOAD + "    TMULS(b, a, 2.0f);\n    TADD(c, b, a);\n" + STORE)
+    r = check_text(text, tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line, x.kind, x.missing) for x in r.races] == [
+        (21, 22, "raw", "needs pipe_barrier(PIPE_V)")]
+    assert "[0x1000, 0x2000)" in r.races[0].diagnostic().format()
+    assert check_text(text, tmp_path, arch="a5").clean
+    fixed = kernel(LOAD + "    TMULS(b, a, 2.0f);\n    pipe_barrier(PIPE_V);\n    TADD(c, b, a);\n" + STORE)
+    assert check_text(fixed, tmp_path).clean
+
+
+def test_independent_vector_ops_need_nothing(tmp_path):
+    text = kernel(LOAD + "    TMULS(b, a, 2.0f);\n    TADDS(c, a, 1.0f);\n" + STORE)
+    assert check_text(text, tmp_path).clean
+
+
+def test_row_broadcasts_share_the_hidden_scratch_on_a2a3(tmp_path):
+    body = LOAD + """    TROWSUM(r, a, c);
+    pipe_barrier(PIPE_V);
+    TROWEXPANDMUL(b, a, r);
+    TROWEXPANDMUL(c, a, r);
+""" + STORE
+    r = check_text(kernel(body), tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line, x.space, x.first_access.what) for x in r.races] == [
+        (23, 24, "UB", "the hidden UB scratch")]
+    assert check_text(kernel(body), tmp_path, arch="a5").clean
+
+
+def test_mte2_orders_reads_but_not_overlapping_writes(tmp_path):
+    twice = "    TLOAD(a, gIn);\n    TLOAD(a, gIn);\n    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n" \
+            "    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    TMULS(c, a, 2.0f);\n"
+    r = check_text(kernel(twice + STORE), tmp_path)
+    assert [(x.kind, x.missing) for x in r.races] == [("waw", "needs pipe_barrier(PIPE_MTE2)")]
+    disjoint = twice.replace("TLOAD(a, gIn);\n    TLOAD(a, gIn);", "TLOAD(a, gIn);\n    TLOAD(b, gIn);")
+    assert check_text(kernel(disjoint + STORE), tmp_path).clean
+
+
+def test_gm_store_then_load_needs_mte3_to_mte2(tmp_path):
+    body = LOAD + "    TMULS(c, a, 2.0f);\n" + STORE + "    TLOAD(b, gOut);\n"
+    r = check_text(kernel(body), tmp_path)
+    assert [(x.space, x.kind, x.missing) for x in r.races] == [("GM:out", "raw", "needs MTE3 -> MTE2")]
+    fixed = body.replace("    TLOAD(b, gOut);", "    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);\n"
+                                              "    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);\n    TLOAD(b, gOut);")
+    assert check_text(kernel(fixed), tmp_path).clean
+
+
+def test_ordering_is_transitive_through_other_pipes(tmp_path):
+    """V -> MTE3 -> MTE2 -> V orders the V ops before and after the chain without a V barrier."""
+    body = LOAD + """    TMULS(c, a, 2.0f);
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    TSTORE(gOut, c);
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
+    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
+    TLOAD(b, gIn);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
+    TADD(c, b, b);
+""" + STORE.replace("EVENT_ID0", "EVENT_ID2")
+    assert check_text(kernel(body), tmp_path).clean
+
+
+def test_wait_issued_before_its_set_is_fine_without_a_cycle(tmp_path):
+    body = """    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TLOAD(a, gIn);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TMULS(c, a, 2.0f);
+""" + STORE
+    assert check_text(kernel(body), tmp_path).clean
+
+
+def test_flag_problems(tmp_path):
+    lost = kernel(LOAD.replace("    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n", "") +
+                  "    TLOAD(b, gIn);\n    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n"
+                  "    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    TADD(c, a, b);\n" + STORE)
+    r = check_text(lost, tmp_path)
+    # The second set is lost, the wait consumes the first: TADD is not ordered after TLOAD(b).
+    assert [(f.kind, f.steps[0].loc.line, f.steps[1].loc.line) for f in r.flags] == [("lost", 21, 19)]
+    assert "signal is lost" in r.flags[0].diagnostic().format()
+    assert [(x.first.loc.line, x.second.loc.line) for x in r.races] == [(20, 23)]
+    hang = kernel("    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID3);\n    TMULS(c, a, 2.0f);\n" + STORE)
+    r = check_text(hang, tmp_path)
+    assert [(f.kind, f.steps[0].loc.line) for f in r.flags] == [("never-set", 18)]
+    cycle = kernel("""    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    TLOAD(a, gIn);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TMULS(c, a, 2.0f);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+""" + STORE)
+    r = check_text(cycle, tmp_path)
+    assert [(f.kind, f.steps[0].loc.line) for f in r.flags] == [("stuck", 18)]
+
+
+def test_computed_event_ids_are_evaluated_and_range_checked(tmp_path):
+    body = "    for (int i = 0; i < 2; ++i) {\n        set_flag(PIPE_MTE2, PIPE_V, (event_t)(i * 7));\n" \
+           "        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i * 7));\n    }\n"
+    r = check_text(kernel(body + "    TMULS(c, a, 2.0f);\n" + STORE), tmp_path)
+    assert r.clean and len(r.matches) == 3
+    trace_events = {(s.kind, s.event) for s in machine.unroll(
+        load(tmp_path / "manual.cpp", auto=False), profile("a2a3"), {}).steps
+        if s.src == "MTE2"}
+    assert trace_events == {("set", 0), ("wait", 0), ("set", 7), ("wait", 7)}
+    bad = body.replace("i * 7", "i * 8")
+    with pytest.raises(PtoError, match="event id 8 is outside 0..7"):
+        check_text(kernel(bad + "    TMULS(c, a, 2.0f);\n" + STORE), tmp_path)
+
+
+def test_accumulating_matmuls_need_no_barrier():
+    trace = machine.unroll(sample("gemm_single", "manual"), profile("a2a3"), VALUES)
+    mm = [s for s in trace.steps if s.pipe == "M"]
+    assert [s.name for s in mm if s.kind == "op"] == ["TMATMUL"] + ["TMATMUL_ACC"] * 7
+    assert not any(s.kind == "barrier" for s in mm)
+    assert pipes.check(trace).clean
+
+
+def test_pipe_barrier_all_orders_everything(tmp_path):
+    body = "    TLOAD(a, gIn);\n    pipe_barrier(PIPE_ALL);\n    TMULS(c, a, 2.0f);\n    pipe_barrier(PIPE_ALL);\n" \
+           "    TSTORE(gOut, c);\n"
+    r = check_text(kernel(body), tmp_path)
+    assert r.clean
+    trace = machine.unroll(load(tmp_path / "manual.cpp", auto=False),
+                           profile("a2a3"), {})
+    sched = schedule.simulate(trace)
+    ops = [sched.times[s.index] for s in trace.steps if s.kind == "op"]
+    assert ops[1].start >= ops[0].end and ops[2].start >= ops[1].end

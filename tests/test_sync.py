@@ -11,6 +11,8 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.check import check_kernel
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import Reporter
+from ptorewrite.emulator import machine, pipes
+from ptorewrite.emulator.verify import verify
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform.edits import apply_insertions
@@ -195,8 +197,24 @@ def test_every_inserted_sync_is_needed(tmp_path, name):
         reduced = type(plan)(kept, plan.edges)
         text = apply_insertions(src, base + sync_insertions(kernel, reduced, kernel.file))
         manual = load_manual(tmp_path, text, f"minus{i}.cpp", include=sample)
-        result = check_kernel(manual, profile("a2a3"), {v: 1 for v in manual.runtime_values})
+        values = {v: 1 for v in manual.runtime_values}
+        result = check_kernel(manual, profile("a2a3"), values)
         assert result.races, f"sync {plan.syncs[i].reason!r} was redundant"
+        # The emulator's independent checker agrees.
+        emulated = pipes.check(machine.unroll(manual, profile("a2a3"), values))
+        assert emulated.races, f"sync {plan.syncs[i].reason!r} was redundant (emulator)"
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_rewrite_is_verified_by_the_emulator(tmp_path, name):
+    """Same outputs as the AUTO kernel on random data, and no race or flag problem."""
+    sample = ROOT / "samples" / name
+    auto, text, _ = rewrite_file(sample / "auto.cpp")
+    manual = load_manual(tmp_path, text, "out.cpp", include=sample)
+    values = {"block_idx": 1, "block_num": 2}
+    v = verify(auto, manual, profile("a2a3"), values, seed=7)
+    assert v.equivalent, [str(m) for m in v.mismatches]
+    assert v.check.clean, [d.format() for d in v.check.diagnostics()]
 
 
 def test_double_buffered_gemm_overlaps_the_next_panel_load(tmp_path):

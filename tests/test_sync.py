@@ -73,15 +73,15 @@ extern "C" __global__ AICORE void scale(__gm__ float *out, __gm__ float *in)
     TileT x[2];
     TASSIGN(x[0], 0x0);  // UB 2 KiB
     TASSIGN(x[1], 0x800);  // UB 2 KiB
-    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);  // prime: x[i % 2] starts free (MTE3 -> MTE2)
-    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // prime: x[i % 2] starts free (MTE3 -> MTE2)
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);  // prime: x[i % 2] free at start (MTE3 -> MTE2)
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // prime: x[i % 2] free at start (MTE3 -> MTE2)
     for (int i = 0; i < 4; ++i) {
         GmT gIn(in + i * 512);
         GmT gOut(out + i * 512);
         wait_flag(PIPE_MTE3, PIPE_MTE2, (event_t)(i % 2));  // WAR x[i % 2]: MTE3 -> MTE2 (next iteration)
         TLOAD(x[i % 2], gIn);
-        set_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW x[i % 2]: MTE2 -> V
-        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW x[i % 2]: MTE2 -> V
+        set_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW/WAW x[i % 2]: MTE2 -> V
+        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));  // RAW/WAW x[i % 2]: MTE2 -> V
         TMULS(x[i % 2], x[i % 2], 2.0f);
         set_flag(PIPE_V, PIPE_MTE3, (event_t)(i % 2));  // RAW x[i % 2]: V -> MTE3
         wait_flag(PIPE_V, PIPE_MTE3, (event_t)(i % 2));  // RAW x[i % 2]: V -> MTE3

@@ -53,6 +53,7 @@ class PlannedSync:
     slots: int = 1
     event: int = 0  # base event id (virtual while planning)
     reason: str = ""
+    operands: list[str] = field(default_factory=list)  # what it protects, for prime/drain comments
 
     def event_ids(self) -> list[int]:
         return [self.event + k for k in range(self.slots)]
@@ -323,7 +324,26 @@ def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: AddressOf, repo
     left, problems = ctx.check(syncs)
     if left or problems:
         raise PtoError(_internal(left, problems), kernel.body.stmts[0].loc if kernel.body.stmts else None)
+    _name_operands(ctx, syncs)
     return SyncPlan(syncs, edges)
+
+
+def _name_operands(ctx: Context, syncs: list[PlannedSync]) -> None:
+    """Each reason names the operands whose dependences need that sync (those left unordered
+    without it), so a reader sees what one flag protects."""
+    for s in syncs:
+        if s.kind != "flag":
+            continue
+        left, _ = ctx.check([x for x in syncs if x is not s])
+        ops = list(dict.fromkeys(e.what for e in left if (e.src.pipe, e.dst.pipe) == (s.src, s.dst)))
+        if not ops:
+            continue
+        kinds = "/".join(k.upper() for k in ("raw", "war", "waw")
+                         if any(k in e.kinds for e in left if (e.src.pipe, e.dst.pipe) == (s.src, s.dst)))
+        shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
+        tail = " (next iteration)" if s.prime_at is not None else ""
+        s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
+        s.operands = ops
 
 
 def _greedy(ctx: Context, reporter: Reporter) -> list[PlannedSync]:
@@ -609,10 +629,11 @@ def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insert
         if s.prime_at is not None:
             for k in range(s.slots):
                 evk = _event_text(s, names, k if s.slot is not None else None)
+                what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
                 out.append(_at(s.prime_at, "before", f"set_flag({args}, {evk})",
-                               f"prime: {s.edge.what} starts free ({s.src} -> {s.dst})", main, 3))
+                               f"prime: {what} free at start ({s.src} -> {s.dst})", main, 3))
                 out.append(_at(s.prime_at, "after", f"wait_flag({args}, {evk})",
-                               f"drain: {s.edge.what} ({s.src} -> {s.dst})", main, 4))
+                               f"drain: {what} ({s.src} -> {s.dst})", main, 4))
     return _dedupe(out)
 
 

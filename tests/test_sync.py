@@ -316,3 +316,13 @@ def test_pipe_graph_links_every_sync_to_the_dependence_it_orders():
         (src,) = g.predecessors(n)
         (dst,) = g.successors(n)
         assert g.nodes[src]["pipe"] == g.nodes[n]["src"] and g.nodes[dst]["pipe"] == g.nodes[n]["dst"]
+
+
+def test_helper_inlined_twice_with_different_needs_is_a_located_error(capsys):
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "bad" / "helper_needs_different_syncs.cpp"
+    assert main(["auto2manual", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{path}:7:5: error: this statement is in a helper inlined at several call sites" in captured.err

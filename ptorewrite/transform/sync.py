@@ -612,29 +612,48 @@ def _event_text(s: PlannedSync, names: dict[str, str], slot_value: int | None = 
 def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insertion]:
     """Insert-only edits for the planned syncs, each with a short reason."""
     names = {s.var: s.cpp_var for s in ir.walk(kernel.body) if isinstance(s, ir.For) and s.cpp_var}
-    out: list[Insertion] = []
+    out: list[tuple[ir.Stmt, Insertion]] = []
 
     def pipe(p: str) -> str:
         return f"PIPE_{p}"
 
+    def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
+        out.append((stmt, _at(stmt, where, code, reason, main, order)))
+
     for s in plan.syncs:
         if s.kind == "barrier":
             reason = s.reason if s.src != "ALL" else s.reason + " (cannot be ordered with flags)"
-            out.append(_at(s.wait_at, "before", f"pipe_barrier({pipe(s.src)})", reason, main, 1))
+            at(s.wait_at, "before", f"pipe_barrier({pipe(s.src)})", reason, 1)
             continue
         args = f"{pipe(s.src)}, {pipe(s.dst)}"
         ev = _event_text(s, names)
-        out.append(_at(s.set_at, "after", f"set_flag({args}, {ev})", s.reason, main, 2))
-        out.append(_at(s.wait_at, "before", f"wait_flag({args}, {ev})", s.reason, main, 0))
+        at(s.set_at, "after", f"set_flag({args}, {ev})", s.reason, 2)
+        at(s.wait_at, "before", f"wait_flag({args}, {ev})", s.reason, 0)
         if s.prime_at is not None:
             for k in range(s.slots):
                 evk = _event_text(s, names, k if s.slot is not None else None)
                 what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
-                out.append(_at(s.prime_at, "before", f"set_flag({args}, {evk})",
-                               f"prime: {what} free at start ({s.src} -> {s.dst})", main, 3))
-                out.append(_at(s.prime_at, "after", f"wait_flag({args}, {evk})",
-                               f"drain: {what} ({s.src} -> {s.dst})", main, 4))
-    return _dedupe(out)
+                at(s.prime_at, "before", f"set_flag({args}, {evk})",
+                   f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
+                at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
+    _check_shared_helpers(out)
+    return _dedupe([ins for _, ins in out])
+
+
+def _check_shared_helpers(out: list[tuple[ir.Stmt, Insertion]]) -> None:
+    """A helper inlined at several call sites has one source text: every inlined copy must
+    need the same lines at the same place, or the edit would be wrong for some of them."""
+    by_place: dict[tuple[int, str], dict[int, set[str]]] = {}
+    stmts: dict[int, ir.Stmt] = {}
+    for stmt, ins in out:
+        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(stmt), set()).add(ins.code)
+        stmts[id(stmt)] = stmt
+    for (anchor, where), per_copy in by_place.items():
+        if len(per_copy) > 1 and len({frozenset(v) for v in per_copy.values()}) > 1:
+            stmt = stmts[next(iter(per_copy))]
+            raise PtoError("this statement is in a helper inlined at several call sites that need different "
+                           "synchronization inside it; inline the helper by hand or give each call its own "
+                           "helper", stmt.loc)
 
 
 def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int) -> Insertion:

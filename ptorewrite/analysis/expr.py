@@ -227,3 +227,20 @@ def try_eval(e: Expr, env: Mapping[str, Number]) -> Number | None:
         return e.eval(env)
     except UnboundValue:
         return None
+
+
+def cpp_text(e: Expr, names: Mapping[str, str] | None = None) -> str:
+    """C++ spelling of an expression; `names` maps IR variable names to C++ ones (loop
+    variables of MultiBuffered loops are `ctx.iter`); otherwise a `#n` suffix is dropped."""
+    names = names or {}
+    if isinstance(e, Const):
+        return ("true" if e.value else "false") if isinstance(e.value, bool) else str(e.value)
+    if isinstance(e, Var):
+        return names.get(e.name, e.name.split("#")[0])
+    if isinstance(e, BinOp):
+        return f"({cpp_text(e.lhs, names)} {e.op} {cpp_text(e.rhs, names)})"
+    if isinstance(e, UnOp):
+        return f"{e.op}{cpp_text(e.operand, names)}"
+    if isinstance(e, Select):
+        return f"({cpp_text(e.cond, names)} ? {cpp_text(e.then, names)} : {cpp_text(e.other, names)})"
+    raise TypeError(type(e).__name__)

@@ -66,7 +66,8 @@ class TileDecl:
     type_text: str  # how the user spelled the type
     cpp_name: str = ""  # the variable name in the source (names in the IR are unique)
     per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
-    lane_text: str = ""  # per-lane tiles: source text of the lane index, e.g. `ctx.bufferId`
+    lane_text: str = ""  # per-lane tiles: C++ text of the copy index, e.g. `ctx.bufferId`
+    lane_constexpr: bool = True  # that index is a compile-time constant (TASSIGN<addr> can use it)
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it

@@ -152,6 +152,13 @@ def simulate(trace: Trace, serial: bool = False, matches: dict[int, int] | None 
             cycles[i] = c
             end = start + c
             busy[p] += c
+            release = timing.STORE_SOURCE_RELEASE.get(p)
+            if release is not None and s.name == "TSTORE":
+                # The pipe frees (and later sets fire) once the source is read; GM drains after.
+                freed = start + max(1, int(c * release))
+                free[p], last_on[p] = freed, i
+                times[i] = Timed(start, end, cause, pred)
+                continue
         elif s.kind == "set":
             end = start + timing.SET_FLAG_CYCLES
         elif s.kind == "wait":

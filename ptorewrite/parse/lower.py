@@ -18,7 +18,7 @@ from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import (
-    Const, Expr, Var, as_expr, binop, select, unop,
+    Const, Expr, Var, as_expr, binop, cpp_text, select, unop,
 )
 from ptorewrite.analysis.instructions import (
     ALIAS_OPS, CONFIG_OPS, CROSS_CORE_OPS, PipeRuleError, lookup, pipe_of,
@@ -148,6 +148,8 @@ class Lowering:
     _loop_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Enclosing MultiBuffered bodies: (buffers, lane expression, lane source text `ctx.bufferId`).
     _lanes: list[tuple[int, Expr, str]] = field(default_factory=list)
+    # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
+    _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -904,6 +906,7 @@ class Lowering:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
             nbuf, slot, lane_text = self._lanes[-1]
             tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
+            tile.lane_constexpr = lane_text.endswith(".bufferId")
             scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
             return
         scope.define(decl.name, Binding("tile", tile))
@@ -961,13 +964,16 @@ class Lowering:
         if sv is not None and (sv > 0) == descending:
             raise self.error("loop step goes away from the bound; the loop would not terminate", cursor=c)
         body_cursor = list(c.get_children())[-1]
+        trips = ir.For(ivar, start, stop, step, ir.Block([]), self.range_of(c), inclusive=inclusive).trip_count()
         self._loop_vars.append(ivar)
         self._loop_ids.append(next(self._loop_serial))
+        self._loops.append((ivar, start, step, trips, var, len(self._stack)))
         try:
             body = self._lower_body(body_cursor, inner)
         finally:
             self._loop_vars.pop()
             self._loop_ids.pop()
+            self._loops.pop()
         return ir.For(ivar, start, stop, step, body, self.range_of(c), inclusive=inclusive, cpp_var=var)
 
     def unique_loop_var(self, name: str) -> str:
@@ -1354,7 +1360,8 @@ class Lowering:
             inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
         self._loop_vars.append(ivar)
         self._loop_ids.append(next(self._loop_serial))
-        self._lanes.append((mb.buffers, slot, f"{names[0]}.bufferId"))
+        self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
+        self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
         uid = next(self._uid)
         saved, self._scope_uid = self._scope_uid, uid
         try:
@@ -1362,11 +1369,40 @@ class Lowering:
         finally:
             self._loop_vars.pop()
             self._loop_ids.pop()
+            self._loops.pop()
             self._lanes.pop()
             self._scope_uid = saved
         body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
         return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
                       cpp_var=f"{names[0]}.iter")
+
+    def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
+        """Which copy a per-lane tile uses in this iteration.
+
+        AUTO mode promises each lane its own copy; which physical copy serves an iteration is
+        an allocation choice. The lane id restarts with every run of the loop, so a loop that
+        runs once per output tile would use copy 0 every time and the next run could not load
+        while this one computes. Counting the iterations of the enclosing loops of the same
+        function as well (when their trip counts are constant) alternates the copies across
+        runs, as a hand-written kernel's ping-pong index does.
+        """
+        depth = len(self._stack)
+        frames = []
+        for f in reversed(self._loops):
+            if f[5] != depth:
+                break
+            frames.insert(0, f)
+        if len(frames) < 2 or any(f[3] is None for f in frames):
+            return buffers, lane, lane_text
+        count: Expr = Const(0)
+        for var, start, step, trips, _, _ in frames:
+            index = binop("-", Var(var), start)
+            if step != Const(1):
+                index = binop("/", index, step)
+            count = binop("+", binop("*", count, Const(trips)), index)
+        physical = binop("%", count, Const(buffers))
+        names = {f[0]: f[4] for f in frames}
+        return buffers, physical, cpp_text(physical, names)
 
     def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
         fname = self.src.path

@@ -25,7 +25,7 @@ from typing import Callable
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.deps import Edge, dependence_graph, dynamic_deps, static_edges
-from ptorewrite.analysis.expr import BinOp, Const, Expr, Select, UnOp, Var
+from ptorewrite.analysis.expr import Expr, cpp_text
 from ptorewrite.analysis.footprint import AddressOf
 from ptorewrite.analysis.hb import HB, happens_before, same_pipe_ordered
 from ptorewrite.analysis.trace import DynSync, Marker, Trace, TraceError, unroll
@@ -584,26 +584,12 @@ def default_value_sets(kernel: ir.Kernel) -> list[dict]:
 # ---------------------------------------------------------------- emission
 
 
-def cpp_expr(e: Expr, names: dict[str, str]) -> str:
-    if isinstance(e, Const):
-        return ("true" if e.value else "false") if isinstance(e.value, bool) else str(e.value)
-    if isinstance(e, Var):
-        return names.get(e.name, e.name.split("#")[0])
-    if isinstance(e, BinOp):
-        return f"({cpp_expr(e.lhs, names)} {e.op} {cpp_expr(e.rhs, names)})"
-    if isinstance(e, UnOp):
-        return f"{e.op}{cpp_expr(e.operand, names)}"
-    if isinstance(e, Select):
-        return f"({cpp_expr(e.cond, names)} ? {cpp_expr(e.then, names)} : {cpp_expr(e.other, names)})"
-    raise TypeError(type(e).__name__)
-
-
 def _event_text(s: PlannedSync, names: dict[str, str], slot_value: int | None = None) -> str:
     if s.slot is None:
         return f"EVENT_ID{s.event}"
     if slot_value is not None:
         return f"EVENT_ID{s.event + slot_value}"
-    slot = cpp_expr(s.slot, names)
+    slot = cpp_text(s.slot, names)
     if slot.startswith("(") and slot.endswith(")"):
         slot = slot[1:-1]
     return f"(event_t)({slot} + {s.event})" if s.event else f"(event_t)({slot})"

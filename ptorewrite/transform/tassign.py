@@ -28,8 +28,11 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
                            "TASSIGN)", decl)
         anchor = max(decl.offset, decl.end_offset - 1)  # the line holding the closing ';'
         if p.tile.per_lane:
-            out.append(Insertion(anchor, "after", _per_lane_line(kernel, plan, p, checked),
-                                 f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane"))
+            # TASSIGN<addr> needs a constant; a copy index counted across loop runs is not one.
+            constant = checked and p.tile.lane_constexpr
+            note = "" if constant or not checked else "; address varies by iteration, so not TASSIGN<>"
+            out.append(Insertion(anchor, "after", _per_lane_line(kernel, plan, p, constant),
+                                 f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane{note}"))
             continue
         for order, slot in enumerate(free):
             ref = f"{p.name}[{slot}]" if p.tile.count else p.name

@@ -88,6 +88,14 @@ def _reserve_arg(text: str) -> tuple[str, tuple[int, int]]:
     return _buffer_name(name), (start, end)
 
 
+def _value_arg(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    try:
+        return name.strip(), int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
+
+
 def _write_atomically(path: str, data: bytes, mode_from: str | None = None) -> None:
     """Write a temporary file next to `path`, then rename it over `path`."""
     import os
@@ -120,8 +128,13 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
     reserved: dict[str, list[tuple[int, int]]] = {}
     for name, rng in args.reserve:
         reserved.setdefault(name, []).append(rng)
+    values = dict(args.values)
+    unknown = sorted(set(values) - set(kernel.runtime_values))
+    if unknown:
+        raise PtoError(f"--set names {', '.join(unknown)}, which the kernel does not use at run time "
+                       f"(it uses: {', '.join(kernel.runtime_values) or 'none'})")
     result = rewrite(kernel, prof, reporter, RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
-                                                            conservative=args.conservative))
+                                                            conservative=args.conservative, values=values))
     to_stdout = not (args.output or args.in_place)
     if args.in_place:
         _write_atomically(args.kernel, result.text, mode_from=args.kernel)
@@ -149,6 +162,9 @@ def _add_auto2manual(sub) -> None:
     out.add_argument("-i", dest="in_place", action="store_true", help="rewrite KERNEL.cpp in place (atomically)")
     p.add_argument("--checked-tassign", action="store_true",
                    help="emit pto-isa's compile-time form TASSIGN<addr>(tile) (bounds checked by the compiler)")
+    p.add_argument("--set", dest="values", action="append", default=[], type=_value_arg, metavar="NAME=VALUE",
+                   help="also analyse with this runtime value (a scalar argument or block_idx); the analysis "
+                        "always tries 0, 1, 2 and 5; repeatable")
     p.add_argument("--conservative", action="store_true",
                    help="instead of planned syncs, a full barrier after every instruction (a slow baseline for "
                         "comparison and bisecting)")

@@ -327,3 +327,40 @@ def test_helper_inlined_twice_with_different_needs_is_a_located_error(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"{path}:7:5: error: this statement is in a helper inlined at several call sites" in captured.err
+
+
+RUNTIME_BRANCH = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void rt(__gm__ float *out, __gm__ float *in, int n)
+{
+    TileT x;
+    GmT gIn(in);
+    GmT gOut(out);
+    TLOAD(x, gIn);
+    if (n > 10) {
+        TMULS(x, x, 2.0f);
+    }
+    TSTORE(gOut, x);
+}
+"""
+
+
+def test_instruction_no_analysed_value_reaches_is_a_located_warning(tmp_path, capsys):
+    from ptorewrite.cli import main
+
+    path = write(tmp_path, "rt.cpp", RUNTIME_BRANCH)
+    assert main(["auto2manual", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}:12:9: warning: TMULS never runs with the runtime values analysed" in err
+    # With a value that reaches it, it is ordered on every path, and the warning is gone.
+    out = tmp_path / "rt_manual.cpp"
+    assert main(["auto2manual", str(path), "--set", "n=11", "-o", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    manual = load_kernel(out, FrontendOptions(auto_mode=False))
+    for n in (0, 11):
+        assert check_kernel(manual, profile("a2a3"), {"n": n}).ok
+    assert main(["auto2manual", str(path), "--set", "m=1"]) == 2
+    assert "--set names m" in capsys.readouterr().err

@@ -295,6 +295,7 @@ def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: AddressOf, repo
         traces = [unroll(kernel, address_of, vals) for vals in value_sets]
     except TraceError as e:
         raise PtoError(f"cannot analyse the kernel: {e}", e.loc) from None
+    _warn_unexecuted(kernel, traces, value_sets, reporter)
     edges: list[Edge] = []
     seen: dict[tuple, Edge] = {}
     for t in traces:
@@ -344,6 +345,24 @@ def _name_operands(ctx: Context, syncs: list[PlannedSync]) -> None:
         tail = " (next iteration)" if s.prime_at is not None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
+
+
+def _warn_unexecuted(kernel: ir.Kernel, traces: list[Trace], value_sets: list[dict], reporter: Reporter) -> None:
+    """Synchronization is planned from executions; an instruction that none of them reached,
+    but that other runtime values could reach, gets none: say so. (One that no value reaches,
+    e.g. a branch the compile-time sizes rule out, needs none.)"""
+    ran = {id(d.instr) for t in traces for d in t.instrs}
+    runtime = set(kernel.runtime_values)
+    tree = Tree.of(kernel)
+    tried = "; ".join(", ".join(f"{k}={v}" for k, v in sorted(vals.items())) for vals in value_sets)
+    for s in kernel.instructions():
+        if id(s) in ran:
+            continue
+        guards = [a.cond for a in tree.chain(s) if isinstance(a, ir.If)]
+        guards += [e for a in tree.chain(s) if isinstance(a, ir.For) for e in (a.start, a.stop, a.step)]
+        if any(g.free_vars() & runtime for g in guards):
+            reporter.warn(f"{s.op} never runs with the runtime values analysed ({tried}), so nothing orders "
+                          "it; give values that reach it with --set NAME=VALUE", s.loc)
 
 
 def _greedy(ctx: Context, reporter: Reporter) -> list[PlannedSync]:
@@ -574,11 +593,15 @@ def _compatible(s: PlannedSync, o: PlannedSync, ids: range, o_ids: range, share:
     return share != "none" and not overlap(s, o)
 
 
-def default_value_sets(kernel: ir.Kernel) -> list[dict]:
-    """Runtime values to analyse with: the sync must hold for every trip count, so try a few."""
+def default_value_sets(kernel: ir.Kernel, given: dict | None = None) -> list[dict]:
+    """Runtime values to analyse with: the sync must hold for every trip count, so try a few,
+    and the values the user gave."""
     if not kernel.runtime_values:
         return [{}]
-    return [{v: n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
+    sets = [{v: n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
+    if given:
+        sets.append({v: given.get(v, 1) for v in kernel.runtime_values})
+    return sets
 
 
 # ---------------------------------------------------------------- emission

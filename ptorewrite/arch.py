@@ -41,7 +41,7 @@ class ArchProfile:
     def buffer_of(self, tile_type: str) -> Buffer:
         return self.buffers[TILE_TYPE_BUFFER[tile_type]]
 
-    def with_capacity(self, overrides: dict[str, int]) -> "ArchProfile":
+    def with_capacity(self, overrides: dict[str, int]) -> ArchProfile:
         """A copy with smaller (or reserved) buffer limits, e.g. from the command line."""
         bufs = dict(self.buffers)
         for name, limit in overrides.items():

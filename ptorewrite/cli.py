@@ -89,7 +89,7 @@ def _reserve_arg(text: str) -> tuple[str, tuple[int, int]]:
 
 
 def _value_arg(text: str) -> tuple[str, int]:
-    name, sep, value = text.partition("=")
+    name, _, value = text.partition("=")
     try:
         return name.strip(), int(value, 0)
     except ValueError:

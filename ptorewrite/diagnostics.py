@@ -22,7 +22,7 @@ class Diagnostic:
     severity: str  # "error", "warning", "note"
     message: str
     loc: Location | None = None
-    notes: tuple["Diagnostic", ...] = ()
+    notes: tuple[Diagnostic, ...] = ()
 
     def format(self) -> str:
         head = f"{self.loc}: " if self.loc else "ptorewrite: "
@@ -39,7 +39,7 @@ class PtoError(Exception):
         self.diagnostics = [Diagnostic("error", message, to_location(loc), notes)]
 
     @classmethod
-    def many(cls, diagnostics: list[Diagnostic]) -> "PtoError":
+    def many(cls, diagnostics: list[Diagnostic]) -> PtoError:
         err = cls(diagnostics[0].message)
         err.diagnostics = list(diagnostics)
         return err

@@ -35,7 +35,7 @@ BAD = KERNELS / "bad"
 # ---------------------------------------------------------------- helpers
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(path: str, defines: tuple, arch: str, entry, core, includes: tuple) -> ir.Kernel:
     opts = FrontendOptions(defines=list(defines), arch=arch, entry=entry, core=core, include_dirs=list(includes))
     return load_kernel(path, opts)
@@ -742,7 +742,7 @@ def test_entry_selection(capsys):
 
 
 def test_defines_on_the_command_line(capsys):
-    rc, out, err = run_cli(capsys, "ir", SAMPLES / "gemm_double" / "auto.cpp",
+    rc, out, _err = run_cli(capsys, "ir", SAMPLES / "gemm_double" / "auto.cpp",
                            "-DGEMM_M=1536", "-DGEMM_K=256", "-DGEMM_N=1024")
     assert rc == 0
     assert "for m = 0; m < 12; m += 1:  (trips 12)" in out and "for n = 0; n < 4; n += 1:  (trips 4)" in out
@@ -798,7 +798,7 @@ def test_guards_hide_every_instruction(capsys):
 
 def test_both_cores_need_core_option(capsys):
     path = KERNELS / "mixed_core.cpp"
-    rc, out, err = run_cli(capsys, "ir", path)
+    rc, _out, err = run_cli(capsys, "ir", path)
     assert rc == 2 and f"{path}:1:1: error: the kernel has code for both the vector and the cube core" in err
 
 

@@ -139,7 +139,7 @@ extern "C" __global__ AICORE void mm(__gm__ float *c, __gm__ half *a, __gm__ hal
 @pytest.mark.parametrize("steps", [0, 1, 2, 7])
 def test_runtime_trip_counts_including_zero_stay_balanced(tmp_path, steps):
     """A loop that may run zero times: every set is waited and all flags clear, for any count."""
-    kernel, text, _ = rewrite_file(write(tmp_path, "mm.cpp", FIRST_ITERATION_GUARD))
+    _kernel, text, _ = rewrite_file(write(tmp_path, "mm.cpp", FIRST_ITERATION_GUARD))
     manual = load_manual(tmp_path, text, "mm_manual.cpp")
     result = check_kernel(manual, profile("a2a3"), {"steps": steps})
     assert result.ok, (result.races[:2], result.flag_problems[:2])
@@ -151,7 +151,7 @@ def test_guarded_matmul_and_store_after_the_loop_are_ordered(tmp_path):
     # The store waits for the matmuls once, after the loop, not in every iteration.
     tail = out[out.index("GmOut gC(c);"):]
     assert "wait_flag(PIPE_M, PIPE_FIX" in tail
-    assert re.search(r"^    }\n    set_flag\(PIPE_M, PIPE_FIX", out, re.M)
+    assert re.search(r"^    }\n    set_flag\(PIPE_M, PIPE_FIX", out, re.MULTILINE)
     # Both matmul forms read the L0 tiles: one MTE1 -> M wait before the if covers both.
     body = out[out.index("TMOV(bRight, bMat);"):out.index("if (k == 0)")]
     assert "wait_flag(PIPE_MTE1, PIPE_M" in body
@@ -161,7 +161,7 @@ def test_guarded_matmul_and_store_after_the_loop_are_ordered(tmp_path):
 @pytest.mark.parametrize("name", SAMPLES)
 def test_sample_output_is_race_free_and_balanced(tmp_path, name):
     sample = ROOT / "samples" / name
-    kernel, text, reporter = rewrite_file(sample / "auto.cpp")
+    _kernel, text, reporter = rewrite_file(sample / "auto.cpp")
     assert "PIPE_ALL" not in text.decode()
     assert not reporter.warnings
     manual = load_manual(tmp_path, text, "out.cpp", include=sample)
@@ -283,7 +283,7 @@ def test_overlapping_stores_need_an_mte3_barrier(tmp_path):
 def test_too_many_live_events_degrade_with_a_warning(tmp_path):
     many = PING_PONG.replace("TileT x[2];", "TileT x[10];").replace("i % 2", "i % 10").replace(
         "i < 4", "i < 24")
-    kernel, text, reporter = rewrite_file(write(tmp_path, "many.cpp", many))
+    _kernel, text, reporter = rewrite_file(write(tmp_path, "many.cpp", many))
     assert any("more than 8 events" in d.message for d in reporter.warnings)
     manual = load_manual(tmp_path, text, "many_manual.cpp")
     assert check_kernel(manual, profile("a2a3")).ok
@@ -307,7 +307,7 @@ def test_output_is_deterministic():
 def test_pipe_graph_links_every_sync_to_the_dependence_it_orders():
     from ptorewrite.transform.sync import pipe_graph
 
-    kernel, _, plan = _plan(ROOT / "samples" / "vec_add" / "auto.cpp")
+    _kernel, _, plan = _plan(ROOT / "samples" / "vec_add" / "auto.cpp")
     g = pipe_graph(plan)
     syncs = [n for n in g.nodes if isinstance(n, tuple) and n[0] == "sync"]
     assert len(syncs) == len(plan.syncs)

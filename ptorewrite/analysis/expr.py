@@ -7,10 +7,10 @@ emulator can evaluate it with concrete values.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Union
 
-Number = Union[int, float, bool]
+Number = int | float | bool
 
 
 class Expr:
@@ -22,7 +22,7 @@ class Expr:
     def free_vars(self) -> frozenset[str]:
         raise NotImplementedError
 
-    def subst(self, env: Mapping[str, "Expr"]) -> "Expr":
+    def subst(self, env: Mapping[str, Expr]) -> Expr:
         raise NotImplementedError
 
     @property

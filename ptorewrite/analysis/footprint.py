@@ -8,7 +8,7 @@ elements in its kernel argument.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from ptorewrite.analysis import ir
 from ptorewrite.arch import TILE_TYPE_BUFFER

@@ -88,8 +88,7 @@ def happens_before(stream, check_flags: bool = True) -> HB:
                 continue
             kq = know[q]
             for i in range(NP):
-                if got[0][i] > kq[i]:
-                    kq[i] = got[0][i]
+                kq[i] = max(kq[i], got[0][i])
             count[q] += 1
             last_wait[key] = (count[q], it.origin)
         elif kind == "barrier":
@@ -113,7 +112,5 @@ def same_pipe_ordered(arch: ArchProfile, pipe: str, hazard: str, earlier_op: str
     if hazard not in arch.same_pipe_barrier.get(pipe, frozenset()):
         return True
     # Accumulating matmuls into one L0C tile rely on in-order accumulation (spec §4).
-    if pipe == "M" and same_tile and later_op in ("TMATMUL_ACC", "TGEMV_ACC") and \
-            earlier_op in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"):
-        return True
-    return False
+    return pipe == "M" and same_tile and later_op in ("TMATMUL_ACC", "TGEMV_ACC") and \
+        earlier_op in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")

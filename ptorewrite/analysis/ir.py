@@ -8,8 +8,8 @@ exact source range it came from. Tile array indices, offsets and bounds stay sym
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
 
 from ptorewrite.analysis.expr import Expr
 
@@ -45,7 +45,7 @@ class Alias:
     """A TRESHAPE/TSUBVIEW destination: it names bytes of a base tile, never its own."""
 
     kind: str  # "TRESHAPE" or "TSUBVIEW"
-    base: "TileRef"
+    base: TileRef
     offset_bytes: Expr
     loc: SourceRange
 
@@ -128,7 +128,7 @@ class Arg:
     """One call argument: a tile, a GM window or a scalar, with how the instruction accesses it."""
 
     kind: str  # "tile", "gm", "scalar"
-    value: Union[TileRef, GmRef, Expr]
+    value: TileRef | GmRef | Expr
     access: str  # "", "r", "w" or "rw"
     text: str  # source spelling
 

@@ -8,8 +8,8 @@ candidate synchronization is expanded at those markers without walking the IR ag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import UnboundValue

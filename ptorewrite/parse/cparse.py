@@ -9,8 +9,8 @@ unevaluated. The result is a syntax tree that `lower.py` evaluates in its own sc
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 # ---------------------------------------------------------------- tokens
 
@@ -73,7 +73,7 @@ class Name(Node):
     """A possibly qualified name with optional template arguments: `pto::Tile<...>`."""
 
     parts: tuple[str, ...]
-    targs: tuple["Node", ...] | None = None
+    targs: tuple[Node, ...] | None = None
 
     @property
     def last(self) -> str:
@@ -165,12 +165,10 @@ class StringLit(Node):
 
 
 BUILTIN_TYPE_WORDS = frozenset(
-    "void bool char short int long float double signed unsigned auto".split()
+    ["void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "auto"]
 )
 QUALIFIER_WORDS = frozenset(
-    "const volatile constexpr static inline __gm__ __ubuf__ __cbuf__ __ca__ __cb__ __cc__ "
-    "__fbuf__ __aicore__ AICORE __global__ typename struct class __restrict__ restrict "
-    "__inline__ __attribute__".split()
+    ["const", "volatile", "constexpr", "static", "inline", "__gm__", "__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__", "__aicore__", "AICORE", "__global__", "typename", "struct", "class", "__restrict__", "restrict", "__inline__", "__attribute__"]
 )
 
 _BINARY_PREC = {

@@ -11,7 +11,8 @@ import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from clang.cindex import Cursor, CursorKind, Diagnostic as ClangDiagnostic, Index, TranslationUnit
+from clang.cindex import Cursor, CursorKind, Index, TranslationUnit
+from clang.cindex import Diagnostic as ClangDiagnostic
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const
@@ -99,7 +100,7 @@ def parse_tu(file: Path, args: list[str]) -> TranslationUnit:
     try:
         tu = index.parse(str(file), args=args,
                          options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
-    except Exception as e:  # libclang reports unreadable files this way
+    except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
         raise PtoError(f"cannot parse {file}: {e}") from None
     errors = [d for d in tu.diagnostics if d.severity >= ClangDiagnostic.Error]
     if errors:
@@ -326,9 +327,7 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
             if e is not None:
                 free |= e.free_vars()
     for s in ir.walk(kernel.body):
-        if isinstance(s, ir.For):
-            bound.add(s.var)
-        elif isinstance(s, ir.Assign):
+        if isinstance(s, (ir.For, ir.Assign)):
             bound.add(s.var)
         for e in exprs_of(s):
             free |= e.free_vars()

@@ -18,10 +18,22 @@ from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import (
-    Const, Expr, Var, as_expr, binop, cpp_text, select, unop,
+    Const,
+    Expr,
+    Var,
+    as_expr,
+    binop,
+    cpp_text,
+    select,
+    unop,
 )
 from ptorewrite.analysis.instructions import (
-    ALIAS_OPS, CONFIG_OPS, CROSS_CORE_OPS, PipeRuleError, lookup, pipe_of,
+    ALIAS_OPS,
+    CONFIG_OPS,
+    CROSS_CORE_OPS,
+    PipeRuleError,
+    lookup,
+    pipe_of,
 )
 from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -89,7 +101,7 @@ class Binding:
 
 
 class Scope:
-    def __init__(self, parent: "Scope | None" = None):
+    def __init__(self, parent: Scope | None = None):
         self.parent = parent
         self.names: dict[str, Binding] = {}
 
@@ -181,13 +193,13 @@ class Lowering:
                 scope.define(c.spelling, Binding("alias_template", c))
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
-            elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE):
-                if any(ch.kind == CursorKind.COMPOUND_STMT for ch in c.get_children()):
-                    b = scope.names.get(c.spelling)
-                    if b is None or b.kind != "funcs":
-                        b = Binding("funcs", [])
-                        scope.define(c.spelling, b)
-                    b.value.append(Function(c, c.spelling))
+            elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
+                    any(ch.kind == CursorKind.COMPOUND_STMT for ch in c.get_children()):
+                b = scope.names.get(c.spelling)
+                if b is None or b.kind != "funcs":
+                    b = Binding("funcs", [])
+                    scope.define(c.spelling, b)
+                b.value.append(Function(c, c.spelling))
 
     # -- source helpers
 
@@ -576,9 +588,7 @@ class Lowering:
                 if depth == 0 and c == ">":
                     i += 1
                     break
-            elif c in ",;{=" and depth == 0:
-                break
-            elif c.isspace() and depth == 0 and i > start and text[i - 1] not in ",:<":
+            elif c in ",;{=" and depth == 0 or c.isspace() and depth == 0 and i > start and text[i - 1] not in ",:<":
                 break
             i += 1
         return " ".join(text[start:i].split())
@@ -661,7 +671,7 @@ class Lowering:
         for i, c in enumerate(children):
             # `if (cond) return;` guards the rest of the block: lower it as `if (!cond) { rest }`.
             if c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
-                cond = self.scalar(self.parse(*self.text_of(list(c.get_children())[0]), scope), scope)
+                cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
                 rest: list[ir.Stmt] = []
                 self._lower_list(children[i + 1:], scope, rest)
                 if isinstance(cond, Const):
@@ -743,7 +753,7 @@ class Lowering:
         is_const: bool
         name_offset: int
 
-    def parse_var_decl(self, cursor: Cursor, scope: Scope, group: Cursor | None = None) -> "Lowering.VarDecl":
+    def parse_var_decl(self, cursor: Cursor, scope: Scope, group: Cursor | None = None) -> Lowering.VarDecl:
         """`group`: the declaration statement when it declares several variables (`T a, b[2];`)."""
         src = self.file_of(cursor)
         start, end = cursor.extent.start.offset, cursor.extent.end.offset
@@ -878,7 +888,7 @@ class Lowering:
         self._names[base] = n + 1
         return base if n == 0 else f"{base}#{n + 1}"
 
-    def declare_tile(self, d: Cursor, decl: "Lowering.VarDecl", t: ty.TileType, scope: Scope,
+    def declare_tile(self, d: Cursor, decl: Lowering.VarDecl, t: ty.TileType, scope: Scope,
                      group: Cursor | None = None) -> None:
         count = None
         if decl.array is not None:
@@ -1162,7 +1172,7 @@ class Lowering:
         tile_types: list[str] = []
         tiles_seen = gm_seen = 0
         evaluated = self._args(node, scope)
-        n_tiles = sum(isinstance(v, ir.TileRef) or isinstance(v, ir.TileDecl) for _, v in evaluated)
+        n_tiles = sum(isinstance(v, (ir.TileRef, ir.TileDecl)) for _, v in evaluated)
         try:
             accesses = op.accesses(n_tiles)
         except IndexError:
@@ -1330,7 +1340,7 @@ class Lowering:
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
 
-    def lower_multibuffered(self, mb: "MultiBufferLoop", node: cp.Call, scope: Scope,
+    def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
                             loc: ir.SourceRange) -> ir.For:
         """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
         iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""

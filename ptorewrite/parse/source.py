@@ -21,7 +21,7 @@ class SourceFile:
         self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
 
     @classmethod
-    def read(cls, path: str | Path, shown_as: str | None = None) -> "SourceFile":
+    def read(cls, path: str | Path, shown_as: str | None = None) -> SourceFile:
         return cls(shown_as or str(path), Path(path).read_bytes())
 
     def line_col(self, offset: int) -> tuple[int, int]:

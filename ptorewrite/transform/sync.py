@@ -20,8 +20,10 @@ Every step is checked on traces of the kernel with several runtime values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
+
+import networkx as nx
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.deps import Edge, dependence_graph, dynamic_deps, static_edges
@@ -77,7 +79,7 @@ class Tree:
     order: dict[int, int]  # id(stmt) -> pre-order position
 
     @classmethod
-    def of(cls, kernel: ir.Kernel) -> "Tree":
+    def of(cls, kernel: ir.Kernel) -> Tree:
         parent: dict[int, ir.Stmt] = {}
         order: dict[int, int] = {}
 
@@ -433,7 +435,7 @@ def _repair_reuse(ctx: Context, syncs: list[PlannedSync], next_event: int, repor
     _, problems = ctx.check(syncs)
     if problems:
         p = problems[0]
-        raise PtoError(f"cannot make event reuse on {p.key[0]} -> {p.key[1]} safe", getattr(p.first, "wait_at").loc)
+        raise PtoError(f"cannot make event reuse on {p.key[0]} -> {p.key[1]} safe", p.first.wait_at.loc)
     return syncs
 
 
@@ -476,15 +478,13 @@ def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporte
             continue
 
 
-def pipe_graph(plan: SyncPlan) -> "nx.MultiDiGraph":
+def pipe_graph(plan: SyncPlan) -> nx.MultiDiGraph:
     """Instructions, dependences and the syncs that order them, as one graph.
 
     Nodes: instruction uids (op, pipe, loc) and ("sync", n) for each planned sync (kind,
     pipes, event, reason). Edges: "dep" between instructions (kinds, operand, carrying loop)
     and "orders" from a sync's producer to the sync and from the sync to its consumer.
     """
-    import networkx as nx
-
     g = nx.MultiDiGraph(dependence_graph(plan.edges))
     for n, s in enumerate(plan.syncs):
         node = ("sync", n)
@@ -555,7 +555,7 @@ def _allocate_events(ctx: Context, syncs: list[PlannedSync], reporter: Reporter)
         spans do not overlap), "source" (as "pair", but never across destinations)."""
         chosen: dict[int, range] = {}
         for s in flags:
-            for base in range(0, NUM_EVENT_IDS - s.slots + 1):
+            for base in range(NUM_EVENT_IDS - s.slots + 1):
                 ids = range(base, base + s.slots)
                 if all(_compatible(s, o, ids, chosen[id(o)], share, overlap) for o in flags if id(o) in chosen):
                     chosen[id(s)] = ids
@@ -657,7 +657,7 @@ def _check_shared_helpers(out: list[tuple[ir.Stmt, Insertion]]) -> None:
     for stmt, ins in out:
         by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(stmt), set()).add(ins.code)
         stmts[id(stmt)] = stmt
-    for (anchor, where), per_copy in by_place.items():
+    for per_copy in by_place.values():
         if len(per_copy) > 1 and len({frozenset(v) for v in per_copy.values()}) > 1:
             stmt = stmts[next(iter(per_copy))]
             raise PtoError("this statement is in a helper inlined at several call sites that need different "

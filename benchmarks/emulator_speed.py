@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ptorewrite.analysis import execution
 from ptorewrite.arch import profile
-from ptorewrite.emulator import data, machine, pipes, schedule, timeline
+from ptorewrite.emulator import data, pipes, schedule, timeline
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
 KERNEL = ROOT / "samples" / "gemm_double" / "manual.cpp"
@@ -36,7 +37,7 @@ def best(fn, repeat=3):
 def main() -> None:
     arch = profile("a2a3")
     t_parse, kernel = best(lambda: load_kernel(KERNEL, FrontendOptions(auto_mode=False, defines=DEFINES)))
-    t_unroll, trace = best(lambda: machine.unroll(kernel, arch, {}))
+    t_unroll, trace = best(lambda: execution.unroll(kernel, arch, {}))
     gm = data.random_gm(trace.gm_extent, trace.gm_dtype, 0)
     t_data, _ = best(lambda: data.run(trace, {k: v.copy() for k, v in gm.items()}))
     t_check, result = best(lambda: pipes.check(trace))

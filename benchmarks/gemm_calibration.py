@@ -18,8 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing the package
 
+from ptorewrite.analysis import execution
 from ptorewrite.arch import profile
-from ptorewrite.emulator import machine, schedule
+from ptorewrite.emulator import schedule
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
 POINTS = [  # (M, K, N, hand-written, fully serialized)
@@ -67,13 +68,13 @@ def measure_rewrite(m: int, k: int, n: int) -> int:
         out = Path(tmp) / "gemm_double.manual.cpp"
         out.write_bytes(text)
         kernel = load_kernel(out, FrontendOptions(auto_mode=False, defines=defines, include_dirs=[str(sample)]))
-    return schedule.simulate(machine.unroll(kernel, profile("a2a3"), {})).total
+    return schedule.simulate(execution.unroll(kernel, profile("a2a3"), {})).total
 
 
 def measure(m: int, k: int, n: int) -> tuple[int, int, dict]:
     opts = FrontendOptions(auto_mode=False, defines=[f"GEMM_M={m}", f"GEMM_K={k}", f"GEMM_N={n}"])
     kernel = load_kernel(ROOT / "samples" / "gemm_double" / "manual.cpp", opts)
-    trace = machine.unroll(kernel, profile("a2a3"), {})
+    trace = execution.unroll(kernel, profile("a2a3"), {})
     fast = schedule.simulate(trace)
     slow = schedule.simulate(trace, serial=True)
     return fast.total, slow.total, fast.busy

@@ -13,11 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ptorewrite.analysis import ir
-from ptorewrite.analysis.trace import DynSync, unroll
+from ptorewrite.analysis import execution, ir
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import Reporter
-from ptorewrite.emulator import machine, schedule
+from ptorewrite.emulator import schedule
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.transform.rewrite import rewrite
 
@@ -31,19 +30,20 @@ def counts(kernel: ir.Kernel) -> dict:
         if isinstance(s, ir.Sync):
             static[s.kind] += 1
             static["all"] += s.kind == "barrier" and s.src == "ALL"
-    trace = unroll(kernel, None, {v: 1 for v in kernel.runtime_values}, markers=False)
-    dyn = [it for it in trace.items if isinstance(it, DynSync)]
+    trace = execution.unroll(kernel, profile(kernel.arch), {v: 1 for v in kernel.runtime_values},
+                             require_semantics=False)
+    dyn = [s for s in trace.steps if s.kind in ("set", "barrier")]
     return {
         "static": static,
         "pairs": sum(1 for d in dyn if d.kind == "set"),
         "barriers": sum(1 for d in dyn if d.kind == "barrier"),
-        "all": sum(1 for d in dyn if d.kind == "barrier" and d.src == "ALL"),
+        "all": sum(1 for d in dyn if d.kind == "barrier" and d.pipe == "ALL"),
         "kernel": kernel,
     }
 
 
 def cycles(kernel: ir.Kernel, serial: bool = False) -> int:
-    trace = machine.unroll(kernel, profile(kernel.arch), VALUES)
+    trace = execution.unroll(kernel, profile(kernel.arch), VALUES)
     return schedule.simulate(trace, serial=serial).total
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ptorewrite.analysis import execution
 from ptorewrite.arch import profile
-from ptorewrite.emulator import machine, pipes
+from ptorewrite.emulator import pipes
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ def sample(name: str, which: str):
 
 
 def trace_of(kernel, arch="a2a3", values=VALUES):
-    return machine.unroll(kernel, profile(arch), values)
+    return execution.unroll(kernel, profile(arch), values)
 
 
 def check_text(text: str, tmp_path: Path, name="manual.cpp", arch="a2a3") -> pipes.CheckResult:

@@ -29,7 +29,7 @@ def test_check(capsys, tmp_path):
 
 
 def test_check_runtime_values(capsys, tmp_path):
-    from test_emulator_machine import SCALED
+    from test_execution import SCALED
 
     assert run(capsys, "check", SAMPLES / "vec_add" / "manual.cpp", "--block-idx", "3", "--block-num", "4")[0] == 0
     src = tmp_path / "k.cpp"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from _emulator_util import SAMPLE_NAMES, VALUES, check_text, load, sample
 
+from ptorewrite.analysis import execution
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError
-from ptorewrite.emulator import machine, pipes, schedule
+from ptorewrite.emulator import pipes, schedule
 from ptorewrite.emulator.verify import verify
 
 
@@ -152,7 +153,7 @@ def test_computed_event_ids_are_evaluated_and_range_checked(tmp_path):
            "        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i * 7));\n    }\n"
     r = check_text(kernel(body + "    TMULS(c, a, 2.0f);\n" + STORE), tmp_path)
     assert r.clean and len(r.matches) == 3
-    trace_events = {(s.kind, s.event) for s in machine.unroll(
+    trace_events = {(s.kind, s.event) for s in execution.unroll(
         load(tmp_path / "manual.cpp", auto=False), profile("a2a3"), {}).steps
         if s.src == "MTE2"}
     assert trace_events == {("set", 0), ("wait", 0), ("set", 7), ("wait", 7)}
@@ -162,7 +163,7 @@ def test_computed_event_ids_are_evaluated_and_range_checked(tmp_path):
 
 
 def test_accumulating_matmuls_need_no_barrier():
-    trace = machine.unroll(sample("gemm_single", "manual"), profile("a2a3"), VALUES)
+    trace = execution.unroll(sample("gemm_single", "manual"), profile("a2a3"), VALUES)
     mm = [s for s in trace.steps if s.pipe == "M"]
     assert [s.name for s in mm if s.kind == "op"] == ["TMATMUL"] + ["TMATMUL_ACC"] * 7
     assert not any(s.kind == "barrier" for s in mm)
@@ -174,7 +175,7 @@ def test_pipe_barrier_all_orders_everything(tmp_path):
            "    TSTORE(gOut, c);\n"
     r = check_text(kernel(body), tmp_path)
     assert r.clean
-    trace = machine.unroll(load(tmp_path / "manual.cpp", auto=False),
+    trace = execution.unroll(load(tmp_path / "manual.cpp", auto=False),
                            profile("a2a3"), {})
     sched = schedule.simulate(trace)
     ops = [sched.times[s.index] for s in trace.steps if s.kind == "op"]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ptorewrite.analysis import ir
+from ptorewrite.analysis import execution, ir
 from ptorewrite.analysis.check import check_kernel
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import Reporter
-from ptorewrite.emulator import machine, pipes
+from ptorewrite.emulator import pipes
 from ptorewrite.emulator.verify import verify
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.parse.source import SourceFile
@@ -201,7 +201,7 @@ def test_every_inserted_sync_is_needed(tmp_path, name):
         result = check_kernel(manual, profile("a2a3"), values)
         assert result.races, f"sync {plan.syncs[i].reason!r} was redundant"
         # The emulator's independent checker agrees.
-        emulated = pipes.check(machine.unroll(manual, profile("a2a3"), values))
+        emulated = pipes.check(execution.unroll(manual, profile("a2a3"), values))
         assert emulated.races, f"sync {plan.syncs[i].reason!r} was redundant (emulator)"
 
 

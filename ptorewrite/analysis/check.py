@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.deps import DynDep, dynamic_deps
+from ptorewrite.analysis.execution import unroll
 from ptorewrite.analysis.hb import FlagProblem, happens_before, same_pipe_ordered
-from ptorewrite.analysis.trace import unroll
 from ptorewrite.arch import ArchProfile
 
 
@@ -25,14 +25,14 @@ class CheckResult:
 
 
 def check_kernel(kernel: ir.Kernel, arch: ArchProfile, values: dict | None = None) -> CheckResult:
-    trace = unroll(kernel, None, values or {}, markers=False)
-    hb = happens_before(trace.items)
+    trace = unroll(kernel, arch, values or {}, require_semantics=False)
+    hb = happens_before(trace.steps)
     races = []
     for d in dynamic_deps(trace):
         if d.src.pipe == d.dst.pipe:
-            same_tile = {id(a.value.tile) for a in d.src.instr.tile_args} & \
-                        {id(a.value.tile) for a in d.dst.instr.tile_args}
-            if same_pipe_ordered(arch, d.src.pipe, d.kind, d.src.instr.op, d.dst.instr.op, bool(same_tile)):
+            same_tile = {id(a.value.tile) for a in d.src.stmt.tile_args} & \
+                        {id(a.value.tile) for a in d.dst.stmt.tile_args}
+            if same_pipe_ordered(arch, d.src.pipe, d.kind, d.src.stmt.op, d.dst.stmt.op, bool(same_tile)):
                 continue
         if not hb.ordered(d.src, d.dst):
             races.append(d)

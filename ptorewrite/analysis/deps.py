@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.footprint import Intervals, covers, overlaps
-from ptorewrite.analysis.trace import Access, DynInstr, Trace
+from ptorewrite.analysis.execution import Access, Step, Trace
+from ptorewrite.analysis.footprint import Footprint
 
 
 @dataclass(frozen=True)
 class DynDep:
-    src: DynInstr
-    dst: DynInstr
+    src: Step
+    dst: Step
     kind: str  # "raw", "war", "waw"
     space: str
     what: str  # operand of the destination instruction
@@ -53,49 +53,54 @@ class Edge:
 
 @dataclass
 class _Cell:
-    bytes: Intervals
-    writer: DynInstr | None
-    writer_what: str
-    readers: list[tuple[DynInstr, str]]
+    bytes: Footprint
+    writer: Step | None
+    readers: list[Step]
 
 
 def dynamic_deps(trace: Trace) -> list[DynDep]:
     cells: dict[str, list[_Cell]] = {}
     deps: list[DynDep] = []
-    for d in trace.instrs:
+    for d in trace.steps:
+        if d.kind != "op":
+            continue
         for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
-            space_cells = cells.setdefault(acc.space, [])
-            hit = [c for c in space_cells if overlaps(c.bytes, acc.bytes)]
+            space_cells = cells.setdefault(acc.footprint.space, [])
+            hit = [c for c in space_cells if c.bytes.overlap(acc.footprint) is not None]
             for c in hit:
                 if c.writer is not None and c.writer is not d:
-                    deps.append(DynDep(c.writer, d, "waw" if acc.write else "raw", acc.space, acc.what))
+                    deps.append(DynDep(c.writer, d, "waw" if acc.write else "raw", acc.footprint.space, acc.what))
                 if acc.write:
-                    for r, _ in c.readers:
+                    for r in c.readers:
                         if r is not d:
-                            deps.append(DynDep(r, d, "war", acc.space, acc.what))
+                            deps.append(DynDep(r, d, "war", acc.footprint.space, acc.what))
             _update(space_cells, hit, acc, d)
     return deps
 
 
-def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d: DynInstr) -> None:
-    same = next((c for c in hit if c.bytes == acc.bytes), None)
+def _same(a: Footprint, b: Footprint) -> bool:
+    return a.covers(b) and b.covers(a)
+
+
+def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d: Step) -> None:
+    same = next((c for c in hit if _same(c.bytes, acc.footprint)), None)
     if acc.write:
         # Cells this write covers entirely are dead: later accesses conflict with this write.
         for c in hit:
-            if c is not same and covers(acc.bytes, c.bytes):
+            if c is not same and acc.footprint.covers(c.bytes):
                 space_cells.remove(c)
         if same is None:
-            space_cells.append(_Cell(acc.bytes, d, acc.what, []))
+            space_cells.append(_Cell(acc.footprint, d, []))
         else:
-            same.writer, same.writer_what, same.readers = d, acc.what, []
+            same.writer, same.readers = d, []
     else:
         if same is None:
-            same = _Cell(acc.bytes, None, "", [])
+            same = _Cell(acc.footprint, None, [])
             space_cells.append(same)
-        same.readers.append((d, acc.what))
+        same.readers.append(d)
 
 
-def carrier_of(a: DynInstr, b: DynInstr, loops: dict[int, ir.For]) -> ir.For | None:
+def carrier_of(a: Step, b: Step, loops: dict[int, ir.For]) -> ir.For | None:
     for (la, ka), (lb, kb) in zip(a.iters, b.iters):
         if la != lb:
             return None
@@ -109,10 +114,10 @@ def static_edges(deps: list[DynDep], kernel: ir.Kernel) -> list[Edge]:
     edges: dict[tuple, Edge] = {}
     for dep in deps:
         carrier = carrier_of(dep.src, dep.dst, loops)
-        key = (dep.src.instr.uid, dep.dst.instr.uid, id(carrier) if carrier else None)
+        key = (dep.src.stmt.uid, dep.dst.stmt.uid, id(carrier) if carrier else None)
         e = edges.get(key)
         if e is None:
-            e = edges[key] = Edge(dep.src.instr, dep.dst.instr, set(), carrier, dep.what, dep.space)
+            e = edges[key] = Edge(dep.src.stmt, dep.dst.stmt, set(), carrier, dep.what, dep.space)
         e.kinds.add(dep.kind)
         e.instances.append(dep)
     return list(edges.values())

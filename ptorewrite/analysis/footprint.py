@@ -1,123 +1,100 @@
-"""Exactly which bytes an operand touches, for a given placement and concrete values.
+"""Byte footprints: the exact bytes an access touches, as sorted disjoint [start, end) runs.
 
-A tile access covers its valid region inside its buffer (row by row when the valid region
-is narrower than the capacity shape); an alias covers its own valid region at its base's
-address plus the TRESHAPE/TSUBVIEW offset; a GlobalTensor window covers its 5-D strided
-elements in its kernel argument.
+A tile's valid region or a strided GM window is a few contiguous runs (one per row, or a single
+run when whole rows are covered). The race checker compares footprints, so partial-width views
+such as two column halves of one tile do not falsely overlap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from ptorewrite.analysis import ir
-from ptorewrite.arch import TILE_TYPE_BUFFER
-
-Intervals = tuple[tuple[int, int], ...]  # sorted, disjoint [start, end) byte ranges
-AddressOf = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
-
-MAX_INTERVALS = 4096  # beyond this a window is widened to its hull (conservative)
+import numpy as np
 
 
-def merge(ranges: list[tuple[int, int]]) -> Intervals:
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(ranges):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return tuple(out)
+@dataclass(frozen=True, eq=False)
+class Footprint:
+    space: str  # on-chip buffer name ("UB", "L1", ...) or "GM:<param>"
+    starts: np.ndarray  # int64, sorted, disjoint and non-adjacent
+    ends: np.ndarray
 
+    @property
+    def lo(self) -> int:
+        return int(self.starts[0])
 
-def overlaps(a: Intervals, b: Intervals) -> bool:
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if a[i][1] <= b[j][0]:
-            i += 1
-        elif b[j][1] <= a[i][0]:
-            j += 1
-        else:
-            return True
-    return False
+    @property
+    def hi(self) -> int:
+        return int(self.ends[-1])
 
+    @property
+    def nbytes(self) -> int:
+        return int((self.ends - self.starts).sum())
 
-def covers(outer: Intervals, inner: Intervals) -> bool:
-    """Every byte of `inner` lies in `outer`."""
-    j = 0
-    for s, e in inner:
-        while j < len(outer) and outer[j][1] <= s:
-            j += 1
-        if j >= len(outer) or outer[j][0] > s or outer[j][1] < e:
+    def overlap(self, other: Footprint) -> tuple[int, int] | None:
+        """The first overlapping byte range, or None (spaces must match)."""
+        if self.space != other.space or self.hi <= other.lo or other.hi <= self.lo:
+            return None
+        if len(self.starts) == 1 and len(other.starts) == 1:
+            return max(self.lo, other.lo), min(self.hi, other.hi)
+        a, b = (self, other) if len(self.starts) <= len(other.starts) else (other, self)
+        # For each run of a, the first run of b ending after its start.
+        j = np.searchsorted(b.ends, a.starts, side="right")
+        ok = j < len(b.starts)
+        jj = np.where(ok, j, 0)
+        hit = ok & (b.starts[jj] < a.ends)
+        if not hit.any():
+            return None
+        i = int(np.argmax(hit))
+        k = int(jj[i])
+        return max(int(a.starts[i]), int(b.starts[k])), min(int(a.ends[i]), int(b.ends[k]))
+
+    def covers(self, other: Footprint) -> bool:
+        """Every byte of `other` is in self."""
+        if self.space != other.space or other.lo < self.lo or other.hi > self.hi:
             return False
-    return True
+        j = np.searchsorted(self.ends, other.starts, side="right")
+        if (j >= len(self.starts)).any():
+            return False
+        return bool(((self.starts[j] <= other.starts) & (other.ends <= self.ends[j])).all())
 
 
-def slot_of(ref: ir.TileRef, env: Mapping) -> int:
-    if ref.index is None:
-        return 0
-    v = ref.index.eval(env)
-    if not isinstance(v, int) or not 0 <= v < ref.tile.slots:
-        raise IndexError(f"index {v} of '{ref.tile.cpp_name}' is out of range 0..{ref.tile.slots - 1}")
-    return v
+def single(space: str, start: int, end: int) -> Footprint:
+    return Footprint(space, np.array([start], np.int64), np.array([end], np.int64))
 
 
-def tile_base(ref: ir.TileRef, env: Mapping, address_of: AddressOf) -> int:
-    """Byte address of the referenced tile (slot), following alias chains."""
-    t = ref.tile
-    if t.alias is not None:
-        return tile_base(t.alias.base, env, address_of) + int(t.alias.offset_bytes.eval(env))
-    return address_of(t, slot_of(ref, env))
+def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]]) -> Footprint | None:
+    """Bytes of the elements base + sum(i_d * stride_d) * elem_bytes, 0 <= i_d < count_d.
 
-
-def tile_footprint(ref: ir.TileRef, env: Mapping, address_of: AddressOf) -> tuple[str, Intervals]:
-    t = ref.tile
-    base = tile_base(ref, env, address_of)
-    eb = t.elem_bytes
-    vr = t.rows if t.valid_rows is None else int(t.valid_rows.eval(env))
-    vc = t.cols if t.valid_cols is None else int(t.valid_cols.eval(env))
-    buffer = TILE_TYPE_BUFFER[t.tile_type]
-    if (vr, vc) == (t.rows, t.cols) or t.tile_type in ("Left", "Right", "Acc", "Mat"):
-        # Cube-side tiles use fractal layouts: treat the whole capacity as touched.
-        return buffer, ((base, base + t.nbytes),)
-    if t.blayout == "RowMajor":
-        runs = [(base + int(r * t.cols * eb), base + int((r * t.cols + vc) * eb)) for r in range(vr)]
-    else:
-        runs = [(base + int(c * t.rows * eb), base + int((c * t.rows + vr) * eb)) for c in range(vc)]
-    return buffer, merge(runs)
-
-
-def gm_footprint(g: ir.GmTensor, env: Mapping) -> tuple[str, Intervals]:
-    eb = max(1, int(ir.DTYPE_BYTES[g.dtype]))
-    shape = [int(s.eval(env)) for s in g.shape]
-    stride = [int(s.eval(env)) for s in g.stride]
-    base = int(g.offset_bytes.eval(env))
-    if any(s <= 0 for s in shape):
-        return f"GM:{g.param}", ()
-    # Pick the unit-stride dimension as the contiguous run.
-    inner = max((d for d in range(5) if stride[d] == 1 and shape[d] > 1), default=4)
-    outer = [d for d in range(5) if d != inner and shape[d] > 1]
-    count = 1
-    for d in outer:
-        count *= shape[d]
-    run = shape[inner] * eb if stride[inner] == 1 else eb
-    if count > MAX_INTERVALS:
-        lo = base
-        hi = base + (sum((shape[d] - 1) * stride[d] for d in range(5)) + 1) * eb
-        return f"GM:{g.param}", ((lo, hi),)
-    runs = []
-    idx = [0] * len(outer)
-    for _ in range(count):
-        off = sum(i * stride[d] for i, d in zip(idx, outer))
-        if stride[inner] == 1:
-            runs.append((base + off * eb, base + off * eb + run))
+    `dims` are (count, stride in elements). Returns None for an empty region.
+    """
+    dims = [(n, s) for n, s in dims if n != 1]
+    if any(n <= 0 for n, _ in dims):
+        return None
+    dims.sort(key=lambda d: abs(d[1]))
+    # Merge dimensions into one contiguous innermost run where strides line up.
+    run = 1
+    rest = []
+    for n, s in dims:
+        if not rest and s == run:
+            run *= n
         else:
-            runs += [(base + (off + k * stride[inner]) * eb, base + (off + k * stride[inner] + 1) * eb)
-                     for k in range(shape[inner])]
-        for p in range(len(idx) - 1, -1, -1):
-            idx[p] += 1
-            if idx[p] < shape[outer[p]]:
-                break
-            idx[p] = 0
-    return f"GM:{g.param}", merge(runs)
+            rest.append((n, s))
+    offsets = np.zeros(1, np.int64)
+    for n, s in rest:
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).reshape(-1)
+    starts = np.sort(base + offsets * elem_bytes)
+    ends = starts + run * elem_bytes
+    return _merge(space, starts, ends)
+
+
+def _merge(space: str, starts: np.ndarray, ends: np.ndarray) -> Footprint:
+    if len(starts) > 1:
+        # Runs are equal length and sorted; merge those that touch or overlap.
+        ends = np.maximum.accumulate(ends)
+        new = np.empty(len(starts), bool)
+        new[0] = True
+        new[1:] = starts[1:] > ends[:-1]
+        first = np.flatnonzero(new)
+        starts = starts[first]
+        ends = np.maximum.reduceat(ends, first)
+    return Footprint(space, starts.astype(np.int64), ends.astype(np.int64))

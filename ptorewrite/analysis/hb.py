@@ -52,17 +52,17 @@ class HB:
 
 
 def happens_before(stream, check_flags: bool = True) -> HB:
-    """`stream`: DynInstr-like items (with .pipe) and DynSync-like items (kind, src, dst, event, origin)."""
+    """`stream`: issued items in order, each with a `kind`: "op" (with .pipe), "set"/"wait" (with
+    .src, .dst, .event), "barrier" (with .pipe); anything else (markers) is skipped. The origin
+    reported for a flag problem is the item's `origin` if it has one, else its `stmt`."""
     out = HB()
     count = [0] * NP  # ops issued per pipe; waits count too, so later sets can be ordered after them
     know = [[0] * NP for _ in range(NP)]  # knowledge each pipe has reached
     pending: dict[tuple[str, str, int], tuple[list[int], object]] = {}
     last_wait: dict[tuple[str, str, int], tuple[int, object]] = {}
     for it in stream:
-        kind = getattr(it, "kind", None)
-        if kind is None:  # an instruction
-            if not hasattr(it, "instr"):
-                continue
+        kind = it.kind
+        if kind == "op":
             p = _P[it.pipe]
             count[p] += 1
             out.position[id(it)] = count[p]
@@ -72,38 +72,43 @@ def happens_before(stream, check_flags: bool = True) -> HB:
             k = know[p][:]
             k[p] = max(k[p], count[p])
             key = (it.src, it.dst, it.event)
+            origin = _origin(it)
             if check_flags:
                 if key in pending:
-                    out.flag_problems.append(FlagProblem("lost-signal", key, it.origin, pending[key][1], it))
+                    out.flag_problems.append(FlagProblem("lost-signal", key, origin, pending[key][1], it))
                 elif key in last_wait and k[_P[it.dst]] < last_wait[key][0]:
-                    out.flag_problems.append(FlagProblem("unordered-reuse", key, it.origin, last_wait[key][1], it))
-            pending[key] = (k, it.origin)
+                    out.flag_problems.append(FlagProblem("unordered-reuse", key, origin, last_wait[key][1], it))
+            pending[key] = (k, origin)
         elif kind == "wait":
             q = _P[it.dst]
             key = (it.src, it.dst, it.event)
             got = pending.pop(key, None)
             if got is None:
                 if check_flags:
-                    out.flag_problems.append(FlagProblem("wait-without-set", key, it.origin, None, it))
+                    out.flag_problems.append(FlagProblem("wait-without-set", key, _origin(it), None, it))
                 continue
             kq = know[q]
             for i in range(NP):
                 kq[i] = max(kq[i], got[0][i])
             count[q] += 1
-            last_wait[key] = (count[q], it.origin)
+            last_wait[key] = (count[q], _origin(it))
         elif kind == "barrier":
-            if it.src == "ALL":
+            if it.pipe == "ALL":
                 merged = [max(know[j][i] for j in range(NP)) for i in range(NP)]
                 for i in range(NP):
                     merged[i] = max(merged[i], count[i])
                 know = [merged[:] for _ in range(NP)]
             else:
-                p = _P[it.src]
+                p = _P[it.pipe]
                 know[p][p] = max(know[p][p], count[p])
     if check_flags:
         for key, (_, origin) in sorted(pending.items(), key=lambda kv: kv[0]):
             out.flag_problems.append(FlagProblem("left-set", key, origin))
     return out
+
+
+def _origin(it):
+    return getattr(it, "origin", None) or it.stmt
 
 
 def same_pipe_ordered(arch: ArchProfile, pipe: str, hazard: str, earlier_op: str, later_op: str,

@@ -61,13 +61,14 @@ def _print_diagnostics(diags) -> None:
 
 
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
-    from ptorewrite.emulator import machine, pipes
+    from ptorewrite.analysis import execution
+    from ptorewrite.emulator import pipes
 
     kernel = _load(args.kernel, args, reporter, frontend_options, want="manual")
     if kernel.mode != "manual":
         raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                        "(use `verify` to check an AUTO kernel's rewrite)")
-    trace = machine.unroll(kernel, profile(args.arch), runtime_values(args))
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
     result = pipes.check(trace)
     reporter.print()
     reporter.diagnostics.clear()
@@ -79,14 +80,15 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
 
 
 def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
-    from ptorewrite.emulator import machine, pipes, schedule, timeline
+    from ptorewrite.analysis import execution
+    from ptorewrite.emulator import pipes, schedule, timeline
 
     kernel = _load(args.kernel, args, reporter, frontend_options)
     serial = args.serialize
     if kernel.mode == "auto" and not serial:
         reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
         serial = True
-    trace = machine.unroll(kernel, profile(args.arch), runtime_values(args))
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
     matches, problems = pipes.match_flags(trace)
     sched = schedule.simulate(trace, serial=serial, matches=matches)
     reporter.print()

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+from ptorewrite.analysis.execution import GmOperand, TileOperand, Trace, located
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.emulator import semantics
-from ptorewrite.emulator.machine import GmOperand, TileOperand, Trace, located
 
 NP_DTYPES = {
     "fp32": np.dtype(np.float32), "fp16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),

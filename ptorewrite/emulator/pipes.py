@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from ptorewrite.analysis.execution import Access, Step, Trace
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, to_location
-from ptorewrite.emulator.machine import Access, Step, Trace
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ptorewrite.analysis.execution import GmOperand, Step, TileOperand, Trace
 from ptorewrite.arch import TILE_TYPE_BUFFER as TILE_BUFFER
 from ptorewrite.emulator import timing
-from ptorewrite.emulator.machine import GmOperand, Step, TileOperand, Trace
 from ptorewrite.emulator.pipes import PIPES, match_flags, queue_order
 
 

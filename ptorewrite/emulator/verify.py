@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ptorewrite.analysis import ir
+from ptorewrite.analysis.execution import Number, Trace, unroll
 from ptorewrite.arch import ArchProfile
 from ptorewrite.emulator import data, pipes
-from ptorewrite.emulator.machine import Number, Trace, unroll
 
 # Default float tolerance: the twins run the same operations in the same per-element order, so
 # only a changed accumulation order may differ, by a few ulps of fp32.

@@ -27,10 +27,9 @@ import networkx as nx
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.deps import Edge, dependence_graph, dynamic_deps, static_edges
+from ptorewrite.analysis.execution import Marker, Placement, Trace, unroll
 from ptorewrite.analysis.expr import Expr, cpp_text
-from ptorewrite.analysis.footprint import AddressOf
 from ptorewrite.analysis.hb import HB, happens_before, same_pipe_ordered
-from ptorewrite.analysis.trace import DynSync, Marker, Trace, TraceError, unroll
 from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.transform.edits import Insertion
@@ -59,6 +58,21 @@ class PlannedSync:
 
     def event_ids(self) -> list[int]:
         return [self.event + k for k in range(self.slots)]
+
+
+@dataclass(eq=False)
+class DynSync:
+    """One issued set/wait/barrier of a planned sync, in a trace being checked."""
+
+    kind: str  # "set", "wait", "barrier"
+    src: str  # source pipe (the barrier's pipe)
+    dst: str | None
+    event: int | None
+    origin: PlannedSync
+
+    @property
+    def pipe(self) -> str:
+        return self.src if self.kind != "wait" else self.dst
 
 
 @dataclass
@@ -290,13 +304,11 @@ def _slot_of(e: Edge) -> tuple[Expr | None, int]:
 # ---------------------------------------------------------------- the planner
 
 
-def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: AddressOf, reporter: Reporter,
+def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, reporter: Reporter,
                value_sets: list[dict] | None = None) -> SyncPlan:
     value_sets = value_sets or default_value_sets(kernel)
-    try:
-        traces = [unroll(kernel, address_of, vals) for vals in value_sets]
-    except TraceError as e:
-        raise PtoError(f"cannot analyse the kernel: {e}", e.loc) from None
+    traces = [unroll(kernel, arch, vals, placement=address_of, markers=True, require_semantics=False)
+              for vals in value_sets]
     _warn_unexecuted(kernel, traces, value_sets, reporter)
     edges: list[Edge] = []
     seen: dict[tuple, Edge] = {}
@@ -353,7 +365,7 @@ def _warn_unexecuted(kernel: ir.Kernel, traces: list[Trace], value_sets: list[di
     """Synchronization is planned from executions; an instruction that none of them reached,
     but that other runtime values could reach, gets none: say so. (One that no value reaches,
     e.g. a branch the compile-time sizes rule out, needs none.)"""
-    ran = {id(d.instr) for t in traces for d in t.instrs}
+    ran = {id(d.stmt) for t in traces for d in t.steps if d.kind == "op"}
     runtime = set(kernel.runtime_values)
     tree = Tree.of(kernel)
     tried = "; ".join(", ".join(f"{k}={v}" for k, v in sorted(vals.items())) for vals in value_sets)

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from _emulator_util import SAMPLES, load, sample, trace_of
 
+from ptorewrite.analysis import execution
+from ptorewrite.analysis.footprint import single, strided
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError
-from ptorewrite.emulator import data, machine
-from ptorewrite.emulator.intervals import single, strided
+from ptorewrite.emulator import data
 from ptorewrite.emulator.verify import verify
 
 SCALED = """#include <pto/pto-inst.hpp>
@@ -49,7 +50,7 @@ def _write(tmp_path, text, name="k.cpp"):
 
 def test_runs_loops_with_runtime_values_and_computes(tmp_path):
     kernel = load(_write(tmp_path, SCALED), auto=False)
-    trace = machine.unroll(kernel, profile("a2a3"), {"n": 3, "scale": 0.25})
+    trace = execution.unroll(kernel, profile("a2a3"), {"n": 3, "scale": 0.25})
     assert sum(s.kind == "op" for s in trace.steps) == 12
     assert trace.gm_extent == {"in": 3 * 4096, "out": 3 * 4096}
     gm = data.random_gm(trace.gm_extent, trace.gm_dtype, seed=5)
@@ -61,11 +62,11 @@ def test_runs_loops_with_runtime_values_and_computes(tmp_path):
 def test_missing_runtime_values_are_named(tmp_path):
     kernel = load(_write(tmp_path, SCALED), auto=False)
     with pytest.raises(PtoError) as e:
-        machine.unroll(kernel, profile("a2a3"), {"n": 1})
+        execution.unroll(kernel, profile("a2a3"), {"n": 1})
     msg = e.value.format()
     assert "scale" in msg and "--set scale=VALUE" in msg and "'n'" not in msg
     with pytest.raises(PtoError, match="block_idx"):
-        machine.unroll(sample("vec_add", "manual"), profile("a2a3"), {})
+        execution.unroll(sample("vec_add", "manual"), profile("a2a3"), {})
 
 
 def test_unimplemented_instruction_is_a_located_error(tmp_path):
@@ -73,17 +74,17 @@ def test_unimplemented_instruction_is_a_located_error(tmp_path):
     instr = next(i for i in kernel.instructions() if i.op == "TMULS")
     instr.op = "TNOSUCHOP"
     with pytest.raises(PtoError) as e:
-        machine.unroll(kernel, profile("a2a3"), {"n": 1, "scale": 1.0})
+        execution.unroll(kernel, profile("a2a3"), {"n": 1, "scale": 1.0})
     assert e.value.format().startswith(f"{tmp_path / 'k.cpp'}:17:9: error: the emulator does not implement TNOSUCHOP")
 
 
 def test_tile_used_before_tassign_and_out_of_buffer(tmp_path):
     text = SCALED.replace("    TASSIGN(b, 0x1000);\n", "")
     with pytest.raises(PtoError, match="before any TASSIGN"):
-        machine.unroll(load(_write(tmp_path, text), auto=False), profile("a2a3"), {"n": 1, "scale": 1.0})
+        execution.unroll(load(_write(tmp_path, text), auto=False), profile("a2a3"), {"n": 1, "scale": 1.0})
     text = SCALED.replace("TASSIGN(b, 0x1000)", "TASSIGN(b, 0x2FC00)")
     with pytest.raises(PtoError, match="outside UB"):
-        machine.unroll(load(_write(tmp_path, text, "k2.cpp"), auto=False), profile("a2a3"), {"n": 1, "scale": 1.0})
+        execution.unroll(load(_write(tmp_path, text, "k2.cpp"), auto=False), profile("a2a3"), {"n": 1, "scale": 1.0})
 
 
 def test_wrong_tassign_overlap_corrupts_the_output(tmp_path):
@@ -102,7 +103,7 @@ def test_auto_tiles_get_private_storage():
     places = {}
     for s in trace.steps:
         for o in s.operands:
-            if isinstance(o, machine.TileOperand):
+            if isinstance(o, execution.TileOperand):
                 places[(o.decl.name, o.slot)] = o.place
     footprints = [(p.buffer, p.address) for p in places.values()]
     assert len(set(footprints)) == len(footprints)
@@ -121,13 +122,13 @@ def test_aliases_bind_to_base_plus_offset():
 
 def test_gm_windows_row_and_column_major_and_5d():
     gm = {"p": np.arange(4096, dtype=np.float32).view(np.uint8).copy()}
-    t = machine.Trace(None, profile("a2a3"), [], 0, {}, {"p": 4096 * 4}, {"p": "fp32"}, {})
+    t = execution.Trace(None, profile("a2a3"), [], 0, {}, {"p": 4096 * 4}, {"p": "fp32"}, {})
     mem = data.Memory.__new__(data.Memory)
     mem.gm, mem.buffers, mem.trace = gm, {}, t
 
     def window(shape, stride, offset=0):
         tensor = type("G", (), {"dtype": "fp32"})()
-        return machine.GmOperand(tensor, "p", offset, shape, stride, "r", "g")
+        return execution.GmOperand(tensor, "p", offset, shape, stride, "r", "g")
 
     row, home = mem.gm_window(window((1, 1, 1, 4, 8), (1, 1, 1, 64, 1), 16))
     assert home is None and row[1, 2] == 4 + 64 + 2
@@ -148,14 +149,14 @@ def test_footprints():
 
 
 def test_template_arguments():
-    assert machine.template_dict(("AccPhase::Final", "pto::CmpMode::GT", "true")) == {
+    assert execution.template_dict(("AccPhase::Final", "pto::CmpMode::GT", "true")) == {
         "AccPhase": "Final", "CmpMode": "GT", "2": "true"}
 
 
 def test_block_idx_moves_the_gm_window():
     k = sample("vec_add", "manual")
-    t0 = machine.unroll(k, profile("a2a3"), {"block_idx": 0, "block_num": 2})
-    t1 = machine.unroll(k, profile("a2a3"), {"block_idx": 1, "block_num": 2})
+    t0 = execution.unroll(k, profile("a2a3"), {"block_idx": 0, "block_num": 2})
+    t1 = execution.unroll(k, profile("a2a3"), {"block_idx": 1, "block_num": 2})
     assert t1.gm_extent["out"] == 2 * t0.gm_extent["out"]
 
 

@@ -2,11 +2,11 @@
 
 The result is a :class:`Trace`: every PTO instruction and sync in issue (program) order, with its
 operands resolved to concrete places (buffer + byte address for tiles, pointer argument + byte
-offset + 5-D shape/stride for GM windows), its scalar arguments evaluated, and the exact bytes
-each operand reads and writes (:mod:`intervals`). Data execution (:mod:`data`), the race and
-deadlock checker (:mod:`pipes`) and the timing model (:mod:`schedule`) all work from the trace;
-none of them walks the IR again. Control flow depends only on scalars, never on tile data, so the
-trace is the same whatever the data.
+offset + 5-D shape/stride for GM windows), its scalar arguments evaluated, the exact bytes each
+operand reads and writes (:mod:`footprint`), and the loop iterations it belongs to. The sync
+inserter's dependence analysis, the emulator's data execution, its race and deadlock checker and
+its timing model all work from the trace; none of them walks the IR again. Control flow depends
+only on scalars, never on tile data, so the trace is the same whatever the data.
 
 Where tiles live
 ----------------
@@ -14,26 +14,29 @@ Where tiles live
   buffer; a tile used before any TASSIGN is an error. Tiles are views on the buffer's bytes, so a
   wrong placement aliases other tiles exactly as on hardware.
 * AUTO kernels: every tile slot gets private storage (a fresh, never reused range of a virtual
-  buffer), in program order: the reference semantics.
+  buffer), in program order: the reference semantics. Given a memory plan (`placement`), tiles
+  sit where the plan puts them instead: what the sync inserter analyses.
 * TRESHAPE / TSUBVIEW bind the alias to its base's current place plus the byte offset.
 * A tile is laid out over its capacity shape Rows x Cols: row-major for BLayout::RowMajor,
   column-major for ColMajor. Fractal (NZ/ZN) inner layouts are modelled as plain row/col-major:
   the values an instruction computes are the same, only intra-tile byte positions differ.
-* Instruction operands are the tile's valid region (valid rows x valid cols, evaluated).
+* Instruction operands are the tile's valid region (valid rows x valid cols, evaluated). A
+  tile with a fractal (boxed) inner layout counts as touched whole by every access: which of its
+  bytes a window covers depends on the fractal layout, which is not modelled byte for byte.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, UnboundValue
+from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import semantics
-from ptorewrite.emulator.intervals import Footprint, single, strided
 
 Number = int | float | bool
 
@@ -121,6 +124,7 @@ class Step:
     src: str | None = None  # set/wait: the flag's pipes and event id
     dst: str | None = None
     event: int | None = None
+    iters: tuple[tuple[int, int], ...] = ()  # (id of each enclosing For, iteration number), outermost first
 
     @property
     def name(self) -> str:
@@ -143,6 +147,17 @@ class Step:
         return (self.src, self.dst, self.event)
 
 
+@dataclass(eq=False)
+class Marker:
+    """With `markers=True`: the point before or after an executed statement, with the scalar values
+    in scope there (where the sync inserter expands candidate synchronization)."""
+
+    stmt: ir.Stmt
+    where: str  # "before" or "after"
+    env: dict
+    kind: str = "marker"
+
+
 @dataclass
 class Trace:
     kernel: ir.Kernel
@@ -153,6 +168,7 @@ class Trace:
     gm_extent: dict[str, int]  # bytes of each pointer argument the kernel reaches
     gm_dtype: dict[str, str]  # element type each pointer argument is first accessed with
     values: dict[str, Number]
+    items: list = field(default_factory=list)  # with markers=True: steps and Markers, in issue order
 
     @property
     def mode(self) -> str:
@@ -173,14 +189,23 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
                        to_location(ir.SourceRange(kernel.file, 1, 1, 1, 1, 0, 0)))
 
 
+Placement = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
+
+
 class Machine:
     """Walks the IR once with concrete values, producing the trace."""
 
-    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number]):
+    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
+                 placement: Placement | None = None, markers: bool = False, require_semantics: bool = True):
         check_runtime_values(kernel, values)
         self.kernel = kernel
         self.arch = arch
         self.manual = kernel.mode == "manual"
+        self.placement = placement
+        self.markers = markers
+        self.require_semantics = require_semantics
+        self.iters: list[tuple[int, int]] = []
+        self.items: list = []
         self.env: dict[str, Number] = dict(values)
         self.values = dict(values)
         self.steps: list[Step] = []
@@ -192,7 +217,7 @@ class Machine:
         self.gm_dtype: dict[str, str] = {}
         self._footprints: dict[tuple, Footprint | None] = {}
         self._scratch = None
-        if self.manual and arch.ub_scratch is not None:
+        if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
 
     # ------------------------------------------------------------------ evaluation
@@ -208,13 +233,21 @@ class Machine:
     def run(self) -> Trace:
         self.block(self.kernel.body)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
-                     self.gm_dtype, self.values)
+                     self.gm_dtype, self.values, self.items)
 
     def block(self, b: ir.Block) -> None:
         for s in b.stmts:
             self.stmt(s)
 
     def stmt(self, s: ir.Stmt) -> None:
+        if not self.markers:
+            self.execute(s)
+            return
+        self.items.append(Marker(s, "before", dict(self.env)))
+        self.execute(s)
+        self.items.append(Marker(s, "after", dict(self.env)))
+
+    def execute(self, s: ir.Stmt) -> None:
         if isinstance(s, ir.Instr):
             self.seq += 1
             self.instr(s)
@@ -226,9 +259,9 @@ class Machine:
             self.loop(s)
         elif isinstance(s, ir.If):
             if self.eval(s.cond, s):
-                self.block(s.then)
+                self.stmt(s.then)
             elif s.other is not None:
-                self.block(s.other)
+                self.stmt(s.other)
         elif isinstance(s, ir.Block):
             self.block(s)
         elif isinstance(s, ir.Assign):
@@ -247,6 +280,7 @@ class Machine:
     def loop(self, s: ir.For) -> None:
         v = self.eval(s.start, s)
         step = self.eval(s.step, s)
+        k = 0
         if step == 0:
             raise located("loop step is 0", s)
         while True:
@@ -258,8 +292,12 @@ class Machine:
             if not go:
                 break
             self.env[s.var] = v
-            self.block(s.body)
+            self.iters.append((id(s), k))
+            self.stmt(s.body)
+            self.iters.pop()
             v += step
+            k += 1
+        self.env.pop(s.var, None)
 
     # ------------------------------------------------------------------ placement
 
@@ -295,6 +333,10 @@ class Machine:
         decl = ref.tile
         if self.manual:
             raise located(f"'{ref}' is used before any TASSIGN gives it an address", stmt)
+        if self.placement is not None:
+            name = TILE_TYPE_BUFFER[decl.tile_type]
+            p = self.places[key] = Place(name, self.placement(decl, slot))
+            return p
         # AUTO: private storage, placed once and kept for the tile's lifetime.
         name = TILE_TYPE_BUFFER[decl.tile_type]
         align = self.arch.buffers[name].alignment
@@ -308,16 +350,21 @@ class Machine:
 
     def sync(self, s: ir.Sync) -> None:
         if s.kind == "barrier":
-            self.steps.append(Step(len(self.steps), "barrier", s.src, s, self.seq))
+            self.issue(Step(len(self.steps), "barrier", s.src, s, self.seq))
             return
         ev = self.eval(s.event, s)
         if not isinstance(ev, int) or not 0 <= ev < NUM_EVENT_IDS:
             raise located(f"event id {ev!r} is outside 0..{NUM_EVENT_IDS - 1}", s)
         pipe = s.src if s.kind == "set" else s.dst
-        self.steps.append(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
+        self.issue(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
+
+    def issue(self, step: Step) -> None:
+        self.steps.append(step)
+        if self.markers:
+            self.items.append(step)
 
     def instr(self, s: ir.Instr) -> None:
-        if s.op not in semantics.implemented():
+        if self.require_semantics and s.op not in semantics.implemented():
             raise located(f"the emulator does not implement {s.op}", s)
         operands = []
         for a in s.args:
@@ -328,8 +375,8 @@ class Machine:
             else:
                 operands.append(self.eval(a.value, s))
         accesses = self.accesses(s, operands)
-        self.steps.append(Step(len(self.steps), "op", s.pipe, s, self.seq, tuple(operands), tuple(accesses),
-                               template_dict(s.template_args)))
+        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, tuple(operands), tuple(accesses),
+                               template_dict(s.template_args), iters=tuple(self.iters)))
 
     def tile_operand(self, a: ir.Arg, s: ir.Instr) -> TileOperand:
         ref: ir.TileRef = a.value
@@ -392,6 +439,8 @@ class Machine:
         return {big: (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))}
 
     def tile_footprint(self, o: TileOperand, window, s) -> Footprint | None:
+        if o.decl.slayout != "NoneBox":
+            window = (0, 0, o.decl.rows, o.decl.cols)  # fractal layout: the whole tile
         r0, c0, nr, nc = window or (0, 0, *o.valid)
         rs, cs = o.elem_strides
         es = int(o.decl.elem_bytes)
@@ -432,6 +481,7 @@ def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number]) -> Trace:
+def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
+           placement: Placement | None = None, markers: bool = False, require_semantics: bool = True) -> Trace:
     """The kernel's issued instructions and syncs with concrete operands (see module doc)."""
-    return Machine(kernel, arch, values).run()
+    return Machine(kernel, arch, values, placement, markers, require_semantics).run()

@@ -757,7 +757,6 @@ class Lowering:
         """`group`: the declaration statement when it declares several variables (`T a, b[2];`)."""
         src = self.file_of(cursor)
         start, end = cursor.extent.start.offset, cursor.extent.end.offset
-        text = src.text[start:end]
         name = cursor.spelling
         name_at = cursor.location.offset
         type_text = src.text[start:name_at]
@@ -793,7 +792,6 @@ class Lowering:
             style = q.next().text
             init = q.arguments(close)
         is_const = bool({"constexpr", "const"} & (quals | set(type_node.qualifiers if type_node else ())))
-        del text
         return Lowering.VarDecl(name, type_node, array, init, style, is_const, name_at)
 
     def lower_decl(self, d: Cursor, scope: Scope, out: list[ir.Stmt], group: Cursor | None = None) -> None:
@@ -806,8 +804,6 @@ class Lowering:
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
-        stmt_cursor = d.semantic_parent  # only for ranges; the DECL_STMT is what we insert after
-        del stmt_cursor
         if isinstance(t, ty.TileType):
             self.declare_tile(d, decl, t, scope, group)
             return
@@ -1163,9 +1159,6 @@ class Lowering:
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
         return [(a, self.eval(a, scope)) for a in node.args]
-
-    def _arg_text(self, a: cp.Node) -> str:
-        return self.node_text(a)
 
     def lower_instruction(self, op, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
         args: list[ir.Arg] = []

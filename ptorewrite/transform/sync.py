@@ -20,7 +20,6 @@ Every step is checked on traces of the kernel with several runtime values.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
@@ -702,5 +701,3 @@ def conservative_insertions(kernel: ir.Kernel, main: str) -> list[Insertion]:
     return _dedupe([_at(s, "after", "pipe_barrier(PIPE_ALL)", "conservative baseline", main, 0)
                     for s in kernel.instructions()])
 
-
-AddressFn = Callable[[ir.TileDecl, int], int]

@@ -10,11 +10,16 @@
      the outermost enclosing loop and drained after it;
    - tile arrays: the event id is the slot (`(event_t)(i % 2)`), so slot 1 can be
      loaded while slot 0 is computed on;
-   - same pipe, where the architecture needs it: pipe_barrier before the consumer.
+   - same pipe, where the architecture needs it: pipe_barrier before the consumer;
+   - before a new sync, widening an existing one (set later, wait earlier) to serve both.
    Whether a dependence is already ordered is decided by happens-before on the trace
    (`analysis.hb`), so ordering implied through other pipes or earlier iterations is used.
+   A flag id reused across iterations must be set again only after its previous wait ran;
+   where nothing guarantees that, a "credit" flag in the other direction is added.
 3. Every sync whose removal leaves all dependences ordered is removed again.
-4. Event ids 0..7 are allocated per (source, destination) pipe pair by lifetime.
+4. Event ids 0..7 are allocated per (source, destination) pipe pair by lifetime; when a
+   pair runs out, it is planned again with one id per sync, and as a last resort a
+   dependence is ordered by pipe_barrier(PIPE_ALL) with a warning.
 Every step is checked on traces of the kernel with several runtime values.
 """
 
@@ -78,7 +83,6 @@ class DynSync:
 class SyncPlan:
     syncs: list[PlannedSync]
     edges: list[Edge]
-    warnings: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- statement tree
@@ -414,10 +418,10 @@ def _greedy(ctx: Context, reporter: Reporter) -> list[PlannedSync]:
                           f"{e.dst.op}) with flags; using pipe_barrier(PIPE_ALL) before it", e.dst.loc)
             syncs.append(PlannedSync("barrier", "ALL", None, None, ctx.tree.child_of(
                 ctx.tree.common_block(e.src, e.dst), e.dst), e, reason=f"{e.kind.upper()} {e.what}: fallback"))
-    return _repair_reuse(ctx, syncs, next_event, reporter)
+    return _repair_reuse(ctx, syncs, next_event)
 
 
-def _repair_reuse(ctx: Context, syncs: list[PlannedSync], next_event: int, reporter: Reporter):
+def _repair_reuse(ctx: Context, syncs: list[PlannedSync], next_event: int):
     """A flag reused across iterations must not be set again before its previous wait ran:
     order the consumer after that wait before the producer's next set (the hand-written
     reverse flag that returns the "credit")."""

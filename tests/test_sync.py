@@ -364,3 +364,40 @@ def test_instruction_no_analysed_value_reaches_is_a_located_warning(tmp_path, ca
         assert check_kernel(manual, profile("a2a3"), {"n": n}).ok
     assert main(["auto2manual", str(path), "--set", "m=1"]) == 2
     assert "--set names m" in capsys.readouterr().err
+
+
+BRANCHES = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void pick(__gm__ float *out, __gm__ float *a, __gm__ float *b, int useA)
+{
+    TileT x;
+    TileT y;
+    GmT gA(a);
+    GmT gB(b);
+    GmT gOut(out);
+    if (useA > 0) {
+        TLOAD(x, gA);
+    } else {
+        TLOAD(x, gB);
+        TMULS(x, x, 2.0f);
+    }
+    TADDS(y, x, 1.0f);
+    TSTORE(gOut, y);
+}
+"""
+
+
+@pytest.mark.parametrize("use_a", [0, 1])
+def test_if_else_is_ordered_on_both_paths(tmp_path, use_a):
+    """A producer in either branch is ordered before the consumer after the merge, whichever
+    branch runs: the syncs sit where both paths pass."""
+    _, text, reporter = rewrite_file(write(tmp_path, "pick.cpp", BRANCHES))
+    assert not reporter.warnings
+    manual = load_manual(tmp_path, text, "pick_manual.cpp")
+    result = check_kernel(manual, profile("a2a3"), {"useA": use_a})
+    assert result.ok, (result.races[:2], result.flag_problems[:2])
+    emulated = pipes.check(execution.unroll(manual, profile("a2a3"), {"useA": use_a}))
+    assert emulated.clean

@@ -20,6 +20,11 @@ class Token:
     kind: str  # "id", "num", "op", "str"
     text: str
     offset: int  # byte offset in the file
+    source_end: int = -1  # end of the source text it came from, when that differs (macro expansions)
+
+    @property
+    def end(self) -> int:
+        return self.source_end if self.source_end >= 0 else self.offset + len(self.text)
 
 
 _TOKEN_RE = re.compile(
@@ -192,7 +197,9 @@ class Parser:
     is_type: Callable[[str], bool] = lambda name: False
     pos: int = 0
     end_offset: int = 0
-    _split_gt: bool = field(default=False, repr=False)
+    # Where each argument, template argument, name and type-id ends in the source (keyed by
+    # the node, which compares by value and so by offset too): for spelling them back.
+    ends: dict = field(default_factory=dict)
 
     # -- token helpers
     def peek(self, k: int = 0) -> Token | None:
@@ -333,7 +340,7 @@ class Parser:
             self.next()
             return args
         while True:
-            args.append(self.expression())
+            args.append(self._ended(self.expression()))
             if self.at(","):
                 self.next()
                 continue
@@ -413,7 +420,7 @@ class Parser:
                     # `A<...>::B`: keep the arguments of the last templated part only.
                     parts[-1] = parts[-1]
                 continue
-            return Name(off, tuple(parts), targs)
+            return self._ended(Name(off, tuple(parts), targs))
 
     def template_arguments(self) -> list[Node]:
         args: list[Node] = []
@@ -422,9 +429,9 @@ class Parser:
             return args
         while True:
             if self._starts_type() and not self._is_value_name():
-                args.append(self.type_id())
+                args.append(self.type_id())  # records its own end
             else:
-                args.append(self.binary(12))  # no bare `>` or `>>` inside template arguments
+                args.append(self._ended(self.binary(12)))  # no bare `>` or `>>` inside template arguments
             if self.at(","):
                 self.next()
                 continue
@@ -471,7 +478,13 @@ class Parser:
             else:
                 break
             self.next()
-        return TypeId(off, base, pointer, reference, tuple(quals))
+        return self._ended(TypeId(off, base, pointer, reference, tuple(quals)))
+
+    def _ended(self, node: Node) -> Node:
+        """Record where `node` ends: just past the last token consumed for it."""
+        if self.pos > 0:
+            self.ends[node] = self.tokens[self.pos - 1].end
+        return node
 
     def lambda_expr(self) -> Lambda:
         off = self.expect("[").offset

@@ -160,6 +160,7 @@ class Lowering:
     _loop_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Enclosing MultiBuffered bodies: (buffers, lane expression, lane source text `ctx.bufferId`).
     _lanes: list[tuple[int, Expr, str]] = field(default_factory=list)
+    _node_ends: dict = field(default_factory=dict)  # parsed node -> end offset (see cparse.Parser.ends)
     # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
 
@@ -247,9 +248,7 @@ class Lowering:
     # -- parsing with scope-aware predicates
 
     def parse(self, text: str, offset: int, scope: Scope) -> cp.Node:
-        tokens = self._expand_macros(cp.tokenize(text, offset))
-        p = cp.Parser(tokens, is_template=lambda n: self._is_template(n, scope),
-                      is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text))
+        p = self.parser(text, offset, scope)
         node = p.expression()
         if not p.done():
             t = p.peek()
@@ -259,7 +258,8 @@ class Lowering:
     def parser(self, text: str, offset: int, scope: Scope) -> cp.Parser:
         tokens = self._expand_macros(cp.tokenize(text, offset))
         return cp.Parser(tokens, is_template=lambda n: self._is_template(n, scope),
-                         is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text))
+                         is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text),
+                         ends=self._node_ends)
 
     def _expand_macros(self, tokens: list[cp.Token], depth: int = 0) -> list[cp.Token]:
         out: list[cp.Token] = []
@@ -267,7 +267,7 @@ class Lowering:
             if t.kind == "id" and t.text in self.macros and depth < 8:
                 body = cp.tokenize(self.macros[t.text], 0)
                 # Expanded tokens take the location of the macro use.
-                out += self._expand_macros([cp.Token(b.kind, b.text, t.offset) for b in body], depth + 1)
+                out += self._expand_macros([cp.Token(b.kind, b.text, t.offset, t.end) for b in body], depth + 1)
             else:
                 out.append(t)
         return out
@@ -573,25 +573,13 @@ class Lowering:
         raise self.error(f"unknown type '{base.text}'", node.offset)
 
     def node_text(self, node: cp.Node) -> str:
-        """Best-effort source spelling of a parsed node, for the IR's readable output."""
-        text = self.src.text
-        start = node.offset
-        depth, i = 0, start
-        while i < len(text):
-            c = text[i]
-            if c in "<([":
-                depth += 1
-            elif c in ">)]":
-                if depth == 0:
-                    break
-                depth -= 1
-                if depth == 0 and c == ">":
-                    i += 1
-                    break
-            elif c in ",;{=" and depth == 0 or c.isspace() and depth == 0 and i > start and text[i - 1] not in ",:<":
-                break
-            i += 1
-        return " ".join(text[start:i].split())
+        """The source spelling of a parsed argument, name or type-id (whitespace collapsed)."""
+        end = self._node_ends.get(node)
+        if end is None and isinstance(node, cp.TypeId):
+            end = self._node_ends.get(node.base)
+        if end is None:
+            return ""
+        return " ".join(self.src.text[node.offset:end].split())
 
     def _resolve_alias_cursor(self, cursor: Cursor, scope: Scope | None = None):
         """`using X = T;` or `typedef T X;` at namespace scope or in a function."""
@@ -1172,7 +1160,7 @@ class Lowering:
             raise self.error(f"{op.name} takes {op.tile_counts} tile operands, found {n_tiles}",
                              node.offset) from None
         for a, v in evaluated:
-            text = self.arg_text(a)
+            text = self.node_text(a)
             if isinstance(v, ir.TileDecl):
                 if v.count is not None:
                     raise self.error(f"'{v.cpp_name}' is a tile array; index it", a.offset)
@@ -1196,37 +1184,8 @@ class Lowering:
             pipe = pipe_of(op, tile_types, self.arch)
         except PipeRuleError as e:
             raise self.error(str(e), node.offset) from None
-        targs = tuple(self.arg_text(t) for t in (node.callee.targs or ()))
+        targs = tuple(self.node_text(t) for t in (node.callee.targs or ()))
         return ir.Instr(op.name, pipe, tuple(args), targs, loc, self.via, uid=next(self._uid))
-
-    def arg_text(self, a: cp.Node) -> str:
-        text = self.src.text
-        end = self._node_end(a)
-        return " ".join(text[a.offset:end].split()) if end > a.offset else self.node_text(a)
-
-    def _node_end(self, a: cp.Node) -> int:
-        """End offset of an argument: the next top-level ',' or the bracket that closes its list."""
-        text = self.src.text
-        depth = angle = 0
-        i = a.offset
-        while i < len(text):
-            ch = text[i]
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                if depth == 0:
-                    return i
-                depth -= 1
-            elif ch == "<" and depth == 0 and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_ "):
-                angle += 1
-            elif ch == ">" and depth == 0:
-                if angle == 0:
-                    return i
-                angle -= 1
-            elif ch in ",;" and depth == 0 and angle == 0:
-                return i
-            i += 1
-        return i
 
     def _tile_arg(self, a: cp.Node, scope: Scope, what: str) -> ir.TileRef:
         v = self.eval(a, scope)

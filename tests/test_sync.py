@@ -401,3 +401,26 @@ def test_if_else_is_ordered_on_both_paths(tmp_path, use_a):
     assert result.ok, (result.races[:2], result.flag_problems[:2])
     emulated = pipes.check(execution.unroll(manual, profile("a2a3"), {"useA": use_a}))
     assert emulated.clean
+
+
+def test_prefetched_tile_is_waited_for_one_iteration_later(tmp_path):
+    """Software pipelining: iteration i loads the slot iteration i + 1 computes on. The consumer
+    waits for the load issued one iteration earlier (its own slot), not for the one just issued,
+    and the load waits only for the slot it overwrites: only the first iteration's ids are
+    primed and only the last one's drained."""
+    sample = ROOT / "tests" / "kernels" / "prefetch.cpp"
+    auto, text, reporter = rewrite_file(sample)
+    assert not reporter.warnings
+    out = text.decode()
+    assert "set_flag(PIPE_MTE2, PIPE_V, (event_t)((i + 1) % 2));" in out
+    assert "wait_flag(PIPE_MTE2, PIPE_V, (event_t)(i % 2));" in out
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((i + 1) % 2));" in out
+    assert out.count("set_flag(PIPE_MTE2, PIPE_V, EVENT_ID") == 1  # one prime
+    manual = load_manual(tmp_path, text, "prefetch_manual.cpp")
+    v = verify(auto, manual, profile("a2a3"), {}, seed=5)
+    assert v.equivalent and v.check.clean
+    # The load of the next tile overlaps the compute on this one.
+    from ptorewrite.emulator import schedule
+
+    trace = execution.unroll(manual, profile("a2a3"), {})
+    assert schedule.simulate(trace).total < 0.9 * schedule.simulate(trace, serial=True).total

@@ -56,12 +56,22 @@ class PlannedSync:
     prime_at: ir.Stmt | None = None  # prime before / drain after this statement
     slot: Expr | None = None  # event id offset per slot
     slots: int = 1
+    # Produced one iteration ahead (software pipelining): the set uses the producer's slot, the
+    # wait the consumer's, and `ahead` is the loop; its prime and drain are the one id pending
+    # before the first and after the last iteration.
+    wait_slot: Expr | None = None
+    ahead: ir.For | None = None
     event: int = 0  # base event id (virtual while planning)
     reason: str = ""
     operands: list[str] = field(default_factory=list)  # what it protects, for prime/drain comments
 
-    def event_ids(self) -> list[int]:
-        return [self.event + k for k in range(self.slots)]
+    def event_ids(self, env: dict | None = None, where: str = "before") -> list[int]:
+        """Ids primed (before) or drained (after): every slot, or for a sync produced one
+        iteration ahead the consumer's slot of the first iteration / of the one after the last."""
+        if self.ahead is None:
+            return [self.event + k for k in range(self.slots)]
+        return [self.event + int(self.wait_slot.eval({**(env or {}), self.ahead.var: _ahead_index(self.ahead,
+                                                                                                 where)}))]
 
 
 @dataclass(eq=False)
@@ -188,10 +198,11 @@ class Context:
                 if what == "barrier":
                     out.append(DynSync("barrier", s.src, None, None, s))
                 elif what in ("prime", "drain"):
-                    for ev in s.event_ids():
+                    for ev in s.event_ids(it.env, it.where):
                         out.append(DynSync("set" if what == "prime" else "wait", s.src, s.dst, ev, s))
                 else:
-                    ev = s.event + (int(s.slot.eval(it.env)) if s.slot is not None else 0)
+                    slot = s.wait_slot if what == "wait" and s.wait_slot is not None else s.slot
+                    ev = s.event + (int(slot.eval(it.env)) if slot is not None else 0)
                     out.append(DynSync(what, s.src, s.dst, ev, s))
         return out
 
@@ -270,6 +281,11 @@ def candidates(ctx: Context, e: Edge) -> list[PlannedSync]:
         loop = tree.parent.get(id(block))
         if not forward and not isinstance(loop, ir.For):
             continue
+        if a is not b and e.carrier is not None and loop is e.carrier \
+                and (e.src.pipe, e.dst.pipe) not in ctx.no_slot:
+            ahead = _produced_ahead(ctx, e, a, b)
+            if ahead is not None:
+                out.append(ahead)
         for slotted in (True, False):
             if slotted and (e.src.pipe, e.dst.pipe) in ctx.no_slot:
                 continue
@@ -287,6 +303,65 @@ def candidates(ctx: Context, e: Edge) -> list[PlannedSync]:
                                        prime_at=tree.outermost_loop_holding(loop), slot=slot, slots=slots,
                                        reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
     return out
+
+
+def _produced_ahead(ctx: Context, e: Edge, a: ir.Stmt, b: ir.Stmt) -> PlannedSync | None:
+    """A dependence between consecutive iterations whose two ends index one tile array with
+    shifted slots (software pipelining: iteration i loads the slot iteration i + 1 computes
+    on, and frees the slot iteration i + 1 loads into). Per-slot flags with the producer's
+    slot at the set and the consumer's at the wait make the consumer wait for the instance one
+    iteration earlier, not for the one just issued. Only the first iteration's slot is primed
+    and only the last one's drained, since every other set is consumed by the next iteration."""
+    loop = e.carrier
+    if loop.trip_count() is None or any(
+            inst.dst.iters[_depth(inst.dst, loop)][1] - inst.src.iters[_depth(inst.src, loop)][1] != 1
+            for inst in e.instances):
+        return None
+    pair = _slot_pair(e)
+    if pair is None:
+        return None
+    produced, consumed, slots = pair
+    i = loop.var
+    env0 = {v: 0 for v in (produced.free_vars() | consumed.free_vars()) - {i}}
+    start = int(loop.start.eval({}))
+    step = int(loop.step.eval({}))
+    trips = loop.trip_count()
+    for k in range(1, trips + 1):
+        v = start + k * step
+        if produced.eval({**env0, i: v - step}) != consumed.eval({**env0, i: v}):
+            return None
+    if not (produced.free_vars() | consumed.free_vars()) <= (ctx.tree.visible_vars(a) & ctx.tree.visible_vars(b)):
+        return None
+    return PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=loop, slot=produced, slots=slots,
+                       wait_slot=consumed, ahead=loop,
+                       reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (produced one iteration ahead)")
+
+
+def _depth(step, loop: ir.For) -> int:
+    return next(k for k, (lid, _) in enumerate(step.iters) if lid == id(loop))
+
+
+def _ahead_index(loop: ir.For, where: str) -> int:
+    """The loop variable's value in the first iteration (before), or one past the last (after)."""
+    start = int(loop.start.eval({}))
+    if where == "before":
+        return start
+    return start + loop.trip_count() * int(loop.step.eval({}))
+
+
+def _slot_pair(e: Edge) -> tuple[Expr, Expr, int] | None:
+    """The producer's and the consumer's index into one tile array, when both are slots."""
+    for da in e.dst.tile_args:
+        if da.text != e.what:
+            continue
+        tile, index = _root(da.value)
+        if index is None or index.is_const or tile.count is None:
+            continue
+        for sa in e.src.tile_args:
+            st, sidx = _root(sa.value)
+            if st is tile and sidx is not None and not sidx.is_const:
+                return sidx, index, tile.count
+    return None
 
 
 def _slot_of(e: Edge) -> tuple[Expr | None, int]:
@@ -359,7 +434,8 @@ def _name_operands(ctx: Context, syncs: list[PlannedSync]) -> None:
         kinds = "/".join(k.upper() for k in ("raw", "war", "waw")
                          if any(k in e.kinds for e in left if (e.src.pipe, e.dst.pipe) == (s.src, s.dst)))
         shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
-        tail = " (next iteration)" if s.prime_at is not None else ""
+        tail = " (produced one iteration ahead)" if s.ahead is not None else \
+            " (next iteration)" if s.prime_at is not None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
 
@@ -460,7 +536,7 @@ def _merges(ctx: Context, syncs: list[PlannedSync], fresh: list[PlannedSync]):
     for c in fresh:
         for i, s in enumerate(syncs):
             if s.kind != "flag" or (s.src, s.dst) != (c.src, c.dst) or s.reverse_loop is not c.reverse_loop \
-                    or s.slot != c.slot or s.slots != c.slots:
+                    or s.slot != c.slot or s.slots != c.slots or s.ahead is not None or c.ahead is not None:
                 continue
             if ctx.tree.parent.get(id(s.set_at)) is not ctx.tree.parent.get(id(c.set_at)) or \
                     ctx.tree.parent.get(id(s.wait_at)) is not ctx.tree.parent.get(id(c.wait_at)):
@@ -622,12 +698,13 @@ def default_value_sets(kernel: ir.Kernel, given: dict | None = None) -> list[dic
 # ---------------------------------------------------------------- emission
 
 
-def _event_text(s: PlannedSync, names: dict[str, str], slot_value: int | None = None) -> str:
-    if s.slot is None:
+def _event_text(s: PlannedSync, names: dict[str, str], slot_value: int | None = None, wait: bool = False) -> str:
+    slot_expr = s.wait_slot if wait and s.wait_slot is not None else s.slot
+    if slot_expr is None:
         return f"EVENT_ID{s.event}"
     if slot_value is not None:
         return f"EVENT_ID{s.event + slot_value}"
-    slot = cpp_text(s.slot, names)
+    slot = cpp_text(slot_expr, names)
     if slot.startswith("(") and slot.endswith(")"):
         slot = slot[1:-1]
     return f"(event_t)({slot} + {s.event})" if s.event else f"(event_t)({slot})"
@@ -650,13 +727,20 @@ def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insert
             at(s.wait_at, "before", f"pipe_barrier({pipe(s.src)})", reason, 1)
             continue
         args = f"{pipe(s.src)}, {pipe(s.dst)}"
-        ev = _event_text(s, names)
-        at(s.set_at, "after", f"set_flag({args}, {ev})", s.reason, 2)
-        at(s.wait_at, "before", f"wait_flag({args}, {ev})", s.reason, 0)
-        if s.prime_at is not None:
+        at(s.set_at, "after", f"set_flag({args}, {_event_text(s, names)})", s.reason, 2)
+        at(s.wait_at, "before", f"wait_flag({args}, {_event_text(s, names, wait=True)})", s.reason, 0)
+        what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
+        if s.ahead is not None:
+            # The first iteration's slot is primed (its producer runs before the loop); the slot
+            # produced in the last iteration is drained.
+            (first,), (last,) = s.event_ids({}, "before"), s.event_ids({}, "after")
+            at(s.prime_at, "before", f"set_flag({args}, EVENT_ID{first})",
+               f"prime: {what} of the first iteration ({s.src} -> {s.dst})", 3)
+            at(s.prime_at, "after", f"wait_flag({args}, EVENT_ID{last})",
+               f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
+        elif s.prime_at is not None:
             for k in range(s.slots):
                 evk = _event_text(s, names, k if s.slot is not None else None)
-                what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
                 at(s.prime_at, "before", f"set_flag({args}, {evk})",
                    f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
                 at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)

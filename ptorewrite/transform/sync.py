@@ -9,7 +9,8 @@
      reverse flag, waited before the consumer and set after the producer, primed before
      the outermost enclosing loop and drained after it;
    - tile arrays: the event id is the slot (`(event_t)(i % 2)`), so slot 1 can be
-     loaded while slot 0 is computed on;
+     loaded while slot 0 is computed on; when iteration i produces the slot iteration i + 1
+     consumes (prefetch), the set carries the producer's slot and the wait the consumer's;
    - same pipe, where the architecture needs it: pipe_barrier before the consumer;
    - before a new sync, widening an existing one (set later, wait earlier) to serve both.
    Whether a dependence is already ordered is decided by happens-before on the trace

@@ -424,3 +424,15 @@ def test_prefetched_tile_is_waited_for_one_iteration_later(tmp_path):
 
     trace = execution.unroll(manual, profile("a2a3"), {})
     assert schedule.simulate(trace).total < 0.9 * schedule.simulate(trace, serial=True).total
+
+
+def test_ping_pong_variable_indexes_events_like_a_loop_slot(tmp_path):
+    """`x[ping]` with `ping = 1 - ping` double-buffers like `x[i % 2]`: event id = the slot."""
+    sample = ROOT / "tests" / "kernels" / "ping_pong_variable.cpp"
+    auto, text, _ = rewrite_file(sample)
+    out = text.decode()
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(ping));" in out
+    assert "set_flag(PIPE_MTE2, PIPE_V, (event_t)(ping));" in out
+    manual = load_manual(tmp_path, text, "pp_manual.cpp")
+    v = verify(auto, manual, profile("a2a3"), {}, seed=9)
+    assert v.equivalent and v.check.clean

@@ -156,13 +156,22 @@ class Tree:
         return s
 
     def visible_vars(self, s: ir.Stmt) -> set[str]:
-        """Loop variables in scope next to s, within s's own function."""
+        """Variables in scope next to s, within s's own function: enclosing loop variables and
+        local scalars (e.g. a ping-pong index) declared earlier in an enclosing block."""
         out: set[str] = set()
+        inner = s
         for a in self.chain(s)[1:]:
             if isinstance(a, ir.For):
                 out.add(a.var)
-            if isinstance(a, ir.Block) and a.inlined:
-                break
+            if isinstance(a, ir.Block):
+                for x in a.stmts:
+                    if x is inner:
+                        break
+                    if isinstance(x, ir.Assign):
+                        out.add(x.var)
+                if a.inlined:
+                    break
+            inner = a
         return out
 
 
@@ -323,6 +332,9 @@ def _produced_ahead(ctx: Context, e: Edge, a: ir.Stmt, b: ir.Stmt) -> PlannedSyn
         return None
     produced, consumed, slots = pair
     i = loop.var
+    loop_vars = {x.var for x in ctx.tree.chain(loop) if isinstance(x, ir.For)}
+    if not (produced.free_vars() | consumed.free_vars()) <= loop_vars:
+        return None  # shifted slots are recognised for loop-variable indices only
     env0 = {v: 0 for v in (produced.free_vars() | consumed.free_vars()) - {i}}
     start = int(loop.start.eval({}))
     step = int(loop.step.eval({}))

@@ -436,3 +436,22 @@ def test_ping_pong_variable_indexes_events_like_a_loop_slot(tmp_path):
     manual = load_manual(tmp_path, text, "pp_manual.cpp")
     v = verify(auto, manual, profile("a2a3"), {}, seed=9)
     assert v.equivalent and v.check.clean
+
+
+def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatch):
+    """With no event id left for a pipe pair even at one id per sync, each of its dependences
+    is ordered by pipe_barrier(PIPE_ALL) at its place, with a located warning; nothing is lost.
+    (The budget is shrunk to zero here; real kernels reach this only with very many live flags.)"""
+    from ptorewrite.transform import sync
+
+    monkeypatch.setattr(sync, "NUM_EVENT_IDS", 0)
+    sample = ROOT / "tests" / "kernels" / "prefetch.cpp"
+    auto, text, reporter = rewrite_file(sample)
+    full = [d for d in reporter.warnings if "pipe_barrier(PIPE_ALL)" in d.message]
+    assert full and all(d.loc is not None and d.loc.file == str(sample) for d in full)
+    out = text.decode()
+    assert "set_flag" not in out and "wait_flag" not in out
+    assert "pipe_barrier(PIPE_ALL);" in out
+    manual = load_manual(tmp_path, text, "no_ids.cpp")
+    v = verify(auto, manual, profile("a2a3"), {}, seed=1)
+    assert v.equivalent and v.check.clean

@@ -413,20 +413,22 @@ def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, repo
                 seen[key] = e
                 edges.append(e)
     ctx = Context(kernel, arch, traces, Tree.of(kernel), edges)
+    syncs = _prune(ctx, _greedy(ctx, reporter))
     while True:
-        syncs = _prune(ctx, _greedy(ctx, reporter))
         try:
             _allocate_events(ctx, syncs, reporter)
             break
         except EventsExhausted as exhausted:
-            if exhausted.pair in ctx.no_slot:
-                syncs = _last_resort(ctx, syncs, exhausted.pair, reporter)
-                break
+            pair = exhausted.pair
+        where = next(s.wait_at.loc for s in syncs if (s.src, s.dst) == pair)
+        if pair not in ctx.no_slot:
             # Fewer ids: one id per sync on this pair; the planner adds what makes reuse safe.
-            reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {exhausted.pair[0]} -> "
-                          f"{exhausted.pair[1]}; using one event per sync there (less overlap)",
-                          next(s.wait_at.loc for s in syncs if (s.src, s.dst) == exhausted.pair))
-            ctx.no_slot.add(exhausted.pair)
+            reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; "
+                          "using one event per sync there (less overlap)", where)
+            ctx.no_slot.add(pair)
+            syncs = _prune(ctx, _greedy(ctx, reporter))
+        else:
+            syncs = _full_barrier_instead(syncs, pair, reporter)
     left, problems = ctx.check(syncs)
     if left or problems:
         raise PtoError(_internal(left, problems), kernel.body.stmts[0].loc if kernel.body.stmts else None)
@@ -565,21 +567,15 @@ def _merges(ctx: Context, syncs: list[PlannedSync], fresh: list[PlannedSync]):
             yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason)
 
 
-def _last_resort(ctx: Context, syncs: list[PlannedSync], pair, reporter: Reporter) -> list[PlannedSync]:
-    """Replace flags of a pair that cannot fit 8 ids by local full barriers, until they fit."""
-    while True:
-        on_pair = [s for s in syncs if s.kind == "flag" and (s.src, s.dst) == pair]
-        victim = on_pair[-1]
-        reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
-                      f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here", victim.wait_at.loc)
-        syncs = [x for x in syncs if x is not victim] + [
-            PlannedSync("barrier", "ALL", None, None, victim.wait_at, victim.edge,
-                        reason=victim.reason + ": out of event ids")]
-        try:
-            _allocate_events(ctx, syncs, reporter)
-            return syncs
-        except EventsExhausted:
-            continue
+def _full_barrier_instead(syncs: list[PlannedSync], pair, reporter: Reporter) -> list[PlannedSync]:
+    """The last resort when a pipe pair cannot fit its flags: order one of its dependences by a
+    local pipe_barrier(PIPE_ALL) instead, and say where."""
+    victim = [s for s in syncs if s.kind == "flag" and (s.src, s.dst) == pair][-1]
+    reporter.warn(f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
+                  f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here", victim.wait_at.loc)
+    return [x for x in syncs if x is not victim] + [
+        PlannedSync("barrier", "ALL", None, None, victim.wait_at, victim.edge,
+                    reason=victim.reason + ": out of event ids")]
 
 
 def pipe_graph(plan: SyncPlan) -> nx.MultiDiGraph:

@@ -362,8 +362,9 @@ def _ahead_index(loop: ir.For, where: str) -> int:
     return start + loop.trip_count() * int(loop.step.eval({}))
 
 
-def _slot_pair(e: Edge) -> tuple[Expr, Expr, int] | None:
-    """The producer's and the consumer's index into one tile array, when both are slots."""
+def _slot_pairs(e: Edge):
+    """(producer's index, consumer's index, slots) for each way the two ends index one tile array
+    with non-constant indices."""
     for da in e.dst.tile_args:
         if da.text != e.what:
             continue
@@ -373,23 +374,17 @@ def _slot_pair(e: Edge) -> tuple[Expr, Expr, int] | None:
         for sa in e.src.tile_args:
             st, sidx = _root(sa.value)
             if st is tile and sidx is not None and not sidx.is_const:
-                return sidx, index, tile.count
-    return None
+                yield sidx, index, tile.count
+
+
+def _slot_pair(e: Edge) -> tuple[Expr, Expr, int] | None:
+    """The producer's and the consumer's index into one tile array, when both are slots."""
+    return next(_slot_pairs(e), None)
 
 
 def _slot_of(e: Edge) -> tuple[Expr | None, int]:
     """Event ids per slot when both ends index one tile array with the same expression."""
-    for da in e.dst.tile_args:
-        if da.text != e.what:
-            continue
-        tile, index = _root(da.value)
-        if index is None or index.is_const or tile.count is None:
-            continue
-        for sa in e.src.tile_args:
-            st, sidx = _root(sa.value)
-            if st is tile and sidx == index:
-                return index, tile.count
-    return None, 1
+    return next(((index, count) for sidx, index, count in _slot_pairs(e) if sidx == index), (None, 1))
 
 
 # ---------------------------------------------------------------- the planner

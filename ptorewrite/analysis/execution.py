@@ -27,11 +27,13 @@ Where tiles live
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Expr, UnboundValue
+from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
@@ -53,7 +55,7 @@ class Place:
     address: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TileOperand:
     decl: ir.TileDecl
     slot: int
@@ -73,7 +75,7 @@ class TileOperand:
         return self.place.buffer
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class GmOperand:
     tensor: ir.GmTensor
     param: str
@@ -102,14 +104,14 @@ class GmOperand:
         return self.offset + int((sum((n - 1) * s for n, s in zip(self.shape, self.stride)) + 1) * es)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Access:
     footprint: Footprint
     write: bool
     what: str  # the operand as written, for reports
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Step:
     """One issued instruction or sync."""
 
@@ -191,12 +193,25 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
 
 Placement = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
 
+# A run stops once it has executed this many instances (instructions, syncs and loop iterations):
+# about a minute of `verify`. --max-instances raises it.
+DEFAULT_MAX_INSTANCES = 2_000_000
+
+# Instruction instances with the same evaluated operands share their operand and footprint objects;
+# each instruction remembers at most this many distinct operand sets.
+_MEMO_PER_INSTR = 256
+
+
+class InstanceLimit(PtoError):
+    """The run would execute more instances than its limit (see :func:`unroll`)."""
+
 
 class Machine:
     """Walks the IR once with concrete values, producing the trace."""
 
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
-                 placement: Placement | None = None, markers: bool = False, require_semantics: bool = True):
+                 placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
+                 max_instances: int | None = DEFAULT_MAX_INSTANCES):
         check_runtime_values(kernel, values)
         self.kernel = kernel
         self.arch = arch
@@ -204,18 +219,24 @@ class Machine:
         self.placement = placement
         self.markers = markers
         self.require_semantics = require_semantics
+        self.implemented = semantics.implemented()
         self.iters: list[tuple[int, int]] = []
+        self.loops: list[tuple[ir.For, int]] = []  # the loops being run, with their trip counts
         self.items: list = []
         self.env: dict[str, Number] = dict(values)
         self.values = dict(values)
         self.steps: list[Step] = []
         self.seq = 0
+        self.executed = 0  # instances so far: issued steps and loop iterations
+        self.max_instances = max_instances
         self.places: dict[tuple[int, int], Place] = {}  # (id(decl), slot) -> place
         self.private_top: dict[str, int] = {}  # AUTO: next free byte per virtual buffer
         self.buffer_size = {name: b.capacity for name, b in arch.buffers.items()}
         self.gm_extent: dict[str, int] = {}
         self.gm_dtype: dict[str, str] = {}
         self._footprints: dict[tuple, Footprint | None] = {}
+        self._compiled: dict[int, tuple[Expr, Callable]] = {}
+        self._memo: dict[int, dict] = {}  # id(Instr) -> evaluated operands -> (operands, accesses, template)
         self._scratch = None
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
@@ -223,14 +244,32 @@ class Machine:
     # ------------------------------------------------------------------ evaluation
 
     def eval(self, e: Expr, stmt) -> Number:
+        hit = self._compiled.get(id(e))
+        fn = hit[1] if hit is not None else self._compile(e)
         try:
-            return e.eval(self.env)
-        except UnboundValue as u:
-            raise located(f"'{u.name}' has no value here; give it with --set {u.name}=VALUE", stmt) from None
+            return fn(self.env)
+        except KeyError as u:  # an unbound name (expr.UnboundValue is a KeyError too)
+            name = u.args[0]
+            raise located(f"'{name}' has no value here; give it with --set {name}=VALUE", stmt) from None
         except (ZeroDivisionError, TypeError) as x:
             raise located(f"cannot evaluate {e}: {x}", stmt) from None
 
+    def _compile(self, e: Expr) -> Callable:
+        fn = compile_expr(e)
+        self._compiled[id(e)] = (e, fn)  # the entry keeps e alive, so its id is not reused
+        return fn
+
+    def try_eval(self, e: Expr, env: Mapping[str, Number]) -> Number | None:
+        hit = self._compiled.get(id(e))
+        fn = hit[1] if hit is not None else self._compile(e)
+        try:
+            return fn(env)
+        except (KeyError, ZeroDivisionError, TypeError):
+            return None
+
     def run(self) -> Trace:
+        if self.max_instances is not None:
+            self.check_estimate()
         self.block(self.kernel.body)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
                      self.gm_dtype, self.values, self.items)
@@ -283,6 +322,14 @@ class Machine:
         k = 0
         if step == 0:
             raise located("loop step is 0", s)
+        trips = None
+        if self.max_instances is not None and not (s.stop.free_vars() & _assigned(self.kernel)):
+            # Each iteration is an instance: a loop that cannot fit stops here, not after the limit.
+            trips = _trips(v, self.eval(s.stop, s), step, s.inclusive)
+            if self.executed + trips > self.max_instances:
+                self.loops.append((s, trips))
+                raise self.limit_error(self.executed + trips)
+        self.loops.append((s, trips))
         while True:
             stop = self.eval(s.stop, s)
             if step > 0:
@@ -291,13 +338,120 @@ class Machine:
                 go = v >= stop if s.inclusive else v > stop
             if not go:
                 break
+            self.count()
             self.env[s.var] = v
             self.iters.append((id(s), k))
             self.stmt(s.body)
             self.iters.pop()
             v += step
             k += 1
+        self.loops.pop()
         self.env.pop(s.var, None)
+
+    # ------------------------------------------------------------------ the instance limit
+
+    def count(self) -> None:
+        self.executed += 1
+        if self.max_instances is not None and self.executed > self.max_instances:
+            raise self.limit_error(None)
+
+    def check_estimate(self) -> None:
+        """Refuse before running when the instances that must run already exceed the limit."""
+        env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+        need = self.least_work(self.kernel.body, env)
+        if need > self.max_instances:
+            raise self.limit_error(need, static=True)
+
+    def least_work(self, s: ir.Stmt, env: dict) -> int:
+        """Instances a statement executes at least (exactly, when every trip count and condition it
+        meets is known from `env`); unknown trip counts count as 0."""
+        if isinstance(s, ir.Instr):
+            return 1
+        if isinstance(s, ir.Sync):
+            return 1 if self.manual else 0
+        if isinstance(s, ir.Block):
+            return sum(self.least_work(x, env) for x in s.stmts)
+        if isinstance(s, ir.If):
+            c = self.try_eval(s.cond, env)
+            then = self.least_work(s.then, env)
+            other = self.least_work(s.other, env) if s.other is not None else 0
+            return min(then, other) if c is None else (then if c else other)
+        if isinstance(s, ir.For):
+            start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
+            if start is None or stop is None or not step:
+                return 0
+            trips = _trips(start, stop, step, s.inclusive)
+            if not trips:
+                return 0
+            inner = {k: v for k, v in env.items() if k != s.var}
+            return trips * (1 + self.least_work(s.body, inner))
+        return 0
+
+    def limit_error(self, need: int | None, static: bool = False) -> InstanceLimit:
+        """The error for a run over the limit: `need` instances at least (None: the count reached
+        it); `static`: found before running. Notes name the loops (heaviest or running) and sizes."""
+        limit = self.max_instances
+        what = "instances (instructions, syncs and loop iterations)"
+        if need is None:
+            head = f"this run reached the limit of {limit:,} executed {what} and was stopped"
+        else:
+            head = f"this run would execute at least {need:,} {what}, more than the limit of {limit:,}"
+        loops = self.static_loops() if static else list(self.loops)
+        notes = []
+        for s, trips in loops[:12]:
+            runs = "a number of times known only at run time" if trips is None else f"{trips:,} times"
+            notes.append(Diagnostic("note", f"loop over '{s.cpp_var or s.var.split('#')[0]}' runs {runs}",
+                                    to_location(s.loc)))
+        msg = f"{head}; {self.smaller_configuration()}, or raise the limit with --max-instances N"
+        where = loops[0][0].loc if loops else _file_start(self.kernel)
+        return InstanceLimit(msg, where, tuple(notes))
+
+    def static_loops(self) -> list[tuple[ir.For, int | None]]:
+        """Every loop of the kernel with its trip count from the given values (None: depends on
+        enclosing loops or assigned scalars), heaviest first."""
+        env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+        out = []
+
+        def walk(s: ir.Stmt, env: dict, weight: int) -> None:
+            if isinstance(s, ir.Block):
+                for x in s.stmts:
+                    walk(x, env, weight)
+            elif isinstance(s, ir.If):
+                walk(s.then, env, weight)
+                if s.other is not None:
+                    walk(s.other, env, weight)
+            elif isinstance(s, ir.For):
+                start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
+                trips = _trips(start, stop, step, s.inclusive) if None not in (start, stop) and step else None
+                out.append((s, trips, weight * (trips or 1)))
+                walk(s.body, {k: v for k, v in env.items() if k != s.var}, weight * (trips or 1))
+
+        walk(self.kernel.body, env, 1)
+        out.sort(key=lambda t: -t[2])
+        return [(s, trips) for s, trips, _ in out]
+
+    def smaller_configuration(self) -> str:
+        """-D / --set values that make the run fit under the limit, as far as they can be told."""
+        hints = []
+        runtime = sorted({n for s in ir.walk(self.kernel.body) if isinstance(s, ir.For)
+                          for n in _free_vars(s) if n in self.values and isinstance(self.values[n], int)})
+        if runtime:
+            env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+            for shift in range(1, 64):
+                trial = dict(env)
+                for n in runtime:
+                    trial[n] = max(1, self.values[n] >> shift) if self.values[n] > 0 else self.values[n]
+                if self.least_work(self.kernel.body, trial) <= self.max_instances // 2:
+                    opts = {"block_idx": "--block-idx ", "block_num": "--block-num "}
+                    hints.append("try " + " ".join(f"{opts.get(n, '--set ' + n + '=')}{trial[n]}" for n in runtime))
+                    break
+        defaults = overridable_macros(self.kernel.source)
+        if defaults:
+            hints.append("give smaller compile-time sizes with -D (this file's defaults: "
+                         + " ".join(f"-D{n}={v}" for n, v in defaults) + ")")
+        if not hints:
+            hints.append("make the kernel's trip counts smaller")
+        return "; ".join(hints)
 
     # ------------------------------------------------------------------ placement
 
@@ -325,7 +479,9 @@ class Machine:
         self.places[(id(s.dst.tile), self.slot_of(s.dst, s))] = Place(base.buffer, base.address + int(off))
 
     def place_of(self, ref: ir.TileRef, stmt) -> Place:
-        slot = self.slot_of(ref, stmt)
+        return self.place_at(ref, self.slot_of(ref, stmt), stmt)
+
+    def place_at(self, ref: ir.TileRef, slot: int, stmt) -> Place:
         key = (id(ref.tile), slot)
         p = self.places.get(key)
         if p is not None:
@@ -359,26 +515,48 @@ class Machine:
         self.issue(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
 
     def issue(self, step: Step) -> None:
+        self.count()
         self.steps.append(step)
         if self.markers:
             self.items.append(step)
 
     def instr(self, s: ir.Instr) -> None:
-        if self.require_semantics and s.op not in semantics.implemented():
+        if self.require_semantics and s.op not in self.implemented:
             raise located(f"the emulator does not implement {s.op}", s)
-        operands = []
+        # Evaluate what the operands depend on; instances that agree share the operand objects.
+        inputs = []
         for a in s.args:
             if a.kind == "tile":
-                operands.append(self.tile_operand(a, s))
+                inputs.append(self.tile_inputs(a, s))
             elif a.kind == "gm":
-                operands.append(self.gm_operand(a, s))
+                inputs.append(self.gm_inputs(a, s))
             else:
-                operands.append(self.eval(a.value, s))
-        accesses = self.accesses(s, operands)
-        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, tuple(operands), tuple(accesses),
-                               template_dict(s.template_args), iters=tuple(self.iters)))
+                v = self.eval(a.value, s)
+                inputs.append(v if type(v) is int else (type(v), repr(v), v))
+        key = tuple(inputs)
+        memo = self._memo.get(id(s))
+        if memo is None:
+            memo = self._memo[id(s)] = {}
+        hit = memo.get(key)
+        if hit is None:
+            operands = []
+            for a, x in zip(s.args, inputs):
+                if a.kind == "tile":
+                    slot, buffer, address, vr, vc = x
+                    operands.append(TileOperand(a.value.tile, slot, Place(buffer, address), (vr, vc), a.access,
+                                                a.text))
+                elif a.kind == "gm":
+                    operands.append(self.gm_operand(a, x))
+                else:
+                    operands.append(x if type(x) is int else x[2])
+            hit = (tuple(operands), tuple(self.accesses(s, operands)), template_dict(s.template_args))
+            if len(memo) < _MEMO_PER_INSTR:
+                memo[key] = hit
+        operands, accesses, template = hit
+        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
+                        iters=tuple(self.iters)))
 
-    def tile_operand(self, a: ir.Arg, s: ir.Instr) -> TileOperand:
+    def tile_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         ref: ir.TileRef = a.value
         decl = ref.tile
         if decl.elem_bytes != int(decl.elem_bytes):
@@ -387,15 +565,22 @@ class Machine:
         vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
         if not (0 <= vr <= decl.rows and 0 <= vc <= decl.cols):
             raise located(f"valid shape {vr}x{vc} of '{ref}' exceeds its {decl.rows}x{decl.cols} capacity", s)
-        return TileOperand(decl, self.slot_of(ref, s), self.place_of(ref, s), (vr, vc), a.access, a.text)
+        slot = self.slot_of(ref, s)
+        place = self.place_at(ref, slot, s)
+        return slot, place.buffer, place.address, vr, vc
 
-    def gm_operand(self, a: ir.Arg, s: ir.Instr) -> GmOperand:
+    def gm_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         g: ir.GmTensor = a.value.tensor
         shape = tuple(int(self.eval(x, s)) for x in g.shape)
         stride = tuple(int(self.eval(x, s)) for x in g.stride)
         off = int(self.eval(g.offset_bytes, s))
         if any(n < 0 for n in shape) or any(x < 0 for x in stride) or off < 0:
             raise located(f"GM window '{g.name}' has a negative shape, stride or offset", s)
+        return shape, stride, off
+
+    def gm_operand(self, a: ir.Arg, inputs: tuple) -> GmOperand:
+        g: ir.GmTensor = a.value.tensor
+        shape, stride, off = inputs
         op = GmOperand(g, g.param, off, shape, stride, a.access, a.text)
         self.gm_extent[g.param] = max(self.gm_extent.get(g.param, 0), op.extent)
         self.gm_dtype.setdefault(g.param, g.dtype)
@@ -469,6 +654,78 @@ class Machine:
         return self._footprints[key]
 
 
+# ---------------------------------------------------------------------------------- helpers
+
+_PY_OPS = frozenset({"+", "-", "*", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="})
+
+
+def compile_expr(e: Expr) -> Callable[[Mapping[str, Number]], Number]:
+    """`e.eval` as one Python function of the environment: the same operations in the same order
+    (C division and remainder, eager && and ||), without a call per tree node. An unbound name
+    raises KeyError; an expression Python cannot compile (too deep) falls back to `e.eval`."""
+    consts: list = []
+
+    def emit(x: Expr) -> str:
+        if isinstance(x, ex.Const):
+            consts.append(x.value)
+            return f"k[{len(consts) - 1}]"
+        if isinstance(x, ex.Var):
+            return f"env[{x.name!r}]"
+        if isinstance(x, ex.BinOp):
+            a, b = emit(x.lhs), emit(x.rhs)
+            if x.op in _PY_OPS:
+                return f"({a} {x.op} {b})"
+            if x.op == "/":
+                return f"div({a}, {b})"
+            if x.op == "%":
+                return f"mod({a}, {b})"
+            if x.op in ("&&", "||"):
+                return f"(bool({a}) {'&' if x.op == '&&' else '|'} bool({b}))"
+        if isinstance(x, ex.UnOp) and x.op in ("-", "!", "~"):
+            return f"({'not ' if x.op == '!' else x.op}{emit(x.operand)})"
+        if isinstance(x, ex.Select):
+            return f"({emit(x.then)} if {emit(x.cond)} else {emit(x.other)})"
+        raise TypeError(type(x).__name__)
+
+    try:
+        body = emit(e)
+        fn = eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex._c_div, "mod": ex._c_mod})
+    except (TypeError, RecursionError, MemoryError, SyntaxError):
+        return e.eval
+    return fn
+
+
+def _trips(start, stop, step, inclusive: bool) -> int:
+    """How many times `for (v = start; v < stop (or <=, >, >=); v += step)` runs (step != 0)."""
+    span, step = (stop - start, step) if step > 0 else (start - stop, -step)
+    if inclusive:
+        return int(span // step) + 1 if span >= 0 else 0
+    return int(-(-span // step)) if span > 0 else 0
+
+
+def _assigned(kernel: ir.Kernel) -> frozenset[str]:
+    """Scalars the kernel assigns (their values change while it runs)."""
+    return frozenset(s.var for s in ir.walk(kernel.body) if isinstance(s, ir.Assign))
+
+
+def _free_vars(loop: ir.For) -> frozenset[str]:
+    return loop.start.free_vars() | loop.stop.free_vars() | loop.step.free_vars()
+
+
+_OVERRIDABLE = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*\n"
+                          r"[ \t]*#[ \t]*define[ \t]+\1[ \t]+([-+]?\w+)[ \t]*$", re.MULTILINE)
+
+
+def overridable_macros(source: bytes) -> list[tuple[str, str]]:
+    """`#ifndef NAME` / `#define NAME value` pairs of a kernel file: the sizes -D can set."""
+    text = source.decode("utf-8", "replace")
+    return [(m.group(1), m.group(2)) for m in _OVERRIDABLE.finditer(text)]
+
+
+def _file_start(kernel: ir.Kernel) -> ir.SourceRange:
+    return ir.SourceRange(kernel.file, 1, 1, 1, 1, 0, 0)
+
+
 def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
     """`AccPhase::Final` -> {"AccPhase": "Final"}; other arguments are kept by position."""
     out: dict[str, str] = {}
@@ -482,6 +739,11 @@ def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
 
 
 def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
-           placement: Placement | None = None, markers: bool = False, require_semantics: bool = True) -> Trace:
-    """The kernel's issued instructions and syncs with concrete operands (see module doc)."""
-    return Machine(kernel, arch, values, placement, markers, require_semantics).run()
+           placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
+           max_instances: int | None = DEFAULT_MAX_INSTANCES) -> Trace:
+    """The kernel's issued instructions and syncs with concrete operands (see module doc).
+
+    A run that would execute more than `max_instances` instances (instructions, syncs and loop
+    iterations; None: no limit) raises :class:`InstanceLimit` naming the loops and smaller sizes:
+    before running when the trip counts known from `values` already exceed it, else on reaching it."""
+    return Machine(kernel, arch, values, placement, markers, require_semantics, max_instances).run()

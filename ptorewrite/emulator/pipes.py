@@ -229,12 +229,28 @@ class Race:
         return Diagnostic("error", msg, to_location(b.loc), _via_notes(b) + notes)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Live:
     step: Step
     access: Access
     pipe: int
     epoch: int
+    seq: int  # position among every access recorded (reports keep the order of a single list)
+
+
+class _Space:
+    """The accesses of one buffer or GM argument that a later access may still race with.
+
+    Reads and writes are kept apart (a read is only compared with writes), and an access every
+    pipe still to run is ordered after is dropped (it can never race again), so the lists stay
+    as short as the accesses in flight and the check is linear in the trace."""
+
+    __slots__ = ("prune_at", "reads", "writes")
+
+    def __init__(self) -> None:
+        self.reads: list[_Live] = []
+        self.writes: list[_Live] = []
+        self.prune_at = 64
 
 
 def _kind(first_write: bool, second_write: bool) -> str:
@@ -285,13 +301,27 @@ def check(trace: Trace) -> CheckResult:
         if _blocks_scalar(s):
             last_block = s.index
     same_pipe = {PIPE_INDEX[p]: kinds for p, kinds in arch.same_pipe_barrier.items() if p in PIPE_INDEX}
-    live: dict[str, list[_Live]] = {}
+    live: dict[str, _Space] = {}
     races: dict[tuple, Race] = {}
+    # Position in `order` of each pipe's last op: a pipe with none left adds no access to check.
+    last_op = [-1] * n
+    for pos, i in enumerate(order):
+        if steps[i].kind == "op":
+            last_op[PIPE_INDEX[steps[i].pipe]] = pos
+    position = 0
+    seq = [0]
+
+    def retired() -> list[int]:
+        """Per pipe: ops (in pipe order) that every op still to run is ordered after."""
+        active = [front[q] for q in PIPES if last_op[PIPE_INDEX[q]] >= position]
+        if not active:
+            return [1 << 62] * n
+        return [min(f[k] for f in active) for k in range(n)]
 
     def join(a: list[int], b: list[int]) -> list[int]:
         return [max(x, y) for x, y in zip(a, b)]
 
-    for i in order:
+    for position, i in enumerate(order):
         s = steps[i]
         b = blocker[i]
         if s.pipe == "ALL":
@@ -314,7 +344,7 @@ def check(trace: Trace) -> CheckResult:
             epoch = count[p]
             count[p] += 1
             front[s.pipe] = base
-            _check_accesses(s, p, epoch, base, live, races, same_pipe)
+            _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired)
             if s.pipe == "S":
                 done = list(base)
                 done[p] = count[p]
@@ -336,25 +366,19 @@ def check(trace: Trace) -> CheckResult:
     return CheckResult(ordered, flags, matches, order, stuck)
 
 
-def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, list[_Live]],
-                    races: dict[tuple, Race], same_pipe: dict[int, frozenset]) -> None:
+def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, _Space],
+                    races: dict[tuple, Race], same_pipe: dict[int, frozenset], seq: list[int], retired) -> None:
     for acc in s.accesses:
         fp = acc.footprint
-        entries = live.setdefault(fp.space, [])
-        for x in entries:
-            if x.step is s or not (acc.write or x.access.write):
-                continue
-            ov = x.access.footprint.overlap(fp)
-            if ov is None:
-                continue
-            if vc[x.pipe] > x.epoch:
-                continue  # happens before
-            kind = _kind(x.access.write, acc.write)
-            if x.pipe == p:
-                if kind not in same_pipe.get(p, ()):
-                    continue  # this pipe keeps such pairs in program order
-                if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
-                    continue  # in-order accumulation into one L0C tile
+        space = live.get(fp.space)
+        if space is None:
+            space = live[fp.space] = _Space()
+        hits = _unordered(s, acc, p, vc, space.writes, same_pipe)
+        if acc.write:
+            hits += _unordered(s, acc, p, vc, space.reads, same_pipe)
+            if len(hits) > 1:
+                hits.sort(key=lambda h: h[0].seq)
+        for x, kind, ov in hits:
             if x.step.index < s.index:
                 r = Race(x.step, s, x.access, acc, kind, fp.space, ov[0], ov[1])
             else:  # processed out of issue order: report the pair in program order
@@ -365,10 +389,41 @@ def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, 
             else:
                 old.count += 1
     for acc in s.accesses:
-        entries = live[acc.footprint.space]
+        fp = acc.footprint
+        space = live[fp.space]
         if acc.write:
             # Accesses this write covers and follows are subsumed: a later access racing with
             # them overlaps this write and is ordered no better, so it still gets reported.
-            entries[:] = [x for x in entries
-                          if x.step is s or not (vc[x.pipe] > x.epoch and acc.footprint.covers(x.access.footprint))]
-        entries.append(_Live(s, acc, p, epoch))
+            for entries in (space.reads, space.writes):
+                entries[:] = [x for x in entries
+                              if x.step is s or not (vc[x.pipe] > x.epoch and fp.covers(x.access.footprint))]
+        seq[0] += 1
+        (space.writes if acc.write else space.reads).append(_Live(s, acc, p, epoch, seq[0]))
+        if len(space.reads) + len(space.writes) > space.prune_at:
+            done = retired()
+            space.reads = [x for x in space.reads if x.epoch >= done[x.pipe]]
+            space.writes = [x for x in space.writes if x.epoch >= done[x.pipe]]
+            space.prune_at = 64 + 2 * (len(space.reads) + len(space.writes))
+
+
+def _unordered(s: Step, acc: Access, p: int, vc: list[int], entries: list[_Live],
+               same_pipe: dict[int, frozenset]) -> list[tuple[_Live, str, tuple[int, int]]]:
+    """The recorded accesses that overlap `acc` and that nothing orders before it."""
+    fp = acc.footprint
+    lo, hi = fp.lo, fp.hi
+    out = []
+    for x in entries:
+        xf = x.access.footprint
+        if xf.hi <= lo or hi <= xf.lo or x.step is s or vc[x.pipe] > x.epoch:
+            continue
+        ov = xf.overlap(fp)
+        if ov is None:
+            continue
+        kind = _kind(x.access.write, acc.write)
+        if x.pipe == p:
+            if kind not in same_pipe.get(p, ()):
+                continue  # this pipe keeps such pairs in program order
+            if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
+                continue  # in-order accumulation into one L0C tile
+        out.append((x, kind, ov))
+    return out

@@ -47,9 +47,8 @@ def initial_gm(traces: list[Trace], seed: int) -> dict:
 def verify(auto: ir.Kernel, manual: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
            seed: int = 0, rtol: float | None = DEFAULT_RTOL, atol: float | None = DEFAULT_ATOL) -> Verdict:
     ta, tm = unroll(auto, arch, values), unroll(manual, arch, values)
-    gm, dtypes = initial_gm([ta, tm], seed)
-    ga = {k: v.copy() for k, v in gm.items()}
-    gm_manual = {k: v.copy() for k, v in gm.items()}
+    ga, dtypes = initial_gm([ta, tm], seed)
+    gm_manual = {k: v.copy() for k, v in ga.items()}
     data.run(ta, ga)
     data.run(tm, gm_manual)
     mismatches = data.compare(ga, gm_manual, dtypes, rtol, atol)

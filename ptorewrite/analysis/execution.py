@@ -38,7 +38,7 @@ from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
-from ptorewrite.emulator import semantics
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, semantics
 
 Number = int | float | bool
 
@@ -193,9 +193,6 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
 
 Placement = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
 
-# A run stops once it has executed this many instances (instructions, syncs and loop iterations):
-# about a minute of `verify`. --max-instances raises it.
-DEFAULT_MAX_INSTANCES = 2_000_000
 
 # Instruction instances with the same evaluated operands share their operand and footprint objects;
 # each instruction remembers at most this many distinct operand sets.
@@ -221,6 +218,7 @@ class Machine:
         self.require_semantics = require_semantics
         self.implemented = semantics.implemented()
         self.iters: list[tuple[int, int]] = []
+        self.iters_now: tuple[tuple[int, int], ...] = ()  # tuple(self.iters), shared by the steps issued
         self.loops: list[tuple[ir.For, int]] = []  # the loops being run, with their trip counts
         self.items: list = []
         self.env: dict[str, Number] = dict(values)
@@ -341,8 +339,10 @@ class Machine:
             self.count()
             self.env[s.var] = v
             self.iters.append((id(s), k))
+            self.iters_now = tuple(self.iters)
             self.stmt(s.body)
             self.iters.pop()
+            self.iters_now = tuple(self.iters)
             v += step
             k += 1
         self.loops.pop()
@@ -399,7 +399,7 @@ class Machine:
         loops = self.static_loops() if static else list(self.loops)
         notes = []
         for s, trips in loops[:12]:
-            runs = "a number of times known only at run time" if trips is None else f"{trips:,} times"
+            runs = "a number of times that changes as the kernel runs" if trips is None else f"{trips:,} times"
             notes.append(Diagnostic("note", f"loop over '{s.cpp_var or s.var.split('#')[0]}' runs {runs}",
                                     to_location(s.loc)))
         msg = f"{head}; {self.smaller_configuration()}, or raise the limit with --max-instances N"
@@ -407,28 +407,36 @@ class Machine:
         return InstanceLimit(msg, where, tuple(notes))
 
     def static_loops(self) -> list[tuple[ir.For, int | None]]:
-        """Every loop of the kernel with its trip count from the given values (None: depends on
-        enclosing loops or assigned scalars), heaviest first."""
+        """The loops of the nest that executes the most (outermost first), then the kernel's other
+        loops in program order, each with its trip count from the given values (None: it depends
+        on enclosing loops or assigned scalars)."""
         env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
-        out = []
+        loops = []  # (loop, trips, iterations of its body in the whole run, index of the enclosing loop)
 
-        def walk(s: ir.Stmt, env: dict, weight: int) -> None:
+        def walk(s: ir.Stmt, env: dict, weight: int, parent: int | None) -> None:
             if isinstance(s, ir.Block):
                 for x in s.stmts:
-                    walk(x, env, weight)
+                    walk(x, env, weight, parent)
             elif isinstance(s, ir.If):
-                walk(s.then, env, weight)
+                walk(s.then, env, weight, parent)
                 if s.other is not None:
-                    walk(s.other, env, weight)
+                    walk(s.other, env, weight, parent)
             elif isinstance(s, ir.For):
                 start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
                 trips = _trips(start, stop, step, s.inclusive) if None not in (start, stop) and step else None
-                out.append((s, trips, weight * (trips or 1)))
-                walk(s.body, {k: v for k, v in env.items() if k != s.var}, weight * (trips or 1))
+                loops.append((s, trips, weight * (trips or 1), parent))
+                walk(s.body, {k: v for k, v in env.items() if k != s.var}, weight * (trips or 1), len(loops) - 1)
 
-        walk(self.kernel.body, env, 1)
-        out.sort(key=lambda t: -t[2])
-        return [(s, trips) for s, trips, _ in out]
+        walk(self.kernel.body, env, 1, None)
+        if not loops:
+            return []
+        k = max(range(len(loops)), key=lambda i: loops[i][2])
+        nest = []
+        while k is not None:
+            nest.append(k)
+            k = loops[k][3]
+        order = nest[::-1] + [i for i in range(len(loops)) if i not in nest]
+        return [(loops[i][0], loops[i][1]) for i in order]
 
     def smaller_configuration(self) -> str:
         """-D / --set values that make the run fit under the limit, as far as they can be told."""
@@ -554,7 +562,7 @@ class Machine:
                 memo[key] = hit
         operands, accesses, template = hit
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
-                        iters=tuple(self.iters)))
+                        iters=self.iters_now))
 
     def tile_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         ref: ir.TileRef = a.value
@@ -571,6 +579,18 @@ class Machine:
 
     def gm_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         g: ir.GmTensor = a.value.tensor
+        hit = self._compiled.get(id(g))
+        if hit is None:
+            hit = self._compiled[id(g)] = (g, compile_ints((*g.shape, *g.stride, g.offset_bytes)))
+        try:
+            vals = hit[1](self.env)
+        except Exception:  # noqa: BLE001 - evaluated again one by one below, for the located error
+            vals = None
+        if vals is not None:
+            ns = len(g.shape)
+            shape, stride, off = vals[:ns], vals[ns:-1], vals[-1]
+            if min(vals) >= 0:
+                return shape, stride, off
         shape = tuple(int(self.eval(x, s)) for x in g.shape)
         stride = tuple(int(self.eval(x, s)) for x in g.stride)
         off = int(self.eval(g.offset_bytes, s))
@@ -663,6 +683,17 @@ def compile_expr(e: Expr) -> Callable[[Mapping[str, Number]], Number]:
     """`e.eval` as one Python function of the environment: the same operations in the same order
     (C division and remainder, eager && and ||), without a call per tree node. An unbound name
     raises KeyError; an expression Python cannot compile (too deep) falls back to `e.eval`."""
+    fn = _compile([e], "{}")
+    return e.eval if fn is None else fn
+
+
+def compile_ints(exprs: tuple[Expr, ...]) -> Callable[[Mapping[str, Number]], tuple[int, ...]]:
+    """One function computing `tuple(int(e.eval(env)) for e in exprs)`."""
+    fn = _compile(list(exprs), "(" + "".join("int({}), " for _ in exprs) + ")")
+    return fn if fn is not None else (lambda env: tuple(int(e.eval(env)) for e in exprs))
+
+
+def _compile(exprs: list[Expr], shape: str) -> Callable | None:
     consts: list = []
 
     def emit(x: Expr) -> str:
@@ -688,11 +719,10 @@ def compile_expr(e: Expr) -> Callable[[Mapping[str, Number]], Number]:
         raise TypeError(type(x).__name__)
 
     try:
-        body = emit(e)
-        fn = eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex._c_div, "mod": ex._c_mod})
+        body = shape.format(*(emit(e) for e in exprs))
+        return eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex._c_div, "mod": ex._c_mod})
     except (TypeError, RecursionError, MemoryError, SyntaxError):
-        return e.eval
-    return fn
+        return None
 
 
 def _trips(start, stop, step, inclusive: bool) -> int:

@@ -79,6 +79,12 @@ def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]])
             run *= n
         else:
             rest.append((n, s))
+    if not rest:  # one contiguous run
+        return single(space, base, base + run * elem_bytes)
+    if len(rest) == 1 and rest[0][1] > run:  # rows with gaps between them: already sorted and disjoint
+        n, s = rest[0]
+        starts = base + np.arange(n, dtype=np.int64) * (s * elem_bytes)
+        return Footprint(space, starts, starts + run * elem_bytes)
     offsets = np.zeros(1, np.int64)
     for n, s in rest:
         offsets = (offsets[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).reshape(-1)

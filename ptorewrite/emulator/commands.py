@@ -12,6 +12,7 @@ import tempfile
 
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
 from ptorewrite.parse.frontend import load_kernel
 
 
@@ -33,12 +34,25 @@ def _setting(text: str) -> tuple[str, object]:
     return name.strip(), _value(value.strip())
 
 
+def _count(text: str) -> int:
+    try:
+        n = int(text.replace("_", "").replace(",", ""), 0)
+    except ValueError:
+        n = -1
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive count, got '{text}'")
+    return n
+
+
 def _runtime_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("runtime values")
     g.add_argument("--set", dest="settings", action="append", default=[], type=_setting, metavar="NAME=VALUE",
                    help="value of a scalar kernel argument (repeatable)")
     g.add_argument("--block-idx", type=int, default=0, metavar="N", help="get_block_idx() (default 0)")
     g.add_argument("--block-num", type=int, default=1, metavar="N", help="get_block_num() (default 1)")
+    g.add_argument("--max-instances", type=_count, default=DEFAULT_MAX_INSTANCES, metavar="N",
+                   help="stop a run that would execute more than N instances: instructions, syncs and loop "
+                        f"iterations (default {DEFAULT_MAX_INSTANCES:,})")
 
 
 def runtime_values(args: argparse.Namespace) -> dict:
@@ -68,7 +82,8 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     if kernel.mode != "manual":
         raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                        "(use `verify` to check an AUTO kernel's rewrite)")
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                             max_instances=args.max_instances)
     result = pipes.check(trace)
     reporter.print()
     reporter.diagnostics.clear()
@@ -88,7 +103,8 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
     if kernel.mode == "auto" and not serial:
         reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
         serial = True
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                             max_instances=args.max_instances)
     matches, problems = pipes.match_flags(trace)
     sched = schedule.simulate(trace, serial=serial, matches=matches)
     reporter.print()
@@ -138,7 +154,8 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             raise PtoError(f"{manual_path} has no TASSIGN or sync: not a manual-mode kernel")
         rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
         atol = DEFAULT_ATOL if args.atol is None else args.atol
-        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol)
+        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol,
+                         max_instances=args.max_instances)
         if tmpdir is not None and args.keep_rewrite:
             print(f"rewritten kernel kept at {manual_path}")
     finally:

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.execution import Number, Trace, unroll
+from ptorewrite.analysis.execution import GmOperand, Number, Trace, unroll
 from ptorewrite.arch import ArchProfile
-from ptorewrite.emulator import data, pipes
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, data, pipes
 
 # Default float tolerance: the twins run the same operations in the same per-element order, so
 # only a changed accumulation order may differ, by a few ulps of fp32.
@@ -45,10 +45,15 @@ def initial_gm(traces: list[Trace], seed: int) -> dict:
 
 
 def verify(auto: ir.Kernel, manual: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
-           seed: int = 0, rtol: float | None = DEFAULT_RTOL, atol: float | None = DEFAULT_ATOL) -> Verdict:
-    ta, tm = unroll(auto, arch, values), unroll(manual, arch, values)
+           seed: int = 0, rtol: float | None = DEFAULT_RTOL, atol: float | None = DEFAULT_ATOL,
+           max_instances: int | None = DEFAULT_MAX_INSTANCES) -> Verdict:
+    ta = unroll(auto, arch, values, max_instances=max_instances)
+    tm = unroll(manual, arch, values, max_instances=max_instances)
     ga, dtypes = initial_gm([ta, tm], seed)
-    gm_manual = {k: v.copy() for k, v in ga.items()}
+    # Arguments neither kernel writes are shared by both runs; the others get their own copy.
+    written = {o.param for t in (ta, tm) for s in t.steps for o in s.operands
+               if isinstance(o, GmOperand) and "w" in o.access}
+    gm_manual = {k: (v.copy() if k in written else v) for k, v in ga.items()}
     data.run(ta, ga)
     data.run(tm, gm_manual)
     mismatches = data.compare(ga, gm_manual, dtypes, rtol, atol)

@@ -42,7 +42,7 @@ def test_refused_before_running_with_loops_and_sizes(capsys, command):
     assert re.match(rf"{re.escape(str(files[0]))}:\d+:5: error: this run would execute at least [\d,]+ instances "
                     r"\(instructions, syncs and loop iterations\), more than the limit of 50;", first)
     assert "give smaller compile-time sizes with -D (this file's defaults: -DGEMM_M=256 -DGEMM_K=512 " \
-           "-DGEMM_N=256), or raise the limit with --max-instances N" in first
+           "-DGEMM_N=256), or raise the limit (--max-instances N of check, simulate and verify)" in first
     notes = [ln.split(": note: ")[1] for ln in err.splitlines() if ": note: " in ln]
     panel, step = ("panel.iter", "step.iter") if command == "verify" else ("p", "kk")  # the twin's names
     assert notes[:4] == ["loop over 'm' runs 2 times", "loop over 'n' runs 2 times",
@@ -57,7 +57,7 @@ def test_billion_trip_loop_stops_at_once(capsys, command):
     status, out, err = run(capsys, command, *(LIMITS / f for f in files))
     assert status == 2 and not out
     assert "this run would execute at least " in err and f"more than the limit of {DEFAULT_MAX_INSTANCES:,}" in err
-    assert "make the kernel's trip counts smaller, or raise the limit with --max-instances N" in err
+    assert "make the kernel's trip counts smaller, or raise the limit (--max-instances N" in err
     assert re.search(r"billion_\w+\.cpp:\d+:5: note: loop over 'pass' runs 1,000,000,000 times", err)
 
 
@@ -75,7 +75,7 @@ def test_runtime_trip_counts_get_set_values(capsys):
     limit = ("--max-instances", "20000")
     status, _, err = run(capsys, "simulate", kernel, "--set", "rows=100000", "--set", "rounds=100", *limit)
     assert status == 2
-    m = re.search(r"more than the limit of 20,000; try --set rounds=(\d+) --set rows=(\d+), or raise", err)
+    m = re.search(r"more than the limit of 20,000; try --set rounds=(\d+) --set rows=(\d+), or raise the", err)
     assert m, err
     assert "runtime_rounds.cpp:20:9: note: loop over 'extra' runs a number of times that changes as the kernel " \
            "runs" in err

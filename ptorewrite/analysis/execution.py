@@ -402,7 +402,8 @@ class Machine:
             runs = "a number of times that changes as the kernel runs" if trips is None else f"{trips:,} times"
             notes.append(Diagnostic("note", f"loop over '{s.cpp_var or s.var.split('#')[0]}' runs {runs}",
                                     to_location(s.loc)))
-        msg = f"{head}; {self.smaller_configuration()}, or raise the limit with --max-instances N"
+        msg = (f"{head}; {self.smaller_configuration()}, or raise the limit (--max-instances N of check, "
+               "simulate and verify)")
         where = loops[0][0].loc if loops else _file_start(self.kernel)
         return InstanceLimit(msg, where, tuple(notes))
 

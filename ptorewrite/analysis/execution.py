@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
@@ -111,6 +112,9 @@ class Access:
     what: str  # the operand as written, for reports
 
 
+NO_TEMPLATE: Mapping[str, str] = MappingProxyType({})  # the template of syncs (shared, read-only)
+
+
 @dataclass(eq=False, slots=True)
 class Step:
     """One issued instruction or sync."""
@@ -122,7 +126,7 @@ class Step:
     seq: int  # scalar statements issued up to and including this one
     operands: tuple = ()  # per C++ argument: TileOperand, GmOperand or an evaluated scalar
     accesses: tuple[Access, ...] = ()
-    template: dict = field(default_factory=dict)
+    template: Mapping[str, str] = field(default_factory=lambda: NO_TEMPLATE)
     src: str | None = None  # set/wait: the flag's pipes and event id
     dst: str | None = None
     event: int | None = None

@@ -293,7 +293,7 @@ def check(trace: Trace) -> CheckResult:
     zero = [0] * n
     front = {p: list(zero) for p in PIPES}
     count = [0] * n
-    step_vc: dict[int, list[int]] = {}  # sets: the clock they carry; scalar stallers: completion
+    step_vc: dict[int, list[int]] = {}  # sets not yet waited for: their clock; scalar stallers: completion
     blocker: list[int | None] = []
     last_block = None
     for s in steps:
@@ -355,9 +355,12 @@ def check(trace: Trace) -> CheckResult:
             step_vc[i] = vc
             front[s.pipe] = base
         elif s.kind == "wait":
-            vc = join(base, step_vc[matches[i]])
+            m = matches[i]
+            # A set is matched by one wait: its clock is not needed again (unless it stalls the scalar unit).
+            vc = join(base, step_vc[m] if _blocks_scalar(steps[m]) else step_vc.pop(m))
             front[s.pipe] = vc
-            step_vc[i] = vc
+            if _blocks_scalar(s):
+                step_vc[i] = vc
         else:  # barrier
             vc = list(base)
             vc[p] = count[p]

@@ -231,6 +231,10 @@ class Machine:
         self.seq = 0
         self.executed = 0  # instances so far: issued steps and loop iterations
         self.max_instances = max_instances
+        self.assigned = _assigned(kernel)
+        # Loops whose bound an assignment can move while they run: no trip count on entry.
+        self.moving_bounds = {id(s) for s in ir.walk(kernel.body)
+                              if isinstance(s, ir.For) and s.stop.free_vars() & self.assigned}
         self.places: dict[tuple[int, int], Place] = {}  # (id(decl), slot) -> place
         self.private_top: dict[str, int] = {}  # AUTO: next free byte per virtual buffer
         self.buffer_size = {name: b.capacity for name, b in arch.buffers.items()}
@@ -325,7 +329,7 @@ class Machine:
         if step == 0:
             raise located("loop step is 0", s)
         trips = None
-        if self.max_instances is not None and not (s.stop.free_vars() & _assigned(self.kernel)):
+        if self.max_instances is not None and id(s) not in self.moving_bounds:
             # Each iteration is an instance: a loop that cannot fit stops here, not after the limit.
             trips = _trips(v, self.eval(s.stop, s), step, s.inclusive)
             if self.executed + trips > self.max_instances:
@@ -361,7 +365,7 @@ class Machine:
 
     def check_estimate(self) -> None:
         """Refuse before running when the instances that must run already exceed the limit."""
-        env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+        env = {k: v for k, v in self.values.items() if k not in self.assigned}
         need = self.least_work(self.kernel.body, env)
         if need > self.max_instances:
             raise self.limit_error(need, static=True)
@@ -415,7 +419,7 @@ class Machine:
         """The loops of the nest that executes the most (outermost first), then the kernel's other
         loops in program order, each with its trip count from the given values (None: it depends
         on enclosing loops or assigned scalars)."""
-        env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+        env = {k: v for k, v in self.values.items() if k not in self.assigned}
         loops = []  # (loop, trips, iterations of its body in the whole run, index of the enclosing loop)
 
         def walk(s: ir.Stmt, env: dict, weight: int, parent: int | None) -> None:
@@ -449,7 +453,7 @@ class Machine:
         runtime = sorted({n for s in ir.walk(self.kernel.body) if isinstance(s, ir.For)
                           for n in _free_vars(s) if n in self.values and isinstance(self.values[n], int)})
         if runtime:
-            env = {k: v for k, v in self.values.items() if k not in _assigned(self.kernel)}
+            env = {k: v for k, v in self.values.items() if k not in self.assigned}
             for shift in range(1, 64):
                 trial = dict(env)
                 for n in runtime:

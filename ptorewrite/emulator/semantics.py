@@ -760,8 +760,20 @@ def sort32(call: OpCall) -> None:
     idx values; dst receives the (value, index) structs at the same struct positions."""
     src, idx = call.srcs[:2]
     per = 8 // call.dst.itemsize
-    for r in range(min(call.dst.shape[0], src.shape[0])):
-        for start in range(0, src.shape[1], 32):
+    rows = min(call.dst.shape[0], src.shape[0])
+    full = src.shape[1] // 32 * 32  # whole blocks: sorted all at once
+    if full and idx.shape[0] >= rows and idx.shape[1] >= full and call.dst.shape[1] >= full * per:
+        v = src[:rows, :full].reshape(rows, -1, 32)
+        order = np.argsort(-v.astype(np.float64), axis=-1, kind="stable")
+        values = np.take_along_axis(v, order, -1).reshape(-1)
+        index = np.take_along_axis(idx[:rows, :full].reshape(rows, -1, 32), order, -1).reshape(-1)
+        packed = _pack_structs(values, index.astype(np.uint32), call.dst.dtype)
+        call.dst[:rows, :full * per] = packed.reshape(rows, full * per)
+        first = full
+    else:
+        first = 0
+    for r in range(rows):
+        for start in range(first, src.shape[1], 32):
             v, i = src[r, start: start + 32], idx[r, start: start + 32]
             order = _sort_desc(v)
             packed = _pack_structs(v[order], i[order].astype(np.uint32), call.dst.dtype)
@@ -769,7 +781,31 @@ def sort32(call: OpCall) -> None:
 
 
 def _merge(lists, exhausted: bool):
-    """K-way descending merge of (values, index) lists; returns merged pairs and counts used."""
+    """K-way descending merge of (values, index) lists; returns merged pairs and counts used.
+
+    Lists sorted descending (the normal input) merge as one stable sort of their concatenation
+    (ties go to the lower list, as in the step-by-step merge); `exhausted` keeps the prefix up to
+    the first list's last element. Unsorted lists or NaNs take the step-by-step merge."""
+    dtype = lists[0][0].dtype
+    as64 = [v.astype(np.float64) for v, _ in lists]
+    if any(v.dtype != dtype for v, _ in lists) or any(np.isnan(x).any() or (x[1:] > x[:-1]).any() for x in as64):
+        return _merge_stepwise(lists, exhausted)
+    sizes = [len(x) for x in as64]
+    if exhausted and 0 in sizes:
+        return np.array([], dtype), np.array([], np.uint32), [0] * len(lists)
+    order = np.argsort(-np.concatenate(as64), kind="stable")
+    if exhausted:
+        where = np.empty(len(order), np.int64)
+        where[order] = np.arange(len(order))
+        ends = np.cumsum(sizes) - 1
+        order = order[: int(where[ends].min()) + 1]
+    owner = np.repeat(np.arange(len(lists)), sizes)[order]
+    values = np.concatenate([v for v, _ in lists])[order]
+    index = np.concatenate([i for _, i in lists]).astype(np.uint32)[order]
+    return values, index, [int(n) for n in np.bincount(owner, minlength=len(lists))]
+
+
+def _merge_stepwise(lists, exhausted: bool):
     heads = [0] * len(lists)
     out_v, out_i = [], []
     while True:

@@ -135,3 +135,14 @@ def test_results_pinned(name, tmp_path):
     r = pipes.check(trace_of(load(path, auto=False)))
     report = "\n".join(d.format() for d in r.diagnostics()).replace(str(path), "K")
     assert (*outs, len(r.races), len(r.flags), hashlib.sha1(report.encode()).hexdigest()[:16]) == PINNED[name]
+
+
+def test_verify_passes_its_limit_to_the_rewrite(capsys, tmp_path):
+    """Without MANUAL.cpp, verify rewrites first: the rewrite's own runs obey --max-instances."""
+    kernel = tmp_path / "forty.cpp"
+    kernel.write_text((LIMITS / "billion_auto.cpp").read_text().replace("pass < 1000000000", "pass < 40"))
+    status, _, err = run(capsys, "verify", kernel, "--max-instances", "100")
+    assert status == 2 and f"{kernel}:11:5: error: this run would execute at least 160 instances" in err
+    assert "more than the limit of 100;" in err
+    assert run(capsys, "verify", kernel, "--max-instances", "500")[0] == 0
+    assert execution.unroll(load(kernel, auto=True), profile("a2a3"), {}).steps  # the default again

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -777,12 +778,29 @@ def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+_LIMIT = [DEFAULT_MAX_INSTANCES]  # what `unroll` applies when not told
+
+
+@contextmanager
+def instance_limit(n: int | None):
+    """Within the block, runs that are not given a limit use `n` (e.g. the analyses of a rewrite
+    that a command runs on behalf of its --max-instances)."""
+    old = _LIMIT[0]
+    _LIMIT[0] = n
+    try:
+        yield
+    finally:
+        _LIMIT[0] = old
+
+
 def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
            placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
-           max_instances: int | None = DEFAULT_MAX_INSTANCES) -> Trace:
+           max_instances: int | None | str = "default") -> Trace:
     """The kernel's issued instructions and syncs with concrete operands (see module doc).
 
     A run that would execute more than `max_instances` instances (instructions, syncs and loop
-    iterations; None: no limit) raises :class:`InstanceLimit` naming the loops and smaller sizes:
-    before running when the trip counts known from `values` already exceed it, else on reaching it."""
-    return Machine(kernel, arch, values, placement, markers, require_semantics, max_instances).run()
+    iterations; None: no limit; "default": DEFAULT_MAX_INSTANCES or the `instance_limit` in force)
+    raises :class:`InstanceLimit` naming the loops and smaller sizes: before running when the trip
+    counts known from `values` already exceed it, else on reaching it."""
+    limit = _LIMIT[0] if max_instances == "default" else max_instances
+    return Machine(kernel, arch, values, placement, markers, require_semantics, limit).run()

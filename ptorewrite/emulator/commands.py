@@ -146,7 +146,10 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     manual_path = args.manual
     try:
         if manual_path is None:
-            manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
+            from ptorewrite.analysis.execution import instance_limit
+
+            with instance_limit(args.max_instances):  # the rewrite's own runs obey --max-instances too
+                manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
             # The rewrite lives in a temporary directory: keep the original's includes reachable.
             args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
         manual = _load(manual_path, args, reporter, frontend_options, want="manual")

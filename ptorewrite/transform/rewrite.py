@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from ptorewrite.analysis import ir
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
-from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
-from ptorewrite.transform.edits import Insertion, apply_insertions
+from ptorewrite.transform.edits import Insertion, edit_kernel
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.tassign import tassign_insertions
 
@@ -42,7 +41,7 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     if options.insert_sync:
         insertions += _sync_insertions(kernel, plan, profile, reporter, options)
-    text = apply_insertions(SourceFile(kernel.file, kernel.source), insertions)
+    text = edit_kernel(kernel, insertions)
     return RewriteResult(text, plan, insertions)
 
 

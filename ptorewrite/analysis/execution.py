@@ -27,6 +27,7 @@ Where tiles live
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -34,11 +35,16 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, UnboundValue
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import semantics
 
 Number = int | float | bool
+
+# One execution issues at most this many instructions and syncs: the analysis and the emulator
+# work on every one of them, so a kernel that issues more is refused, not analysed for hours.
+MAX_ISSUED = 1_000_000
 
 # Spec §2: TEXTRACT reads, and TINSERT writes, only a window at (indexRow, indexCol) of the
 # larger tile, shaped like the other tile's valid region. Value: (windowed operand, shaping one).
@@ -181,7 +187,10 @@ def located(message: str, stmt, notes: tuple[Diagnostic, ...] = ()) -> PtoError:
 
 
 def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> None:
-    missing = [n for n in kernel.runtime_values if n not in values]
+    """Every runtime value that steers control flow or addresses must be given; one that only
+    feeds data operands may be missing (the trace does not depend on it)."""
+    steer = steering_values(kernel)
+    missing = [n for n in kernel.runtime_values if n not in values and n in steer]
     if missing:
         hints = {"block_idx": "--block-idx N", "block_num": "--block-num N"}
         how = ", ".join(hints.get(n, f"--set {n}=VALUE") for n in missing)
@@ -207,6 +216,7 @@ class Machine:
         self.iters: list[tuple[int, int]] = []
         self.items: list = []
         self.env: dict[str, Number] = dict(values)
+        self.unknown_data = set(kernel.runtime_values) - set(values)  # check_runtime_values: data only
         self.values = dict(values)
         self.steps: list[Step] = []
         self.seq = 0
@@ -283,6 +293,11 @@ class Machine:
         k = 0
         if step == 0:
             raise located("loop step is 0", s)
+        trips = s.trip_count(self.env)
+        if trips and trips * _issuing(s.body) + len(self.steps) > MAX_ISSUED:
+            raise located(f"this loop runs {trips:,} times and would issue more than {MAX_ISSUED:,} instructions and "
+                          "syncs; ptorewrite executes every one it analyses (analyse it with smaller sizes: -D, --set)",
+                          s)
         while True:
             stop = self.eval(s.stop, s)
             if step > 0:
@@ -359,6 +374,9 @@ class Machine:
         self.issue(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
 
     def issue(self, step: Step) -> None:
+        if len(self.steps) >= MAX_ISSUED:
+            raise located(f"the kernel issues more than {MAX_ISSUED:,} instructions and syncs here; ptorewrite "
+                          "executes every one it analyses (analyse it with smaller sizes: -D, --set)", step.stmt)
         self.steps.append(step)
         if self.markers:
             self.items.append(step)
@@ -372,6 +390,8 @@ class Machine:
                 operands.append(self.tile_operand(a, s))
             elif a.kind == "gm":
                 operands.append(self.gm_operand(a, s))
+            elif self.unknown_data and a.value.free_vars() & self.unknown_data:
+                operands.append(None)  # a data-only value not given: the trace does not depend on it
             else:
                 operands.append(self.eval(a.value, s))
         accesses = self.accesses(s, operands)
@@ -467,6 +487,18 @@ class Machine:
                 dims = list(zip(o.shape[:4], o.stride[:4])) + [(cols, o.stride[4])]
             self._footprints[key] = strided("GM:" + o.param, o.offset, es, dims)
         return self._footprints[key]
+
+
+_ISSUING: weakref.WeakKeyDictionary[ir.Block, int] = weakref.WeakKeyDictionary()
+
+
+def _issuing(body: ir.Block) -> int:
+    """Instructions and syncs written in `body` (each nested loop's counted once): a lower bound
+    on what one run of it issues."""
+    n = _ISSUING.get(body)
+    if n is None:
+        n = _ISSUING[body] = sum(isinstance(x, (ir.Instr, ir.Sync)) for x in ir.walk(body))
+    return n
 
 
 def template_dict(targs: tuple[str, ...]) -> dict[str, str]:

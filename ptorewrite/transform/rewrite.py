@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis import ir
+from ptorewrite.analysis.operands import check_operands
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 from ptorewrite.transform import sync
@@ -37,6 +38,7 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             options: RewriteOptions | None = None) -> RewriteResult:
     options = options or RewriteOptions()
     refuse_manual(kernel)
+    check_operands(kernel, profile, reporter)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     if options.insert_sync:

@@ -322,6 +322,26 @@ def test_kernel_on_one_line(tmp_path):
                 ("TSTORE", "before", "wait()"), whole=True) == after
 
 
+def test_tassign_after_declarations_in_odd_places(tmp_path):
+    before = """\
+    for (int i = 0; i < 2; ++i) { TileT t; TLOAD(t, g); }
+    TileT  // spans
+        y; TLOAD(y, g);
+"""
+    after = """\
+    for (int i = 0; i < 2; ++i) { TileT t;
+        TASSIGN(t, 0x0);  // why
+        TLOAD(t, g); }
+    TileT  // spans
+        y;
+    TASSIGN(y, 0x800);  // why
+    TLOAD(y, g);
+}
+"""
+    assert edit(tmp_path, before, ("TileT t", "after", "TASSIGN(t, 0x0)"), ("TileT  //", "after", "TASSIGN(y, 0x800)")) \
+        == after
+
+
 def test_user_tokens_are_unchanged(tmp_path):
     """Whatever is inserted, deleting the inserted text and the whitespace gives the input back."""
     before = """\
@@ -396,6 +416,10 @@ FORMATS = {
     TSTORE(o, y);""",
     "tabs": "\tTileT x;\n\tGmT g(in);\n\tGmT o(out);\n\tTLOAD(x, g);\n"
             "\tfor (int i = 0; i < 4; ++i)\n\t\tTADDS(x, x, 1.0f);\n\tTSTORE(o, x);",
+    "declaration_in_one_line_body": """\
+    GmT g(in);
+    GmT o(out);
+    for (int i = 0; i < 2; ++i) { TileT t; TLOAD(t, g); TADDS(t, t, 1.0f); TSTORE(o, t); }""",
     "declaration_then_use_on_one_line": """\
     GmT g(in); GmT o(out);
     TileT x; TLOAD(x, g); TileT y; TADDS(y, x, 1.0f); TSTORE(o, y);""",

@@ -332,11 +332,17 @@ class Machine:
         if not isinstance(addr, int) or addr < 0 or addr + decl.nbytes > buf.capacity:
             raise located(f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr!r}, outside {buf.name} "
                           f"({buf.capacity} B)", s)
+        if addr % buf.alignment:
+            raise located(f"TASSIGN places '{s.ref}' at {addr:#x}, which is not a multiple of {buf.alignment}: "
+                          f"{decl.tile_type} tiles ({buf.name}) need {buf.alignment}-byte alignment", s)
         self.places[(id(decl), slot)] = Place(buf.name, addr)
 
     def alias(self, s: ir.AliasDef) -> None:
         base = self.place_of(s.src, s)
         off = self.eval(s.offset_bytes, s)
+        if not isinstance(off, int) or off < 0 or off >= max(1, s.src.tile.nbytes):
+            raise located(f"{s.kind} '{s.dst}' starts at byte {off!r} of '{s.src}', outside its "
+                          f"{s.src.tile.nbytes} B", s)
         self.places[(id(s.dst.tile), self.slot_of(s.dst, s))] = Place(base.buffer, base.address + int(off))
 
     def place_of(self, ref: ir.TileRef, stmt) -> Place:

@@ -192,6 +192,17 @@ class _Text:
             prev = ind
         return steps.most_common(1)[0][0] if steps else "    "
 
+    def block_indent(self, opener: int, pos: int) -> str:
+        """How the statements of the block opened at `opener` are indented: like its first line
+        of code after the brace's line (`pos`'s own line when there is none before it)."""
+        text, line = self.text, self.line_end(opener)
+        while line < self.line_start(pos):
+            code = text[line:self.line_end(line)].strip()
+            if code and not code.startswith(("#", "}")):
+                return self.indent(line)
+            line = self.line_end(line)
+        return self.indent(pos)
+
     def unit_after(self, indent: str) -> str:
         """One more level after `indent`: a tab where the line is indented with tabs."""
         return "\t" if indent.endswith("\t") else self.unit
@@ -301,9 +312,11 @@ def apply_insertions(src: SourceFile, insertions: Sequence[Insertion], blocks: S
         for b in bodies:
             if b.start <= pos < b.end and (opener is None or opener < b.start):
                 return b.inner_indent if t.line_start(b.start) == t.line_start(pos) else t.indent(pos)
-        if opener is not None and t.line_start(opener) == t.line_start(pos):
+        if opener is None:
+            return t.indent(pos)
+        if t.line_start(opener) == t.line_start(pos):
             return t.indent(pos) + t.unit_after(t.indent(pos))
-        return t.indent(pos)
+        return t.block_indent(opener, pos)
 
     def point_before(pos: int) -> _Point:
         if t.starts_line(pos):

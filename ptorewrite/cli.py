@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.inputs import check_output, load
+from ptorewrite.inputs import check_output, check_source, load
 from ptorewrite.parse.frontend import CORE_TYPES, FrontendOptions
 
 
@@ -39,6 +39,7 @@ def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> Fronte
 
 
 def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
+    check_source(args.kernel, args.defines)
     from ptorewrite.analysis.ir_text import format_kernel
 
     kernel = load(args.kernel, frontend_options(args), reporter)
@@ -122,15 +123,15 @@ def _write_atomically(path: str, data: bytes, mode_from: str | None = None) -> N
 
 
 def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
-    from ptorewrite.arch import profile
-    from ptorewrite.transform.memory_report import format_memory_report
-    from ptorewrite.transform.rewrite import RewriteOptions, rewrite
-
     if args.in_place:
         check_output(args.kernel, what="in-place output")
     elif args.output and args.output != "-":
         check_output(args.output, args.kernel)
-    kernel = load(args.kernel, frontend_options(args), reporter)
+    kernel = load(args.kernel, frontend_options(args), reporter)  # bad input is refused before the imports
+    from ptorewrite.arch import profile
+    from ptorewrite.transform.memory_report import format_memory_report
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite
+
     prof = profile(args.arch)
     if args.capacity:
         prof = prof.with_capacity(dict(args.capacity))

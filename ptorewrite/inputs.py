@@ -10,8 +10,8 @@
   the analysis walks the program recursively, and a kernel nested deeper than any real one is
   refused with a located error instead of exhausting Python's stack.
 
-`load` is the one way the commands read a kernel: these checks, the front end, then the operand
-checks of `analysis.operands`.
+`load` is the one way the commands read a kernel: these checks, the front end, the operand
+checks of `analysis.operands`, and the bound on the instructions a loop nest may issue.
 """
 
 from __future__ import annotations
@@ -131,18 +131,26 @@ def nesting_error(path: str, text: str) -> PtoError | None:
     return None
 
 
-def load(path: str, opts, reporter: Reporter):
-    """Check the input, parse and lower it, and check every instruction's operands."""
-    from ptorewrite.analysis.operands import check_operands
-    from ptorewrite.arch import profile
-    from ptorewrite.parse.frontend import load_kernel
-
+def check_source(path: str, defines=()) -> None:
+    """Everything about an input that can be refused without parsing it; cheap, so the commands
+    call it before importing the analysis."""
     check_input(path)
-    check_defines(list(opts.defines))
+    check_defines(list(defines))
     with open(path, "rb") as f:
         err = nesting_error(path, f.read().decode("latin-1"))
     if err is not None:
         raise err
+
+
+def load(path: str, opts, reporter: Reporter):
+    """Check the input, parse and lower it, and check every instruction's operands."""
+    from ptorewrite.analysis.execution import check_issue_bound
+    from ptorewrite.analysis.operands import check_operands
+    from ptorewrite.arch import profile
+    from ptorewrite.parse.frontend import load_kernel
+
+    check_source(path, opts.defines)
     kernel = load_kernel(path, opts, reporter)
+    check_issue_bound(kernel)
     check_operands(kernel, profile(opts.arch), reporter)
     return kernel

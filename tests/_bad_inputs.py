@@ -35,7 +35,7 @@ def kernel(body: str = "    TADDS(x, x, 1.0f);") -> str:
 NAMES = ("missing output directory", "directory as input", "FIFO as input", "missing input",
          "missing --timeline directory", "malformed compile_commands.json", "compile_commands.json not a list",
          "200 nested loops", "5 MB input", "conflicting -D", "output path equal to the input",
-         "loop of 1e9 iterations")
+         "loop of 1e9 iterations", "loop of 1e9 iterations from --set")
 
 
 @dataclass
@@ -95,6 +95,11 @@ def cases(tmp: Path) -> list[Case]:
     long_loop.write_text(kernel("    for (int i = 0; i < 1000000000; ++i) {\n        TADDS(x, x, 1.0f);\n    }"))
     case("loop of 1e9 iterations", ["auto2manual", long_loop],
          r"^.*long_loop\.cpp:11:5: error: this loop runs 1,000,000,000 times and would issue more than 1,000,000")
+    runtime_loop = tmp / "runtime_loop.cpp"
+    runtime_loop.write_text(kernel("    for (int i = 0; i < n; ++i) {\n        TADDS(x, x, 1.0f);\n    }").replace(
+        "__gm__ float *in)", "__gm__ float *in, int n)"))
+    case("loop of 1e9 iterations from --set", ["verify", runtime_loop, "--set", "n=1000000000"],
+         r"^.*runtime_loop\.cpp:11:5: error: this loop runs 1,000,000,000 times and would issue more than")
     return out
 
 

@@ -77,6 +77,10 @@ def test_verify_draws_data_values_from_the_seed(capsys, tmp_path):
     assert re.search(r"seed 5: scale=(\S+),", other).group(1) != drawn.group(1)
     given = run(capsys, "verify", src, "--set", "n=3", "--set", "scale=0.5")[1]
     assert "drawn from seed 0: shift=" in given and "scale" not in given.split("drawn")[1].split("(")[0]
+    # What was printed is what was used: giving it back draws nothing.
+    again = run(capsys, "verify", src, "--set", "n=3", "--set", f"scale={drawn.group(1)}", "--set",
+                f"shift={drawn.group(2)}", "--seed", "4")
+    assert again[0] == 0 and "drawn" not in again[1] and out.splitlines()[-1] == again[1].splitlines()[-1]
 
 
 def test_verify_data_values_reach_the_outputs(tmp_path):

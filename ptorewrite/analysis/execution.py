@@ -495,6 +495,30 @@ class Machine:
         return self._footprints[key]
 
 
+def check_issue_bound(kernel: ir.Kernel) -> None:
+    """Refuse, before any execution, a loop nest whose compile-time trip counts alone would issue
+    more than MAX_ISSUED instructions and syncs (loops with run-time bounds are checked when they
+    run)."""
+
+    def visit(block: ir.Block, runs: int) -> None:
+        for s in block.stmts:
+            if isinstance(s, ir.For):
+                trips = s.trip_count()
+                if trips and runs * trips * _issuing(s.body) > MAX_ISSUED:
+                    raise located(f"this loop runs {runs * trips:,} times and would issue more than {MAX_ISSUED:,} "
+                                  "instructions and syncs; ptorewrite executes every one it analyses (analyse it "
+                                  "with smaller sizes: -D, --set)", s)
+                visit(s.body, runs * (trips or 1))
+            elif isinstance(s, ir.If):
+                visit(s.then, runs)
+                if s.other is not None:
+                    visit(s.other, runs)
+            elif isinstance(s, ir.Block):
+                visit(s, runs)
+
+    visit(kernel.body, 1)
+
+
 _ISSUING: weakref.WeakKeyDictionary[ir.Block, int] = weakref.WeakKeyDictionary()
 
 

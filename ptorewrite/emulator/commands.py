@@ -12,7 +12,7 @@ import tempfile
 
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.inputs import check_output, load
+from ptorewrite.inputs import check_output, check_source, load
 
 
 def _value(text: str):
@@ -61,6 +61,7 @@ def _print_diagnostics(diags) -> None:
 
 
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
+    check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes
 
@@ -80,11 +81,12 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
 
 
 def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
+    if args.timeline:
+        check_output(args.timeline, args.kernel, what="timeline")
+    check_source(args.kernel, args.defines)
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes, schedule, timeline
 
-    if args.timeline:
-        check_output(args.timeline, args.kernel, what="timeline")
     kernel = _load(args.kernel, args, reporter, frontend_options)
     serial = args.serialize
     if kernel.mode == "auto" and not serial:
@@ -126,6 +128,9 @@ def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[
 
 
 def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
+    for path in (args.auto, args.manual):
+        if path is not None:
+            check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
 
     auto = _load(args.auto, args, reporter, frontend_options, want="auto")
@@ -156,7 +161,7 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     _print_diagnostics(verdict.check.diagnostics())
     shown = args.manual or "the rewrite"
     if verdict.drawn:
-        drawn = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(verdict.drawn.items()))
+        drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(verdict.drawn.items()))
         print(f"data-only runtime values drawn from seed {args.seed}: {drawn} (set them with --set NAME=VALUE)")
     for m in verdict.mismatches:
         print(f"mismatch: {m}")

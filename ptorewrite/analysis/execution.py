@@ -38,6 +38,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, semantics
@@ -188,7 +189,10 @@ def located(message: str, stmt, notes: tuple[Diagnostic, ...] = ()) -> PtoError:
 
 
 def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> None:
-    missing = [n for n in kernel.runtime_values if n not in values]
+    """Every runtime value that steers control flow or addresses must be given; one that only
+    feeds data operands may be missing (the trace does not depend on it)."""
+    steer = steering_values(kernel)
+    missing = [n for n in kernel.runtime_values if n not in values and n in steer]
     if missing:
         hints = {"block_idx": "--block-idx N", "block_num": "--block-num N"}
         how = ", ".join(hints.get(n, f"--set {n}=VALUE") for n in missing)
@@ -227,6 +231,7 @@ class Machine:
         self.loops: list[tuple[ir.For, int]] = []  # the loops being run, with their trip counts
         self.items: list = []
         self.env: dict[str, Number] = dict(values)
+        self.unknown_data = set(kernel.runtime_values) - set(values)  # check_runtime_values: data only
         self.values = dict(values)
         self.steps: list[Step] = []
         self.seq = 0
@@ -489,11 +494,17 @@ class Machine:
         if not isinstance(addr, int) or addr < 0 or addr + decl.nbytes > buf.capacity:
             raise located(f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr!r}, outside {buf.name} "
                           f"({buf.capacity} B)", s)
+        if addr % buf.alignment:
+            raise located(f"TASSIGN places '{s.ref}' at {addr:#x}, which is not a multiple of {buf.alignment}: "
+                          f"{decl.tile_type} tiles ({buf.name}) need {buf.alignment}-byte alignment", s)
         self.places[(id(decl), slot)] = Place(buf.name, addr)
 
     def alias(self, s: ir.AliasDef) -> None:
         base = self.place_of(s.src, s)
         off = self.eval(s.offset_bytes, s)
+        if not isinstance(off, int) or off < 0 or off >= max(1, s.src.tile.nbytes):
+            raise located(f"{s.kind} '{s.dst}' starts at byte {off!r} of '{s.src}', outside its "
+                          f"{s.src.tile.nbytes} B", s)
         self.places[(id(s.dst.tile), self.slot_of(s.dst, s))] = Place(base.buffer, base.address + int(off))
 
     def place_of(self, ref: ir.TileRef, stmt) -> Place:
@@ -548,6 +559,8 @@ class Machine:
                 inputs.append(self.tile_inputs(a, s))
             elif a.kind == "gm":
                 inputs.append(self.gm_inputs(a, s))
+            elif self.unknown_data and a.value.free_vars() & self.unknown_data:
+                inputs.append(None)  # a data-only value not given: the trace does not depend on it
             else:
                 v = self.eval(a.value, s)
                 inputs.append(v if type(v) is int else (type(v), repr(v), v))
@@ -566,7 +579,7 @@ class Machine:
                 elif a.kind == "gm":
                     operands.append(self.gm_operand(a, x))
                 else:
-                    operands.append(x if type(x) is int else x[2])
+                    operands.append(x if x is None or type(x) is int else x[2])
             hit = (tuple(operands), tuple(self.accesses(s, operands)), template_dict(s.template_args))
             if len(memo) < _MEMO_PER_INSTR:
                 memo[key] = hit

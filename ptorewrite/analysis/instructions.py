@@ -151,3 +151,74 @@ def lookup(name: str, arch: ArchProfile) -> OpInfo | None:
     if op is None or arch.name not in op.archs:
         return None
     return op
+
+
+# ---------------------------------------------------------------- operand rules
+# What each instruction needs of its operands (spec §2-3; pto-isa's own compile-time checks say
+# the same). `analysis.operands` checks every call against these rules.
+
+
+@dataclass(frozen=True)
+class OperandRule:
+    # TileType(s) each tile operand may have, in order; the last entry covers any further operands.
+    types: tuple[frozenset[str], ...] = ()
+    # Overloads that differ in tile count: count -> types.
+    types_by_count: tuple[tuple[int, tuple[frozenset[str], ...]], ...] = ()
+    same_dtype: tuple[int, ...] = ()  # tile operands (by position) that must hold one element type
+    same_valid_shape: tuple[int, ...] = ()  # tile operands whose valid rows x cols must agree
+
+    def types_for(self, n_tiles: int) -> tuple[frozenset[str], ...]:
+        for n, types in self.types_by_count:
+            if n == n_tiles:
+                return types
+        return self.types
+
+
+def _types(spec: str) -> tuple[frozenset[str], ...]:
+    """"Acc Left Right" -> one set per operand; "Vec|Mat" allows either."""
+    return tuple(frozenset(t.split("|")) for t in spec.split())
+
+
+def _rules(names: str, types: str = "Vec", same: str = "", shape: str = "", **by_count: str) -> dict[str, OperandRule]:
+    rule = OperandRule(_types(types), tuple((int(k[1:]), _types(v)) for k, v in sorted(by_count.items())),
+                       tuple(int(i) for i in same.split()), tuple(int(i) for i in shape.split()))
+    return {n: rule for n in names.split()}
+
+
+OPERAND_RULES: dict[str, OperandRule] = {
+    # Every vector instruction works on UB tiles (TEXPANDS also fills L1 tiles).
+    **{op.name: OperandRule(_types("Vec")) for op in _TABLE if op.pipe == "V"},
+    **_rules("TEXPANDS", "Vec|Mat"),
+    # Elementwise: one element type, one valid shape.
+    **_rules("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TSHL TSHR", same="0 1 2", shape="0 1 2"),
+    **_rules("TXOR TPRELU TREM", same="0 1 2", shape="0 1 2"),
+    **_rules("TADDC TSUBC", same="0 1 2 3", shape="0 1 2 3"),
+    **_rules("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TFMODS TLRELU "
+             "TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP", same="0 1", shape="0 1"),
+    **_rules("TCMP", same="1 2", shape="1 2"),
+    # Reductions and broadcasts keep the element type.
+    **_rules("TROWSUM TROWMAX TROWMIN TCOLSUM TCOLMAX TCOLMIN TROWEXPAND TCOLEXPAND", same="0 1"),
+    **_rules("TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL TROWEXPANDDIV TROWEXPANDMAX TROWEXPANDMIN",
+             same="0 1 2"),
+    **_rules("TSORT32", same="0 1"),
+    # Loads fill UB or L1 tiles.
+    **_rules("TLOAD", "Vec|Mat"),
+    # Cube: acc, left, right (TMATMUL_ACC may name the accumulator twice; TMATMUL_BIAS adds a bias).
+    # Their element types are checked against MATMUL_DTYPES.
+    **_rules("TMATMUL TGEMV", "Acc Left Right", n3="Acc Left Right"),
+    **_rules("TMATMUL_BIAS TGEMV_BIAS", "Acc Left Right Bias"),
+    **_rules("TMATMUL_ACC TGEMV_ACC", "Acc Acc Left Right", n3="Acc Left Right"),
+}
+
+# (acc, left, right) element types a matmul accepts.
+MATMUL_DTYPES: dict[str, frozenset[tuple[str, str, str]]] = {
+    "a2a3": frozenset({("int32", "int8", "int8"), ("fp32", "fp16", "fp16"), ("fp32", "fp32", "fp32"),
+                       ("fp32", "bf16", "bf16")}),
+    "a5": frozenset({("int32", "int8", "int8"), ("fp32", "fp16", "fp16"), ("fp32", "fp32", "fp32"),
+                     ("fp32", "bf16", "bf16"), ("fp32", "fp8_e4m3", "fp8_e4m3"), ("fp32", "fp8_e4m3", "fp8_e5m2"),
+                     ("fp32", "fp8_e5m2", "fp8_e4m3"), ("fp32", "fp8_e5m2", "fp8_e5m2"), ("fp32", "hif8", "hif8")}),
+}
+
+# A row of a RowMajor tile without fractal boxes (a column of a ColMajor one) is a whole number
+# of these blocks.
+BLOCK_BYTES = 32

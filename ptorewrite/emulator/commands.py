@@ -13,7 +13,7 @@ import tempfile
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
-from ptorewrite.parse.frontend import load_kernel
+from ptorewrite.inputs import check_output, check_source, load
 
 
 def _value(text: str):
@@ -63,9 +63,9 @@ def runtime_values(args: argparse.Namespace) -> dict:
 
 def _load(path: str, args, reporter: Reporter, frontend_options, want: str | None = None):
     """Parse a kernel as manual (auto_mode=False); re-parse as AUTO when it turns out to be one."""
-    kernel = load_kernel(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
+    kernel = load(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
     if want is None and kernel.mode == "auto":
-        kernel = load_kernel(path, frontend_options(args, auto_mode=True), reporter)
+        kernel = load(path, frontend_options(args, auto_mode=True), reporter)
     return kernel
 
 
@@ -75,6 +75,7 @@ def _print_diagnostics(diags) -> None:
 
 
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
+    check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes
 
@@ -95,6 +96,9 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
 
 
 def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
+    if args.timeline:
+        check_output(args.timeline, args.kernel, what="timeline")
+    check_source(args.kernel, args.defines)
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes, schedule, timeline
 
@@ -124,11 +128,14 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
 
 def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[str, str]:
     try:
-        from ptorewrite.transform.rewrite import rewrite
+        from ptorewrite.transform.rewrite import RewriteOptions, rewrite
     except ImportError:
         raise PtoError("verify without MANUAL.cpp needs the rewriter (ptorewrite.transform.rewrite), which is "
                        "not available in this build; give the manual kernel explicitly") from None
-    text = rewrite(kernel, profile(args.arch), reporter).text
+    # Analyse with the runtime values the kernel is verified with (auto2manual --set does the same).
+    values = {k: v for k, v in runtime_values(args).items()
+              if k in kernel.runtime_values and isinstance(v, int) and not isinstance(v, bool)}
+    text = rewrite(kernel, profile(args.arch), reporter, RewriteOptions(values=values)).text
     tmpdir = tempfile.mkdtemp(prefix="ptorewrite-verify-")
     path = os.path.join(tmpdir, os.path.basename(auto_path))
     with open(path, "wb") as f:
@@ -137,6 +144,9 @@ def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[
 
 
 def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
+    for path in (args.auto, args.manual):
+        if path is not None:
+            check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
 
     auto = _load(args.auto, args, reporter, frontend_options, want="auto")
@@ -170,6 +180,9 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     reporter.diagnostics.clear()
     _print_diagnostics(verdict.check.diagnostics())
     shown = args.manual or "the rewrite"
+    if verdict.drawn:
+        drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(verdict.drawn.items()))
+        print(f"data-only runtime values drawn from seed {args.seed}: {drawn} (set them with --set NAME=VALUE)")
     for m in verdict.mismatches:
         print(f"mismatch: {m}")
     ok_out = "equivalent" if verdict.equivalent else f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"

@@ -36,7 +36,10 @@ def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> Fronte
 def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
     from ptorewrite.analysis.ir_text import format_kernel
 
-    kernel = load_kernel(args.kernel, frontend_options(args), reporter)
+    # As `check` reads it: a manual build first (events and guarded flags compile), AUTO if it is one.
+    kernel = load_kernel(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if kernel.mode == "auto":
+        kernel = load_kernel(args.kernel, frontend_options(args), reporter)
     sys.stdout.write(format_kernel(kernel))
     return 0
 

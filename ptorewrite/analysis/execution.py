@@ -278,6 +278,9 @@ class Machine:
             raise TypeError(type(s).__name__)
 
     def loop(self, s: ir.For) -> None:
+        if not s.counted:
+            self.general_loop(s)
+            return
         v = self.eval(s.start, s)
         step = self.eval(s.step, s)
         k = 0
@@ -297,7 +300,29 @@ class Machine:
             self.iters.pop()
             v += step
             k += 1
-        self.env.pop(s.var, None)
+        self.leave_loop(s, v)
+
+    def general_loop(self, s: ir.For) -> None:
+        """`for (v = start; cond; v = update)`: the condition and the update see the body's
+        assignments, as in C."""
+        self.env[s.var] = self.eval(s.start, s)
+        k = 0
+        while self.eval(s.cond, s):
+            self.iters.append((id(s), k))
+            self.stmt(s.body)
+            self.iters.pop()
+            old = self.env[s.var]
+            self.env[s.var] = self.eval(s.update, s)
+            if self.env[s.var] == old:
+                raise located(f"the loop variable keeps its value {old!r}: the loop would not terminate", s)
+            k += 1
+        self.leave_loop(s, self.env[s.var])
+
+    def leave_loop(self, s: ir.For, last) -> None:
+        if s.keeps_var:
+            self.env[s.var] = last  # declared before the loop: C leaves it at the value that ended the loop
+        else:
+            self.env.pop(s.var, None)
 
     # ------------------------------------------------------------------ placement
 

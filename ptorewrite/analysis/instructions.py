@@ -151,3 +151,24 @@ def lookup(name: str, arch: ArchProfile) -> OpInfo | None:
     if op is None or arch.name not in op.archs:
         return None
     return op
+
+
+# pto-isa's typed events (`Event<Op::A, Op::B>`) name instruction classes, not instructions; each
+# class belongs to one pipe, and the event's flag runs between those two pipes. Classes not listed
+# here are vector (PIPE_V) classes; OP_COUNT belongs to no pipe.
+_EVENT_CLASSES_OFF_V = {
+    "MTE2": "TLOAD TEXPANDS_MAT TPREFETCH TFILLPAD_MAT MGATHER_MAT",
+    "MTE3": "TSTORE_VEC TSTORE_MAT",
+    "S": "SCALAR TRESHAPE TCI SETFMATRIX SET_IMG2COL_RPT SET_IMG2COL_PADDING",
+    "FIX": "TMOV_V2M TEXTRACT_V2M TMOV_M2S TMOV_A2V TMOV_A2M TSTORE_ACC TEXTRACT_A2M TINSERT_A2M",
+    "MTE1": "TMOV_M2B TMOV_M2L TMOV_M2R TEXTRACT_M2LR TIMG2COL",
+    "M": "TMATMUL TGEMV",
+}
+EVENT_CLASS_PIPE: dict[str, str] = {c: pipe for pipe, names in _EVENT_CLASSES_OFF_V.items() for c in names.split()}
+
+
+def event_class_pipe(op_class: str) -> str | None:
+    """The pipe of an `Op::NAME` event class; None for a name that is no class (OP_COUNT, typos)."""
+    if op_class in EVENT_CLASS_PIPE:
+        return EVENT_CLASS_PIPE[op_class]
+    return None if op_class == "OP_COUNT" or not op_class.isupper() else "V"

@@ -11,6 +11,7 @@ each instruction's location inside the helper and the chain of call sites.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,11 +40,15 @@ from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.events import EventLowering, EventObject
+from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
 
 NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
+# Device set-up calls with no tile data and no ordering between the pipes of one core.
+IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
@@ -88,6 +93,19 @@ class GmState:
 
 
 @dataclass
+class PtrState:
+    """Bookkeeping of a GM pointer variable.
+
+    A pointer the function never reassigns, or reassigns only where its declaration runs (same
+    loop nest, no run-time condition in between), is rebound while lowering. One reassigned
+    deeper (in a loop, a branch, or through a helper called there) keeps its byte offset in a
+    mutable scalar (`offset_var`), updated by an Assign at every reassignment."""
+
+    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
+    offset_var: str | None = None
+
+
+@dataclass
 class Function:
     cursor: Cursor
     name: str
@@ -128,17 +146,19 @@ class Frame:
 
 
 class LoweringError(Exception):
-    def __init__(self, message: str, offset: int | None = None, cursor: Cursor | None = None):
+    def __init__(self, message: str, offset: int | None = None, cursor: Cursor | None = None,
+                 src: SourceFile | None = None):
         super().__init__(message)
         self.offset = offset
         self.cursor = cursor
+        self.src = src  # the file `offset` counts in (set when the error leaves the frame it was raised in)
 
 
 # ---------------------------------------------------------------- the lowering
 
 
 @dataclass
-class Lowering:
+class Lowering(EventLowering, LoopLowering):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -146,12 +166,14 @@ class Lowering:
     macros: dict[str, str]  # object-like macros usable in expressions
     function_macros: frozenset[str]
     user_files: set[str]
+    auto_mode: bool = False  # __PTO_AUTO__ is defined: TASSIGN-free, sync-free source (events compile to nothing)
     files: dict[str, SourceFile] = field(default_factory=dict)
     tiles: list[ir.TileDecl] = field(default_factory=list)
     gm_tensors: list[ir.GmTensor] = field(default_factory=list)
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
+    prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -237,13 +259,27 @@ class Lowering:
         return LoweringError(message, offset, cursor)
 
     def located(self, err: LoweringError | cp.ParseError) -> PtoError:
+        src = getattr(err, "src", None) or self.src
         if isinstance(err, cp.ParseError):
-            return PtoError(f"cannot parse expression: {err}", self.src.range(err.offset, err.offset))
+            return PtoError(f"cannot parse expression: {err}", src.range(err.offset, err.offset))
         if err.cursor is not None:
             return PtoError(str(err), self.range_of(err.cursor))
         if err.offset is not None:
-            return PtoError(str(err), self.src.range(err.offset, err.offset))
+            return PtoError(str(err), src.range(err.offset, err.offset))
         return PtoError(str(err))
+
+    @contextmanager
+    def frame(self, src: SourceFile, via: tuple[ir.SourceRange, ...], key: str):
+        """Lower inside another file or call: errors raised in it keep the file their offsets count in."""
+        self._stack.append(Frame(src, via, key))
+        try:
+            yield
+        except (LoweringError, cp.ParseError) as e:
+            if getattr(e, "src", None) is None and getattr(e, "cursor", None) is None:
+                e.src = src
+            raise
+        finally:
+            self._stack.pop()
 
     # -- parsing with scope-aware predicates
 
@@ -359,7 +395,7 @@ class Lowering:
                                  f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
                                  "outside that block", offset)
             b.extra.used_in.add(tuple(self._loop_ids))
-        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event"):
             return b.value
         if k == "funcs":
             return b.value
@@ -480,6 +516,8 @@ class Lowering:
 
     def _eval_Call(self, node: cp.Call, scope):
         callee = node.callee
+        if isinstance(callee, cp.Member):
+            return self.member_call(callee, node, scope)
         if isinstance(callee, cp.Name):
             name = callee.last
             if name in RUNTIME_CALLS and not node.args:
@@ -495,6 +533,23 @@ class Lowering:
             if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
+
+    def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
+        """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
+        base = self.eval(callee.base, scope)
+        name = callee.name
+        if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
+            return Ptr(base.param, base.offset_bytes, base.dtype)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
+            t = base.tile
+            v = t.valid_rows if name == "GetValidRow" else t.valid_cols
+            if v is None:
+                raise self.error(f"'{t.cpp_name}' has a run-time valid shape that its declaration does not give",
+                                 node.offset)
+            return v
+        raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
 
     def construct(self, t, args: list[cp.Node], scope: Scope, offset: int, text: str):
         """A temporary built by a functional cast, e.g. `GmT(a + off)` or `float(x)`."""
@@ -529,6 +584,8 @@ class Lowering:
             inner = self.resolve_type(replace(node, pointer=0, reference=False), scope)
             if isinstance(inner, ty.ScalarType):
                 return ty.PointerType(inner.dtype)
+            if inner == ty.OpaqueType("void"):
+                return ty.PointerType("void")  # `__gm__ void *`: typed by the cast or view that uses it
             raise self.error("pointers to this type are not supported", node.offset)
         if name == "NestedLoopInvoker":
             # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
@@ -565,6 +622,8 @@ class Lowering:
                     return ty.MultiBufferType(int(args[0].const_value()))
                 if name == "Range":
                     return ty.RangeType(tuple(int(a.const_value()) for a in args))
+                if name == "Event":
+                    return ty.make_event(args)
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
@@ -592,28 +651,22 @@ class Lowering:
         else:
             name_at = cursor.location.offset - off
             type_text, type_off = text[len("typedef"):name_at], off + len("typedef")
-        self._stack.append(Frame(src, self.via, "alias"))
-        try:
+        with self.frame(src, self.via, "alias"):
             p = self.parser(type_text, type_off, scope)
             return self.resolve_type(p.type_id(), scope)
-        finally:
-            self._stack.pop()
 
     def _instantiate_alias_template(self, cursor: Cursor, base: cp.Name, scope: Scope):
         src = self.file_of(cursor)
         params = template_params(cursor, src)
         args = [self.eval(a, scope) for a in (base.targs or ())]
         inner = Scope(self.globals)
-        self._stack.append(Frame(src, self.via, "alias"))
-        try:
+        with self.frame(src, self.via, "alias"):
             self.bind_template_params(params, args, inner, src)
             alias = next(c for c in cursor.get_children() if c.kind == CursorKind.TYPE_ALIAS_DECL)
             text = src.text[alias.extent.start.offset:alias.extent.end.offset]
             eq = text.index("=")
             p = self.parser(text[eq + 1:], alias.extent.start.offset + eq + 1, inner)
             return self.resolve_type(p.type_id(), inner)
-        finally:
-            self._stack.pop()
 
     def bind_template_params(self, params, args, scope: Scope, src: SourceFile) -> None:
         for i, (kind, pname, default) in enumerate(params):
@@ -631,14 +684,11 @@ class Lowering:
 
     def _global_value(self, cursor: Cursor):
         src = self.file_of(cursor)
-        self._stack.append(Frame(src, self.via, "global"))
-        try:
+        with self.frame(src, self.via, "global"):
             decl = self.parse_var_decl(cursor, self.globals)
             if decl.init is None:
                 raise self.error(f"'{cursor.spelling}' has no initializer", cursor=cursor)
             return self.eval(decl.init[0], self.globals)
-        finally:
-            self._stack.pop()
 
     # -- statements
 
@@ -646,7 +696,9 @@ class Lowering:
         body = next((c for c in fn.get_children() if c.kind == CursorKind.COMPOUND_STMT), None)
         if body is None:
             raise self.error(f"'{fn.spelling}' has no body", cursor=fn)
-        return self.lower_compound(body, scope)
+        entry = not self._stack
+        stmts = self.lower_compound(body, scope)
+        return self.prologue + stmts if entry else stmts
 
     def lower_compound(self, cursor: Cursor, scope: Scope) -> list[ir.Stmt]:
         inner = Scope(scope)
@@ -812,12 +864,19 @@ class Lowering:
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
             return
+        if isinstance(t, ty.EventType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            ev = self.declare_event(t, decl.name, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("event", ev))
+            if decl.init:  # `Event<..> e = TLOAD(...);` records it
+                self.lower_recording(ev, decl.init[0], scope, loc, out, d)
+            return
         if decl.array is not None:
             raise self.error("arrays of scalars are not supported", decl.name_offset)
         if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
                 and decl.init[0].parts == ("nullptr",):
             # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
-            scope.define(decl.name, Binding("ptr", None, self._control_level()))
+            scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
@@ -825,7 +884,7 @@ class Lowering:
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
             if isinstance(t, ty.PointerType) and t.dtype != value.dtype:
                 value = replace(value, dtype=t.dtype)
-            scope.define(decl.name, Binding("ptr", value, self._control_level()))
+            scope.define(decl.name, self.pointer_binding(value, d, decl.name, out))
             return
         if isinstance(value, ir.GmTensor):
             scope.define(decl.name, Binding("gm", value))
@@ -846,26 +905,44 @@ class Lowering:
 
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
+        return bool(self._assignment_sites(decl))
+
+    def _assigned_deeper(self, decl: Cursor) -> bool:
+        """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
+        return any(nested for _, nested in self._assignment_sites(decl))
+
+    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool]]:
+        """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
+        nested in a loop, an if or a lambda."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
             fn = fn.semantic_parent
         if fn is None:
-            return False
+            return []
         target = decl.hash
-        for c in fn.walk_preorder():
+        found: list[tuple[Cursor, bool]] = []
+        nesting = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.IF_STMT,
+                   CursorKind.LAMBDA_EXPR, CursorKind.CXX_FOR_RANGE_STMT)
+        todo = [(c, False) for c in fn.get_children()]
+        while todo:
+            c, nested = todo.pop()
             if c.kind in (CursorKind.BINARY_OPERATOR, CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                           CursorKind.UNARY_OPERATOR):
                 kids = list(c.get_children())
                 if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None \
                         and kids[0].referenced.hash == target:
                     text, _ = self.text_of(c)
-                    after = text[len(kids[0].spelling):].lstrip()
-                    if c.kind == CursorKind.UNARY_OPERATOR and ("++" in text or "--" in text):
-                        return True
-                    if c.kind != CursorKind.UNARY_OPERATOR and after[:1] in "=+-*/%&|^<>" and not after.startswith("=="):
-                        return True
-        return False
+                    if c.kind == CursorKind.UNARY_OPERATOR:
+                        if "++" in text or "--" in text:
+                            found.append((c, nested))
+                    else:
+                        after = cp.tokenize(text[len(kids[0].spelling):])
+                        if after and after[0].text in cp.ASSIGN_OPS:
+                            found.append((c, nested))
+            inner = nested or c.kind in nesting
+            todo.extend((k, inner) for k in c.get_children())
+        return found
 
     def unique_name(self, base: str) -> str:
         n = self._names.get(base, 0)
@@ -892,6 +969,7 @@ class Lowering:
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
+            declarator=decl.name_offset,
         )
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
@@ -938,38 +1016,6 @@ class Lowering:
 
     # -- control flow
 
-    def lower_for(self, c: Cursor, scope: Scope) -> ir.For:
-        text, off = self.text_of(c)
-        lp = text.index("(")
-        header_end = matching_paren(text, lp)
-        header = text[lp + 1:header_end]
-        pieces = split_top_level(header, ";")
-        if len(pieces) != 3:
-            raise self.error("range-based for loops are not supported", cursor=c)
-        (init_t, init_o), (cond_t, cond_o), (inc_t, inc_o) = [(s, off + lp + 1 + o) for s, o in pieces]
-        inner = Scope(scope)
-        var, start = self._loop_init(init_t, init_o, inner, c)
-        ivar = self.unique_loop_var(var)
-        inner.define(var, Binding("value", Var(ivar)))
-        cond = self.parse(cond_t, cond_o, inner)
-        stop, inclusive, descending = self._loop_cond(cond, var, inner, c)
-        step = self._loop_step(self.parse(inc_t, inc_o, inner), var, inner, c)
-        sv = step.const_value()
-        if sv is not None and (sv > 0) == descending:
-            raise self.error("loop step goes away from the bound; the loop would not terminate", cursor=c)
-        body_cursor = list(c.get_children())[-1]
-        trips = ir.For(ivar, start, stop, step, ir.Block([]), self.range_of(c), inclusive=inclusive).trip_count()
-        self._loop_vars.append(ivar)
-        self._loop_ids.append(next(self._loop_serial))
-        self._loops.append((ivar, start, step, trips, var, len(self._stack)))
-        try:
-            body = self._lower_body(body_cursor, inner)
-        finally:
-            self._loop_vars.pop()
-            self._loop_ids.pop()
-            self._loops.pop()
-        return ir.For(ivar, start, stop, step, body, self.range_of(c), inclusive=inclusive, cpp_var=var)
-
     def unique_loop_var(self, name: str) -> str:
         if name not in self._loop_vars:
             return name
@@ -990,51 +1036,6 @@ class Lowering:
         finally:
             self._scope_uid = saved
         return ir.Block(stmts, self.range_of(cursor), uid=uid)
-
-    def _loop_init(self, text: str, offset: int, scope: Scope, c: Cursor) -> tuple[str, Expr]:
-        p = self.parser(text, offset, scope)
-        if p.peek() is not None and p.peek().text in cp.BUILTIN_TYPE_WORDS | set(ty.DTYPE_NAMES) | cp.QUALIFIER_WORDS:
-            while p.peek() is not None and p.peek(1) is not None and p.peek(1).text not in ("=", "(", "{"):
-                p.next()
-        name_tok = p.next()
-        if name_tok.kind != "id":
-            raise self.error("loop must declare or assign an induction variable", offset)
-        if p.at("="):
-            p.next()
-            start = self.scalar(p.expression(), scope)
-        elif p.at("(") or p.at("{"):
-            close = ")" if p.at("(") else "}"
-            p.next()
-            start = self.scalar(p.arguments(close)[0], scope)
-        else:
-            raise self.error("loop induction variable needs an initial value", offset)
-        return name_tok.text, start
-
-    def _loop_cond(self, cond: cp.Node, var: str, scope: Scope, c: Cursor) -> tuple[Expr, bool, bool]:
-        if isinstance(cond, cp.Binary) and cond.op in ("<", "<=", ">", ">=", "!="):
-            lhs, rhs, op = cond.lhs, cond.rhs, cond.op
-            if isinstance(rhs, cp.Name) and rhs.parts == (var,) and not (isinstance(lhs, cp.Name) and lhs.parts == (var,)):
-                lhs, rhs = rhs, lhs
-                op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}[op]
-            if isinstance(lhs, cp.Name) and lhs.parts == (var,):
-                bound = self.scalar(rhs, scope)
-                return bound, op in ("<=", ">="), op in (">", ">=")
-        raise self.error(f"loop condition must compare '{var}' with a bound", cursor=c)
-
-    def _loop_step(self, inc: cp.Node, var: str, scope: Scope, c: Cursor) -> Expr:
-        def is_var(n):
-            return isinstance(n, cp.Name) and n.parts == (var,)
-
-        if isinstance(inc, cp.Unary) and inc.op in ("++", "--") and is_var(inc.operand):
-            return Const(1 if inc.op == "++" else -1)
-        if isinstance(inc, cp.Binary) and is_var(inc.lhs):
-            if inc.op in ("+=", "-="):
-                s = self.scalar(inc.rhs, scope)
-                return s if inc.op == "+=" else unop("-", s)
-            if inc.op == "=" and isinstance(inc.rhs, cp.Binary) and inc.rhs.op in "+-" and is_var(inc.rhs.lhs):
-                s = self.scalar(inc.rhs.rhs, scope)
-                return s if inc.rhs.op == "+" else unop("-", s)
-        raise self.error(f"loop increment must step '{var}' by a fixed amount", cursor=c)
 
     def lower_if(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         kids = list(c.get_children())
@@ -1069,6 +1070,16 @@ class Lowering:
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope)
         loc = self.range_of(c, include_semicolon=True)
+        if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
+            b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
+            if b is not None and b.kind == "event":
+                self.lower_recording(b.value, node.rhs, scope, loc, out, c)
+                return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member):
+            base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
+            if isinstance(base, EventObject):
+                self.lower_event_method(base, node, loc, out)
+                return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
             if stmt is not None:  # None: a GM pointer was rebound
@@ -1094,8 +1105,7 @@ class Lowering:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
         if b is not None and b.kind == "ptr" and node.op in ("=", "+=", "-="):
-            self.assign_pointer(b, node, scope)
-            return None
+            return self.assign_pointer(b, node, scope, loc)
         if b is None or b.kind != "mutable":
             raise self.error(f"cannot assign to '{node.lhs.parts[0]}'", node.offset)
         rhs = self.scalar(node.rhs, scope)
@@ -1103,16 +1113,36 @@ class Lowering:
             rhs = binop(node.op[:-1], Var(b.value), rhs)
         return ir.Assign(b.value, rhs, loc)
 
-    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope) -> None:
-        """`p = base + off;`: rebinds the pointer; only where it runs exactly once per declaration."""
-        if b.extra != self._control_level():
-            raise self.error(f"GM pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
-                             "condition; derive a new pointer there instead", node.lhs.offset)
+    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
+        """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""
+        name = node.lhs.parts[0]
+        state = b.extra if isinstance(b.extra, PtrState) else PtrState(b.extra or (0, 0))
         rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
         value = self.eval(rhs, scope)
         if not isinstance(value, Ptr):
             raise self.error("GM pointers must be derived from a kernel argument", node.rhs.offset)
-        b.value = value if b.value is None else replace(value, dtype=b.value.dtype)
+        dtype = b.value.dtype if b.value is not None else value.dtype
+        here = state.level == self._control_level()
+        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
+            b.value = Ptr(value.param, Var(state.offset_var), dtype)
+            return ir.Assign(state.offset_var, value.offset_bytes, loc)
+        if not here:
+            what = "pointed at another kernel argument" if state.offset_var else "reassigned"
+            raise self.error(f"GM pointer '{name}' is {what} inside a loop or a run-time condition; derive "
+                             "a new pointer there instead", node.lhs.offset)
+        b.value = replace(value, dtype=dtype)
+        return None
+
+    def pointer_binding(self, value: Ptr | None, cursor: Cursor | None, name: str,
+                        out: list[ir.Stmt]) -> Binding:
+        """A GM pointer variable or by-value parameter; `cursor` declares it (see PtrState)."""
+        level = self._control_level()
+        if value is None or cursor is None or not self._is_assigned_later(cursor) or \
+                not self._assigned_deeper(cursor):
+            return Binding("ptr", value, PtrState(level))
+        var = self.unique_name(f"{name}@offset")
+        out.append(ir.Assign(var, value.offset_bytes, self.range_of(cursor)))
+        return Binding("ptr", Ptr(value.param, Var(var), value.dtype), PtrState(level, var))
 
     def lower_call(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt], c: Cursor) -> None:
         callee = node.callee
@@ -1123,7 +1153,19 @@ class Lowering:
             return
         op = lookup(name, self.arch)
         if op is not None:
+            node = self.lower_event_waits(node, scope, loc, out)
             out.append(self.lower_instruction(op, node, scope, loc))
+            return
+        if name in ("TSYNC", "WaitAllEvents"):
+            if callee.targs:
+                for t in callee.targs:
+                    self.class_barrier(ty.enum_member(self.eval(t, scope), "Op"), t.offset, loc, out)
+            rest = self.lower_event_waits(node, scope, loc, out)
+            if rest.args:
+                raise self.error(f"{name} takes events", rest.args[0].offset)
+            return
+        if name == "PtoSetWaitFlag":
+            self.lower_set_wait_pair(node, scope, loc, out)
             return
         if name in ALIAS_OPS:
             out.append(self.lower_alias(name, node, scope, loc))
@@ -1139,11 +1181,50 @@ class Lowering:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
-        if name in CONFIG_OPS or name in ("TSYNC",) or name in MASK_BUILTINS:
+        if name in CONFIG_OPS or name in MASK_BUILTINS or name in IGNORED_BUILTINS:
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
+
+    def lower_recording(self, ev: EventObject, rhs: cp.Node, scope: Scope, loc: ir.SourceRange,
+                        out: list[ir.Stmt], c: Cursor) -> None:
+        """`e = INSTR(...)`: the instruction, then the event's set."""
+        if isinstance(rhs, cp.InitList) and len(rhs.items) == 1:
+            rhs = rhs.items[0]
+        if not (isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name)):
+            raise self.error(f"event '{ev.name}' must be recorded from an instruction call", rhs.offset)
+        self.lower_call(rhs, scope, loc, out, c)
+        self.record_event(ev, loc, out)
+
+    def lower_event_method(self, ev: EventObject, node: cp.Call, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        name = node.callee.name
+        if name == "Wait":
+            self.wait_event(ev, loc, out)
+        elif name in ("Record", "Init"):
+            self.record_event(ev, loc, out)
+        elif name != "InitAddr":  # InitAddr only configures cross-core signalling
+            raise self.error(f"Event has no member function '{name}'", node.offset)
+
+    def lower_event_waits(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> cp.Call:
+        """Waits for the events passed to an instruction (pto-isa waits for them, in order, before
+        issuing it); returns the call without them."""
+        kept = []
+        for a in node.args:
+            b = scope.lookup(a.last) if isinstance(a, cp.Name) and len(a.parts) == 1 else None
+            if b is not None and b.kind == "event":
+                self.wait_event(b.value, loc, out)
+            else:
+                kept.append(a)
+        return node if len(kept) == len(node.args) else replace(node, args=tuple(kept))
+
+    def lower_set_wait_pair(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        targs = node.callee.targs or ()
+        pipes = [self.scalar(t, scope).const_value() for t in targs]
+        if len(pipes) != 2 or not all(isinstance(p, str) for p in pipes):
+            raise self.error("PtoSetWaitFlag takes two PIPE_* template arguments", node.offset)
+        ids = [self.scalar(a, scope) for a in node.args] + [Const(0)] * (2 - len(node.args))
+        self.set_wait_pair(pipes[0], pipes[1], ids[0], ids[1], loc, out)
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
         return [(a, self.eval(a, scope)) for a in node.args]
@@ -1403,12 +1484,10 @@ class Lowering:
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
         nested = bool(self._stack)
-        self._stack.append(Frame(fsrc, self.via + (loc,), key))
-        try:
-            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs)
-            body = self.lower_function_body(fn.cursor, inner)
-        finally:
-            self._stack.pop()
+        with self.frame(fsrc, self.via + (loc,), key):
+            prologue: list[ir.Stmt] = []
+            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
+            body = prologue + self.lower_function_body(fn.cursor, inner)
         if not nested:
             return body  # the kernel template called from the entry: its body is the kernel
         # A helper call stays one statement at the call site: synchronization around it is
@@ -1426,15 +1505,12 @@ class Lowering:
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         fsrc = self.file_of(fn.cursor)
         inner = Scope(self.globals)
-        self._stack.append(Frame(fsrc, self.via, fn.cursor.get_usr() or fn.name))
-        try:
+        with self.frame(fsrc, self.via, fn.cursor.get_usr() or fn.name):
             self._bind_call(fn, targs, args, inner, fsrc, node)
             ret = stmts[0]
             text, off = self.text_of(ret)
             expr_text = text[len("return"):].rstrip().rstrip(";")
             return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
-        finally:
-            self._stack.pop()
 
     @staticmethod
     def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
@@ -1451,7 +1527,9 @@ class Lowering:
         return shared
 
     def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
-                   shared: dict[int, Binding] | None = None):
+                   shared: dict[int, Binding] | None = None, prologue: list[ir.Stmt] | None = None):
+        """Bind a call's template and function parameters in `inner`. `prologue` receives the
+        statements that initialise parameters the callee reassigns (see PtrState)."""
         tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
         params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
         # Deduce omitted type parameters from tile / tensor / pointer arguments.
@@ -1480,7 +1558,12 @@ class Lowering:
             raise self.error(f"too many arguments to '{fn.name}'", node.offset)
         shared = shared or {}
         for i, (p, a) in enumerate(zip(params, args)):
-            inner.define(p.spelling, shared[i] if i in shared else self._param_binding(a))
+            if i in shared:
+                inner.define(p.spelling, shared[i])
+            elif isinstance(a, Ptr) and prologue is not None:
+                inner.define(p.spelling, self.pointer_binding(a, p, p.spelling, prologue))
+            else:
+                inner.define(p.spelling, self._param_binding(a))
         for p in params[len(args):]:
             default = param_default(p, fsrc)
             if default is None:
@@ -1499,6 +1582,8 @@ class Lowering:
             return Binding("ptr", a)
         if isinstance(a, (ty.TileType, ty.GmType, ty.ScalarType)):
             return Binding("type", a)
+        if isinstance(a, EventObject):
+            return Binding("event", a)
         return Binding("value", a)
 
 

@@ -462,7 +462,7 @@ def _warn_unexecuted(kernel: ir.Kernel, traces: list[Trace], value_sets: list[di
         if id(s) in ran:
             continue
         guards = [a.cond for a in tree.chain(s) if isinstance(a, ir.If)]
-        guards += [e for a in tree.chain(s) if isinstance(a, ir.For) for e in (a.start, a.stop, a.step)]
+        guards += [e for a in tree.chain(s) if isinstance(a, ir.For) for e in a.control_exprs()]
         if any(g.free_vars() & runtime for g in guards):
             reporter.warn(f"{s.op} never runs with the runtime values analysed ({tried}), so nothing orders "
                           "it; give values that reach it with --set NAME=VALUE", s.loc)

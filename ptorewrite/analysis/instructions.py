@@ -86,7 +86,20 @@ _TABLE: list[OpInfo] = [
     # Layout, gather and sort.
     *_ops("TTRANS", "V", "w r", n3="w r rw"),
     *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw"),
-    *_ops("TSCATTER TCONCAT TFILLPAD TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    *_ops("TSCATTER TFILLPAD TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    # TCONCAT(dst, src0, src1[, dstIdx], src0Idx, src1Idx): the index form also writes dstIdx.
+    *_ops("TCONCAT", "V", "w r r", n5="w r r r r", n6="w r r w r r"),
+    # Arg-partial reductions: (dst, src0, src1, dstIdx, src0Idx, src1Idx).
+    *_ops("TPARTARGMAX TPARTARGMIN", "V", "w r r w r r"),
+    # Fused forms; the multiply-adds read their destination.
+    *_ops("TADDRELUCONV TSUBRELUCONV TSUBRELU", "V", "w r r"),
+    *_ops("TFUSEDMULADD TFUSEDMULADDRELU TMULADDDST", "V", "rw r r"),
+    *_ops("TADDDEQRELU", "V", "w r r rw"),
+    *_ops("TPAIRREDUCESUM", "V", "w r"),
+    # TDEQUANT(dst, src, scale, offset); TGATHERB(dst, src, offsets); TTRI(dst, diagonal).
+    *_ops("TDEQUANT", "V", "w r r r"),
+    *_ops("TGATHERB THISTOGRAM", "V", "w r r"),
+    *_ops("TTRI", "V", "w"),
     # TMRGSORT(dst, src, blockLen) or (dst, executedNumList, tmp, src0, src1[, src2, src3]).
     *_ops("TMRGSORT", "V", "w r", n4="w rw r r", n5="w rw r r r", n6="w rw r r r r"),
 ]

@@ -45,10 +45,16 @@ from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
 
 NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
+# Standard type traits a kernel body may test (`if constexpr (std::is_same_v<T, half>)`).
+VALUE_TRAITS = frozenset({"is_same_v", "is_same", "is_floating_point_v", "is_floating_point", "is_integral_v",
+                          "is_integral", "is_signed_v", "is_signed", "is_unsigned_v", "is_unsigned"})
+TYPE_TRAITS = frozenset({"conditional_t", "conditional"})
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
-IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr"})
+IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb"})
+# Implementation entry points kernels sometimes call directly: the instruction they implement.
+IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT"}
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
@@ -190,6 +196,7 @@ class Lowering(EventLowering, LoopLowering):
         self.files[self.main.path] = self.main
         self.globals = Scope()
         self._define_builtins(self.globals)
+        self._collect_library_constants(self.tu.cursor, self.globals)
         self._collect_globals(self.tu.cursor, self.globals)
 
     # -- setup
@@ -201,6 +208,17 @@ class Lowering(EventLowering, LoopLowering):
             scope.define(f"EVENT_ID{i}", Binding("value", Const(i)))
         for name, var in RUNTIME_BUILTINS.items():
             scope.define(name, Binding("value", Var(var)))
+
+    def _collect_library_constants(self, cursor: Cursor, scope: Scope) -> None:
+        """Namespace-scope constants of the PTO headers (`BLOCK_BYTE_SIZE`, `C0_SIZE_BYTE`, ...),
+        evaluated on first use; the user's own names, collected after, take precedence."""
+        for c in cursor.get_children():
+            if c.location.file is None or c.location.file.name in self.user_files:
+                continue
+            if c.kind == CursorKind.NAMESPACE and c.spelling == "pto":
+                for k in c.get_children():
+                    if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
+                        scope.define(k.spelling, Binding("lazy_value", k))
 
     def _collect_globals(self, cursor: Cursor, scope: Scope) -> None:
         """Namespace-scope aliases, constexpr values and function definitions of user files."""
@@ -309,7 +327,8 @@ class Lowering(EventLowering, LoopLowering):
         return out
 
     def _is_template(self, name: str, scope: Scope) -> bool:
-        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker"):
+        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
+                name in VALUE_TRAITS or name in TYPE_TRAITS or name == "PtoSetWaitFlag":
             return True
         if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
             return True
@@ -353,6 +372,8 @@ class Lowering(EventLowering, LoopLowering):
 
     def _eval_Name(self, node: cp.Name, scope: Scope):
         parts = [p for p in node.parts if p not in NAMESPACES] or list(node.parts[-1:])
+        if parts[0] in VALUE_TRAITS and node.targs is not None and parts[1:] in ([], ["value"]):
+            return self.value_trait(parts[0], node, scope)
         if len(parts) == 1:
             name = parts[0]
             if node.targs is not None or name in ty.PTO_TYPE_TEMPLATES:
@@ -370,6 +391,26 @@ class Lowering(EventLowering, LoopLowering):
                                                                  node.targs if len(parts) == 1 else None)), scope)
             return self.member_of_type(t, parts[1], node.offset)
         return Const("::".join(parts))
+
+    def value_trait(self, name: str, node: cp.Name, scope: Scope) -> Const:
+        """`std::is_same_v<T, half>` and friends, on resolved types."""
+        args = [self.eval(a, scope) for a in node.targs]
+        if name.startswith("is_same"):
+            if len(args) != 2:
+                raise self.error(f"{name} takes two types", node.offset)
+            return Const(args[0] == args[1])
+        t = args[0] if args else None
+        if not isinstance(t, ty.ScalarType):
+            return Const(False)
+        d = t.dtype
+        floating = d.startswith(("fp", "bf", "hif"))
+        if name.startswith("is_floating_point"):
+            return Const(floating)
+        if name.startswith("is_integral"):
+            return Const(not floating)
+        if name.startswith("is_signed"):
+            return Const(floating or d.startswith("int"))
+        return Const(d.startswith("uint") or d == "bool")  # is_unsigned
 
     def binding_value(self, b: Binding, name: str, offset: int, scope: Scope):
         k = b.kind
@@ -526,6 +567,9 @@ class Lowering(EventLowering, LoopLowering):
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
+            b = scope.lookup(name) if len(callee.parts) == 1 or callee.parts[0] in NAMESPACES else None
+            if b is not None and b.kind == "funcs":  # `CeilDiv<uint16_t>(a, b)`, `CeilDiv(a, b)`
+                return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
@@ -587,6 +631,13 @@ class Lowering(EventLowering, LoopLowering):
             if inner == ty.OpaqueType("void"):
                 return ty.PointerType("void")  # `__gm__ void *`: typed by the cast or view that uses it
             raise self.error("pointers to this type are not supported", node.offset)
+        if parts[0] in TYPE_TRAITS and base.targs is not None and parts[1:] in ([], ["type"]):
+            if len(base.targs) != 3:
+                raise self.error(f"{parts[0]} takes a condition and two types", node.offset)
+            c = self.scalar(base.targs[0], scope).const_value()
+            if c is None:
+                raise self.error(f"the condition of {parts[0]} is not a compile-time constant", node.offset)
+            return self.eval(base.targs[1 if c else 2], scope)
         if name == "NestedLoopInvoker":
             # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
             return ty.OpaqueType(base.text)
@@ -1151,7 +1202,7 @@ class Lowering(EventLowering, LoopLowering):
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
             return
-        op = lookup(name, self.arch)
+        op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:
             node = self.lower_event_waits(node, scope, loc, out)
             out.append(self.lower_instruction(op, node, scope, loc))
@@ -1624,6 +1675,10 @@ def deduce_type(a):
         return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
     if isinstance(a, Ptr):
         return ty.ScalarType(a.dtype)
+    if isinstance(a, Expr):
+        # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
+        # the value helpers kernels deduce (`CeilDiv(a, b)`).
+        return ty.ScalarType("fp32" if isinstance(a.const_value(), float) else "int32")
     return None
 
 

@@ -65,13 +65,24 @@ class LoopLowering:
         cond = self.parse(cond_t, cond_o, inner)
         counted = self._counted(cond, update, var, inner)
         if counted is not None:
-            stop, inclusive, step, op = counted
+            stop, inclusive, step, _ = counted
             trips = ir.For(ivar, start, stop, step, ir.Block([]), self.range_of(c), inclusive=inclusive).trip_count()
         else:
             stop = step = None
             inclusive, trips = False, None
-        body = self._lower_loop_body(c, inner, ivar, var, start, step, trips)
+        body, known_before = self._lower_loop_body(c, inner, ivar, var, start, step, trips)
+        loop = self._make_for(c, ivar, start, counted, cond, update, var, inner, body, declared)
+        if loop.keeps_var:
+            exit_value = self.exit_value(loop, known_before)
+            if exit_value is not None:
+                self.known[ivar] = exit_value
+        return loop
+
+    def _make_for(self, c: Cursor, ivar: str, start: Expr, counted, cond: cp.Node, update: cp.Node, var: str,
+                  inner, body: ir.Block, declared: bool) -> ir.For:
         loc = self.range_of(c)
+        if counted is not None:
+            stop, inclusive, step, op = counted
         if counted is not None and not self._body_changes(body, {ivar} | step.free_vars()):
             sv = step.const_value()
             if sv is not None and op != "!=" and (sv > 0) == (op in (">", ">=")):
@@ -84,17 +95,23 @@ class LoopLowering:
                       update=self._next_value(update, var, inner, c), keeps_var=not declared)
 
     def _lower_loop_body(self, c: Cursor, inner, ivar: str, var: str, start: Expr, step: Expr | None,
-                         trips: int | None) -> ir.Block:
+                         trips: int | None) -> tuple[ir.Block, dict[str, Expr]]:
+        """The lowered body, and the values known before the loop."""
         body_cursor = list(c.get_children())[-1]
         self._loop_vars.append(ivar)
         self._loop_ids.append(next(self._loop_serial))
         self._loops.append((ivar, start, step, trips, var, len(self._stack)))
+        before = dict(self.known)
+        self.known.clear()  # nothing is assumed about values the body may change in an earlier iteration
         try:
-            return self._lower_body(body_cursor, inner)
+            body = self._lower_body(body_cursor, inner)
         finally:
             self._loop_vars.pop()
             self._loop_ids.pop()
             self._loops.pop()
+        self.forget_assigned(before, [body])
+        self.known.pop(ivar, None)
+        return body, before
 
     @staticmethod
     def _body_changes(body: ir.Block, names: set[str]) -> bool:

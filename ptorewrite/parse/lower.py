@@ -40,6 +40,7 @@ from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.events import EventLowering, EventObject
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
@@ -164,7 +165,7 @@ class LoweringError(Exception):
 
 
 @dataclass
-class Lowering(EventLowering, LoopLowering):
+class Lowering(EventLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -436,7 +437,7 @@ class Lowering(EventLowering, LoopLowering):
                                  f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
                                  "outside that block", offset)
             b.extra.used_in.add(tuple(self._loop_ids))
-        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct"):
             return b.value
         if k == "funcs":
             return b.value
@@ -540,6 +541,8 @@ class Lowering(EventLowering, LoopLowering):
     def _eval_Index(self, node: cp.Index, scope):
         base = self.eval(node.base, scope)
         idx = self.scalar(node.index, scope)
+        if isinstance(base, ScalarArray):
+            return self.array_element(base, idx, node.offset)
         if isinstance(base, ir.TileDecl):
             if base.count is None:
                 raise self.error(f"'{base.cpp_name}' is not a tile array", node.offset)
@@ -763,12 +766,14 @@ class Lowering(EventLowering, LoopLowering):
             # `if (cond) return;` guards the rest of the block: lower it as `if (!cond) { rest }`.
             if c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
                 cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
-                rest: list[ir.Stmt] = []
-                self._lower_list(children[i + 1:], scope, rest)
                 if isinstance(cond, Const):
                     if not cond.value:
-                        out.extend(rest)
+                        self._lower_list(children[i + 1:], scope, out)
                     return
+                before = dict(self.known)
+                rest: list[ir.Stmt] = []
+                self._lower_list(children[i + 1:], scope, rest)
+                self.merge_known(before, self.known)  # the rest may not run
                 out.append(ir.If(unop("!", cond), ir.Block(rest, uid=next(self._uid)), None, self.range_of(c)))
                 return
             self.lower_stmt(c, scope, out)
@@ -786,6 +791,13 @@ class Lowering(EventLowering, LoopLowering):
         return False
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
+        n0 = len(out)
+        self._lower_stmt(c, scope, out)
+        for s in out[n0:]:  # straight-line assignments: their values are known from here on
+            if isinstance(s, ir.Assign):
+                self.note_assign(s)
+
+    def _lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         k = c.kind
         try:
             if k == CursorKind.COMPOUND_STMT:
@@ -870,7 +882,7 @@ class Lowering(EventLowering, LoopLowering):
         array = None
         if q.at("["):
             q.next()
-            array = q.expression()
+            array = cp.InitList(q.offset(), ()) if q.at("]") else q.expression()  # `[]`: sized by its initializer
             q.expect("]")
         init = None
         style = ""
@@ -923,7 +935,10 @@ class Lowering(EventLowering, LoopLowering):
                 self.lower_recording(ev, decl.init[0], scope, loc, out, d)
             return
         if decl.array is not None:
-            raise self.error("arrays of scalars are not supported", decl.name_offset)
+            if t is not None and not isinstance(t, ty.ScalarType):
+                raise self.error(f"arrays of {describe(t)} are not supported", decl.name_offset)
+            self.declare_array(decl, t.dtype if t is not None else "int32", scope, d)
+            return
         if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
                 and decl.init[0].parts == ("nullptr",):
             # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
@@ -991,9 +1006,31 @@ class Lowering(EventLowering, LoopLowering):
                         after = cp.tokenize(text[len(kids[0].spelling):])
                         if after and after[0].text in cp.ASSIGN_OPS:
                             found.append((c, nested))
+            elif c.kind == CursorKind.CALL_EXPR:
+                args = list(c.get_arguments())
+                for i, a in enumerate(args):
+                    while a.kind == CursorKind.UNEXPOSED_EXPR and len(list(a.get_children())) == 1:
+                        a = next(a.get_children())
+                    if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
+                            a.referenced.hash == target and self._by_reference(c, i, len(args)):
+                        found.append((c, nested))  # the callee may assign it
             inner = nested or c.kind in nesting
             todo.extend((k, inner) for k in c.get_children())
         return found
+
+    def _by_reference(self, call: Cursor, index: int, nargs: int) -> bool:
+        """Some user function of the called name takes argument `index` by non-const reference."""
+        words = [t.text for t in cp.tokenize(self.text_of(call)[0]) if t.kind == "id"]
+        name = next((w for w in words if w not in NAMESPACES), None)
+        b = self.globals.lookup(name) if name else None
+        if b is None or b.kind != "funcs":
+            return False
+        for f in b.value:
+            params = [c for c in f.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
+            if index < len(params) and param_count_fits(f.cursor, nargs) and \
+                    is_mutable_reference(params[index], self.file_of(f.cursor)):
+                return True
+        return False
 
     def unique_name(self, base: str) -> str:
         n = self._names.get(base, 0)
@@ -1103,9 +1140,14 @@ class Lowering(EventLowering, LoopLowering):
                 out.append(self._lower_body(chosen, scope))
             return
         self._cond_depth += 1
+        before = dict(self.known)
         try:
             then = self._lower_body(then_c, scope)
+            after_then = dict(self.known)
+            self.known.clear()
+            self.known.update(before)
             other = self._lower_body(else_c, scope) if else_c is not None else None
+            self.merge_known(after_then, self.known)
         finally:
             self._cond_depth -= 1
         out.append(ir.If(cond, then, other, self.range_of(c)))
@@ -1137,8 +1179,10 @@ class Lowering(EventLowering, LoopLowering):
                 out.append(stmt)
             return
         if isinstance(node, cp.Unary) and node.op in ("++", "--"):
-            out.append(self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
-                                                   node.operand, cp.Num(node.offset, 1)), scope, loc))
+            stmt = self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
+                                               node.operand, cp.Num(node.offset, 1)), scope, loc)
+            if stmt is not None:
+                out.append(stmt)
             return
         if isinstance(node, cp.Cast) and node.type.base.parts == ("void",):
             return  # `(void)x;`
@@ -1152,6 +1196,15 @@ class Lowering(EventLowering, LoopLowering):
         self.lower_call(node, scope, loc, out, c)
 
     def lower_assign(self, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign:
+        if isinstance(node.lhs, cp.Index):
+            arr = self.eval(node.lhs.base, scope)
+            if isinstance(arr, ScalarArray):
+                value = self.scalar(node.rhs, scope)
+                idx = self.scalar(node.lhs.index, scope)
+                if node.op != "=":
+                    value = binop(node.op[:-1], self.array_element(arr, idx, node.offset), value)
+                self.store_element(arr, idx, value, node.lhs.offset)
+                return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
@@ -1458,8 +1511,11 @@ class Lowering(EventLowering, LoopLowering):
         self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
         uid = next(self._uid)
         saved, self._scope_uid = self._scope_uid, uid
+        before = dict(self.known)
+        self.known.clear()  # see LoopLowering: a loop body assumes nothing its iterations may change
         try:
             stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
+            self.forget_assigned(before, stmts)
         finally:
             self._loop_vars.pop()
             self._loop_ids.pop()
@@ -1546,18 +1602,22 @@ class Lowering(EventLowering, LoopLowering):
         return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
-        """A constexpr helper like `CeilDiv(a, b)`: its body must be a single return statement."""
+        """A helper used as a value (see consteval): one `return` is inlined as an expression,
+        anything else runs at compile time."""
         fn = self._pick_function(funcs, len(node.args), node.offset)
         body = next(c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT)
         stmts = list(body.get_children())
-        if len(stmts) != 1 or stmts[0].kind != CursorKind.RETURN_STMT:
-            raise self.error(f"'{fn.name}' is used as a value but is not a single return statement", node.offset)
+        single = len(stmts) == 1 and stmts[0].kind == CursorKind.RETURN_STMT
         args = [self.eval(a, scope) for a in node.args]
+        if not single:
+            args = [self.with_known(a) if isinstance(a, Expr) else a for a in args]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         fsrc = self.file_of(fn.cursor)
         inner = Scope(self.globals)
         with self.frame(fsrc, self.via, fn.cursor.get_usr() or fn.name):
             self._bind_call(fn, targs, args, inner, fsrc, node)
+            if not single:
+                return self.run_value_function(fn, body, inner, fn.name, node.offset)
             ret = stmts[0]
             text, off = self.text_of(ret)
             expr_text = text[len("return"):].rstrip().rstrip(";")
@@ -1565,15 +1625,15 @@ class Lowering(EventLowering, LoopLowering):
 
     @staticmethod
     def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
-        """Arguments passed to `T *&` parameters: the callee shares the caller's pointer binding."""
+        """Variables passed to non-const reference parameters (`T *&p`, `uint8_t &flag`): the callee
+        shares the caller's binding, so what it assigns the caller sees."""
         params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
         shared = {}
         for i, (a, p) in enumerate(zip(node.args, params)):
             if not (isinstance(a, cp.Name) and len(a.parts) == 1):
                 continue
             b = scope.lookup(a.parts[0])
-            ptext = "".join(fsrc.text[p.extent.start.offset:p.location.offset].split())
-            if b is not None and b.kind == "ptr" and ptext.endswith("*&"):
+            if b is not None and b.kind in ("ptr", "mutable") and is_mutable_reference(p, fsrc):
                 shared[i] = b
         return shared
 
@@ -1635,6 +1695,8 @@ class Lowering(EventLowering, LoopLowering):
             return Binding("type", a)
         if isinstance(a, EventObject):
             return Binding("event", a)
+        if isinstance(a, ScalarArray):
+            return Binding("array", a)
         return Binding("value", a)
 
 
@@ -1705,6 +1767,13 @@ def param_default(p: Cursor, src: SourceFile) -> tuple[str, int] | None:
     name_end = p.location.offset - p.extent.start.offset + len(p.spelling)
     eq = text.find("=", name_end)
     return (text[eq + 1:], p.extent.start.offset + eq + 1) if eq >= 0 else None
+
+
+def is_mutable_reference(param: Cursor, src: SourceFile) -> bool:
+    """`T &x` or `T *&p` (not `const T &x`, not `T &&x`)."""
+    words = cp.tokenize(src.text[param.extent.start.offset:param.location.offset])
+    texts = [t.text for t in words]
+    return bool(texts) and texts[-1] == "&" and "const" not in texts
 
 
 def param_count_fits(fn: Cursor, nargs: int) -> bool:

@@ -99,6 +99,14 @@ class GmState:
     repointed_at: ir.SourceRange | None = None  # set when re-pointed inside a deeper block
 
 
+@dataclass(frozen=True)
+class StructValue:
+    """A variable of a PTO result struct (`MrgSortExecutedNumList`): no tile data."""
+
+    name: str
+    type_name: str
+
+
 @dataclass
 class PtrState:
     """Bookkeeping of a GM pointer variable.
@@ -181,6 +189,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
+    _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -681,7 +690,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
-        if name in ("void",):
+        if name in ("void",) or name in ty.PTO_STRUCTS:
             return ty.OpaqueType(name)
         raise self.error(f"unknown type '{base.text}'", node.offset)
 
@@ -908,7 +917,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
         if isinstance(t, ty.TileType):
-            self.declare_tile(d, decl, t, scope, group)
+            self.declare_tile(d, decl, t, scope, group, out)
             return
         if isinstance(t, ty.GmType):
             g = self.make_gm_tensor(t, self.node_text(decl.type_node), decl.init or [], scope,
@@ -926,6 +935,9 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             return
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
+            return
+        if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
+            scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
             return
         if isinstance(t, ty.EventType):
             loc = self.range_of(group or d, include_semicolon=True)
@@ -966,6 +978,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             scope.define(decl.name, Binding("value", value))
         else:
             var = self.unique_name(decl.name)
+            self._mutables.add(var)
             scope.define(decl.name, Binding("mutable", var))
             out.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
 
@@ -1038,7 +1051,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         return base if n == 0 else f"{base}#{n + 1}"
 
     def declare_tile(self, d: Cursor, decl: Lowering.VarDecl, t: ty.TileType, scope: Scope,
-                     group: Cursor | None = None) -> None:
+                     group: Cursor | None = None, out: list[ir.Stmt] | None = None) -> None:
         count = None
         if decl.array is not None:
             c = self.scalar(decl.array, scope).const_value()
@@ -1048,11 +1061,20 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         vr, vc = t.valid_rows, t.valid_cols
         if decl.init and decl.init_style in ("(", "{"):
             dyn = [self.scalar(a, scope) for a in decl.init]
-            if len(dyn) >= 1 and vr is None:
-                vr = dyn[0]
-            if len(dyn) >= 2 and vc is None:
-                vc = dyn[1 if t.valid_rows is None else 0]
+            if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
+                vr = dyn[0] if vr is None else vr
+                vc = dyn[1] if vc is None else vc
+            elif len(dyn) == 1:  # one dynamic dimension: the argument is that one
+                if vr is None:
+                    vr = dyn[0]
+                elif vc is None:
+                    vc = dyn[0]
         loc = self.range_of(group or d, include_semicolon=True)
+        if out is not None:
+            # A valid shape is fixed when the tile is constructed: one read from a variable that
+            # changes later is captured in a scalar of its own.
+            vr = self._captured(vr, f"{decl.name}.validRow", loc, out)
+            vc = self._captured(vc, f"{decl.name}.validCol", loc, out)
         tile = ir.TileDecl(
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
@@ -1070,6 +1092,13 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
             return
         scope.define(decl.name, Binding("tile", tile))
+
+    def _captured(self, e: Expr | None, name: str, loc: ir.SourceRange, out: list[ir.Stmt]) -> Expr | None:
+        if e is None or not (e.free_vars() & self._mutables):
+            return e
+        var = self.unique_name(name)
+        out.append(ir.Assign(var, e, loc))
+        return Var(var)
 
     _scope_uid: int = 0
     _cond_depth: int = 0  # enclosing if/else with a run-time condition
@@ -1131,6 +1160,8 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if cond_cursor.kind == CursorKind.DECL_STMT or cond_cursor.kind == CursorKind.VAR_DECL:
             raise self.error("declarations in if conditions are not supported", cursor=cond_cursor)
         cond = self.scalar(self.parse(*self.text_of(cond_cursor), scope), scope)
+        if isinstance(self.with_known(cond), Const):
+            cond = self.with_known(cond)  # decided by values known here (see consteval)
         then_c = kids[1]
         else_c = kids[2] if len(kids) > 2 else None
         if isinstance(cond, Const):
@@ -1296,6 +1327,9 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         """`e = INSTR(...)`: the instruction, then the event's set."""
         if isinstance(rhs, cp.InitList) and len(rhs.items) == 1:
             rhs = rhs.items[0]
+        if isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name) and rhs.callee.last == "RecordEvent":
+            self.record_event(ev, loc, out)  # `e = RecordEvent{};`: a record with no instruction
+            return
         if not (isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name)):
             raise self.error(f"event '{ev.name}' must be recorded from an instruction call", rhs.offset)
         self.lower_call(rhs, scope, loc, out, c)
@@ -1361,6 +1395,8 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
                 gm_seen += 1
             elif isinstance(v, Expr):
                 args.append(ir.Arg("scalar", v, "", text))
+            elif isinstance(v, StructValue):
+                continue  # a result the scalar unit reads afterwards (TMRGSORT's executed counts)
             else:
                 raise self.error(f"unsupported operand {describe(v)} for {op.name}", a.offset)
         if gm_seen < len(op.gm):
@@ -1737,6 +1773,8 @@ def deduce_type(a):
         return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
     if isinstance(a, Ptr):
         return ty.ScalarType(a.dtype)
+    if isinstance(a, EventObject):
+        return ty.EventType(a.src_class, a.dst_class, True, Const(0))
     if isinstance(a, Expr):
         # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
         # the value helpers kernels deduce (`CeilDiv(a, b)`).

@@ -245,6 +245,9 @@ def make_event(args: list) -> EventType:
     return EventType(src, dst, auto, event_id)
 
 
+# Plain structs of the PTO API that kernels declare and pass to instructions.
+PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
+
 PTO_TYPE_TEMPLATES = frozenset(
     {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
      *_ALIAS_TILES}

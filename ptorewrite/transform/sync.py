@@ -693,7 +693,8 @@ def default_value_sets(kernel: ir.Kernel, given: dict | None = None) -> list[dic
     and the values the user gave."""
     if not kernel.runtime_values:
         return [{}]
-    sets = [{v: n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
+    # get_block_num() is at least 1 and above get_block_idx() (a grid-stride step is never 0).
+    sets = [{v: n + 1 if v == "block_num" else n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
     if given:
         sets.append({v: given.get(v, 1) for v in kernel.runtime_values})
     return sets

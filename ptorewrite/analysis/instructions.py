@@ -62,17 +62,21 @@ _TABLE: list[OpInfo] = [
     *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
     *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r r r", n3="rw r r"),
     # Vector: elementwise.
-    *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD TPOW",
+    *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD",
           "V", "w r*"),
+    # TPOW(dst, base, exp, tmp) / TPOWS(dst, base, scalar, tmp): the scratch is written.
+    *_ops("TPOW", "V", "w r r", n4="w r r rw"),
+    *_ops("TPOWS", "V", "w r", n3="w r rw"),
     *_ops("TREM TPRELU", "V", "w r r", n4="w r r rw"),
     *_ops("TSEL", "V", "w r r r", n5="w r r r rw"),
     # Vector: tile-scalar (the scalar is a non-tile argument).
     *_ops("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS TLRELU "
-          "TAXPY TADDSC TSUBSC TFMODS TPOWS", "V", "w r*"),
+          "TAXPY TADDSC TSUBSC TFMODS", "V", "w r*"),
     *_ops("TSELS", "V", "w r r", n4="w r r rw"),
     *_ops("TEXPANDS TCI", "V", "w"),
     # Vector: unary; TCVT may take a scratch tile.
-    *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP", "V", "w r"),
+    *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRECIP", "V", "w r"),
+    *_ops("TRSQRT", "V", "w r", n3="w r rw"),
     *_ops("TCVT", "V", "w r", n3="w r rw"),
     # Reductions: destination, source, scratch; arg-reductions may write a value and an index.
     *_ops("TROWSUM TROWMAX TROWMIN TROWPROD", "V", "w r rw"),

@@ -207,6 +207,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         self.globals = Scope()
         self._define_builtins(self.globals)
         self._collect_library_constants(self.tu.cursor, self.globals)
+        self._enum_names = enum_names(self.tu.cursor)
         self._collect_globals(self.tu.cursor, self.globals)
 
     # -- setup
@@ -352,7 +353,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         return False
 
     def _is_type(self, name: str, scope: Scope) -> bool:
-        if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES:
+        if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES or name in self._enum_names:
             return True
         b = scope.lookup(name)
         return b is not None and b.kind in ("type", "lazy_type", "alias_template")
@@ -508,8 +509,11 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         v = self.eval(node.operand, scope)
         if node.op == "+":
             return v
+        if node.op == "*" and isinstance(v, Ptr):
+            # A scalar the scalar unit reads from GM: data, known only at run time.
+            return Var(f"*{self.node_text(node.operand) or v.param}")
         if node.op in ("&", "*"):
-            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor)):
+            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
                 return v
             raise self.error(f"operator '{node.op}' is not supported here", node.offset)
         if isinstance(v, Expr):
@@ -692,6 +696,8 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
         if name in ("void",) or name in ty.PTO_STRUCTS:
             return ty.OpaqueType(name)
+        if name in self._enum_names:
+            return ty.ScalarType("int32")  # an enumeration: its values stay `Enum::Name` constants
         raise self.error(f"unknown type '{base.text}'", node.offset)
 
     def node_text(self, node: cp.Node) -> str:
@@ -760,6 +766,10 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if body is None:
             raise self.error(f"'{fn.spelling}' has no body", cursor=fn)
         entry = not self._stack
+        opening = self.text_of(body)[0][:1]
+        if opening != "{":
+            raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
+                             "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
         stmts = self.lower_compound(body, scope)
         return self.prologue + stmts if entry else stmts
 
@@ -1737,6 +1747,19 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def enum_names(root: Cursor) -> frozenset[str]:
+    """Names of the enumerations declared at namespace scope anywhere in the translation unit."""
+    names = set()
+    todo = list(root.get_children())
+    while todo:
+        c = todo.pop()
+        if c.kind == CursorKind.ENUM_DECL and c.spelling:
+            names.add(c.spelling)
+        elif c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
+            todo.extend(c.get_children())
+    return frozenset(names)
 
 
 def describe(v) -> str:

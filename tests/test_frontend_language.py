@@ -282,3 +282,14 @@ def test_ir_reads_pointer_reassigned_in_loop():
     with pytest.raises(PtoError) as e:
         load(path)
     assert "pointed at another kernel argument inside a loop" in str(e.value)
+
+
+def test_type_selector_class_template(capsys, tmp_path):
+    k = load(LANG / "selector.cpp")
+    tiles = {t.cpp_name: (t.rows, t.cols, t.valid_rows, t.valid_cols) for t in k.tiles}
+    # Narrow = true picks the second specialization: Cols / 2 = 64 columns, 64 - 8 = 56 valid.
+    assert tiles == {"x": (16, 64, Const(16), Const(56)), "y": (16, 64, Const(16), Const(56))}
+    assert next(g for g in k.gm_tensors if g.name == "src").shape[4] == Const(56)
+    rewrite_and_verify(capsys, tmp_path, LANG / "selector.cpp")
+    wide = edited(tmp_path, LANG / "selector.cpp", "Select<float, true>", "Select<float, false>")
+    assert {t.cpp_name: t.cols for t in load(wide).tiles} == {"x": 128, "y": 128}

@@ -243,6 +243,14 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
                 scope.define(c.spelling, Binding("lazy_type", c))
             elif k == CursorKind.TYPE_ALIAS_TEMPLATE_DECL:
                 scope.define(c.spelling, Binding("alias_template", c))
+            elif k in (CursorKind.CLASS_TEMPLATE, CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION):
+                # A type selector (`template <...> struct Sel; template <...> struct Sel<..., X> {
+                # using Type = ...; };`): the primary and its partial specializations.
+                b = scope.names.get(c.spelling)
+                if b is None or b.kind != "class_template":
+                    b = Binding("class_template", [])
+                    scope.define(c.spelling, b)
+                b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
@@ -346,7 +354,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         b = scope.lookup(name)
         if b is None:
             return False
-        if b.kind == "alias_template":
+        if b.kind in ("alias_template", "class_template"):
             return True
         if b.kind == "funcs":
             return any(f.cursor.kind == CursorKind.FUNCTION_TEMPLATE for f in b.value)
@@ -356,7 +364,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES or name in self._enum_names:
             return True
         b = scope.lookup(name)
-        return b is not None and b.kind in ("type", "lazy_type", "alias_template")
+        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template")
 
     # -- evaluation
 
@@ -397,9 +405,11 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             return self.binding_value(b, name, node.offset, scope)
         # Qualified: an enum member (`TileType::Vec`) or a static member of a type (`TileT::Rows`).
         head = scope.lookup(parts[0])
-        if head is not None and head.kind in ("type", "lazy_type", "alias_template") or parts[0] in ty.PTO_TYPE_TEMPLATES:
+        if head is not None and head.kind in ("type", "lazy_type", "alias_template", "class_template") or \
+                parts[0] in ty.PTO_TYPE_TEMPLATES:
+            # `Sel<A, B>::Member`: the template arguments belong to the head.
             t = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],),
-                                                                 node.targs if len(parts) == 1 else None)), scope)
+                                                                 node.targs if len(parts) <= 2 else None)), scope)
             return self.member_of_type(t, parts[1], node.offset)
         return Const("::".join(parts))
 
@@ -453,7 +463,70 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             return b.value
         raise self.error(f"'{name}' cannot be used here", offset)
 
+    def _instantiate_class(self, name: str, cursors: list[Cursor], base: cp.Name, scope: Scope, offset: int):
+        """The specialization of a user class template the arguments select (the first partial
+        specialization whose pattern matches, else the primary template); its members are
+        looked up on use."""
+        args = [self.eval(a, scope) for a in (base.targs or ())]
+        for c in cursors:
+            if c.kind != CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION:
+                continue
+            inner = self._match_specialization(c, name, args)
+            if inner is not None:
+                return ty.ClassType(name, c, inner)
+        primary = next((c for c in cursors if c.kind == CursorKind.CLASS_TEMPLATE and c.is_definition()), None)
+        if primary is None:
+            raise self.error(f"no specialization of '{name}' matches these template arguments", offset)
+        src = self.file_of(primary)
+        inner = Scope(self.globals)
+        with self.frame(src, self.via, "class"):
+            self.bind_template_params(template_params(primary, src), args, inner, src)
+        return ty.ClassType(name, primary, inner)
+
+    def _match_specialization(self, c: Cursor, name: str, args: list) -> Scope | None:
+        src = self.file_of(c)
+        params = template_params(c, src)
+        text = src.text[c.extent.start.offset:c.extent.end.offset]
+        at = text.find(name + "<", text.find(">") + 1)
+        if at < 0:
+            return None
+        p = self.parser(text[at:], c.extent.start.offset + at, Scope(self.globals))
+        with self.frame(src, self.via, "class"):
+            pattern = p.name().targs or ()
+            if len(pattern) != len(args):
+                return None
+            inner = Scope(self.globals)
+            names = {pname for _, pname, _ in params}
+            for pat, arg in zip(pattern, args):
+                node = pat.base if isinstance(pat, cp.TypeId) else pat
+                if isinstance(node, cp.Name) and len(node.parts) == 1 and node.last in names:
+                    bound = inner.names.get(node.last)
+                    if bound is not None and bound.value != arg:
+                        return None
+                    kind = next(k for k, pname, _ in params if pname == node.last)
+                    inner.define(node.last, Binding("type" if kind == "type" else "value", arg))
+                    continue
+                try:
+                    want = self.eval(pat, inner)
+                except LoweringError:
+                    return None
+                if want != arg:
+                    return None
+        return inner
+
     def member_of_type(self, t, member: str, offset: int):
+        if isinstance(t, ty.ClassType):
+            for c in t.cursor.get_children():
+                if c.spelling != member:
+                    continue
+                if c.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
+                    return self._resolve_alias_cursor(c, t.scope)
+                if c.kind == CursorKind.VAR_DECL:
+                    with self.frame(self.file_of(c), self.via, "class"):
+                        decl = self.parse_var_decl(c, t.scope)
+                        if decl.init:
+                            return self.eval(decl.init[0], t.scope)
+            raise self.error(f"'{t.name}' has no member '{member}' the front end can read", offset)
         if isinstance(t, ty.TileType):
             members = {
                 "Rows": t.rows, "Cols": t.cols, "RowStride": t.row_stride, "ColStride": t.col_stride,
@@ -658,15 +731,18 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
             return ty.OpaqueType(base.text)
         if len(parts) > 1:
-            head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],))), scope)
+            targs = base.targs if len(parts) == 2 else None
+            head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)
             v = self.member_of_type(head, name, node.offset)
-            if isinstance(v, (ty.ScalarType,)):
+            if not isinstance(v, Expr):
                 return v
             raise self.error(f"'{base.text}' is not a type", node.offset)
         b = scope.lookup(name)
         if b is not None:
             if b.kind == "alias_template":
                 return self._instantiate_alias_template(b.value, base, scope)
+            if b.kind == "class_template":
+                return self._instantiate_class(name, b.value, base, scope, node.offset)
             if b.kind in ("type", "lazy_type"):
                 return self.binding_value(b, name, node.offset, scope)
         if name in ty.DTYPE_NAMES:

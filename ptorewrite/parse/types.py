@@ -121,7 +121,16 @@ class EventType:
     event_id: Expr
 
 
-ResolvedType = EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
+@dataclass(frozen=True, eq=False)
+class ClassType:
+    """A user class template's selected specialization (members resolved on use)."""
+
+    name: str
+    cursor: object  # the libclang cursor of the specialization
+    scope: object  # its template parameters, bound
+
+
+ResolvedType = ClassType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
 
 DYNAMIC = -1
 

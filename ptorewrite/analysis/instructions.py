@@ -90,7 +90,9 @@ _TABLE: list[OpInfo] = [
     # Layout, gather and sort.
     *_ops("TTRANS", "V", "w r", n3="w r rw"),
     *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw"),
-    *_ops("TSCATTER TFILLPAD TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    *_ops("TSCATTER TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    # TFILLPAD(dst, src): on a Mat (L1) tile the padding is written by MTE2, on a Vec tile by V.
+    *_ops("TFILLPAD", "fill", "w r"),
     # TCONCAT(dst, src0, src1[, dstIdx], src0Idx, src1Idx): the index form also writes dstIdx.
     *_ops("TCONCAT", "V", "w r r", n5="w r r r r", n6="w r r w r r"),
     # Arg-partial reductions: (dst, src0, src1, dstIdx, src0Idx, src1Idx).
@@ -151,6 +153,8 @@ def pipe_of(op: OpInfo, tile_types: list[str], arch: ArchProfile) -> str:
                 raise PipeRuleError(f"TSTORE from a Mat (L1) tile is not available on {arch.name}")
             return "MTE3"
         raise PipeRuleError(f"TSTORE from a {src} tile is not supported")
+    if op.pipe == "fill":
+        return "MTE2" if tile_types[:1] == ["Mat"] else "V"
     if op.pipe in ("move", "insert"):
         if len(tile_types) < 2:
             raise PipeRuleError(f"{op.name} needs a destination and a source tile")

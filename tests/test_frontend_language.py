@@ -293,3 +293,24 @@ def test_type_selector_class_template(capsys, tmp_path):
     rewrite_and_verify(capsys, tmp_path, LANG / "selector.cpp")
     wide = edited(tmp_path, LANG / "selector.cpp", "Select<float, true>", "Select<float, false>")
     assert {t.cpp_name: t.cols for t in load(wide).tiles} == {"x": 128, "y": 128}
+
+
+def test_api_surface_names_lower_to_instructions():
+    k = load(LANG / "api_surface.cpp", auto=False)
+    got = [(i.op, i.pipe, tuple(a.access for a in i.args if a.kind == "tile")) for i in k.instructions()]
+    assert got == [
+        ("TLOAD", "MTE2", ("w",)), ("TLOAD", "MTE2", ("w",)),
+        ("TFILLPAD", "MTE2", ("w", "r")),  # the padding of an L1 tile is written by MTE2
+        ("TGATHER", "V", ("w", "r")), ("TSCATTER", "V", ("w", "r")),
+        ("TCONCAT", "V", ("w", "r", "r")),  # TCONCAT_IMPL is TCONCAT
+        ("TFUSEDMULADD", "V", ("rw", "r", "r")), ("TMULADDDST", "V", ("rw", "r", "r")),
+        ("TCMPS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
+    ]
+    assert [t.template_args[-1] for t in k.instructions() if t.op in ("TGATHER", "TSCATTER")] == [
+        "GatherAxis::GATHER_COL", "ScatterAxis::SCATTER_COL"]
+    # __SIZE_TYPE__ / __UINT32_TYPE__ typedefs and a constexpr enumeration value.
+    assigns = {s.ref.tile.cpp_name: s.address for s in ir.walk(k.body) if isinstance(s, ir.TileAssign)}
+    assert assigns["b"] == Const(4096) and assigns["r"] == Const(3 * 4096 + 2048)
+    cmps = next(i for i in k.instructions() if i.op == "TCMPS")
+    assert cmps.args[-1].value == Const("CmpMode::GT")
+    assert check(LANG / "api_surface.cpp").clean

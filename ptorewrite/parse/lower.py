@@ -730,6 +730,8 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if name == "NestedLoopInvoker":
             # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
             return ty.OpaqueType(base.text)
+        if len(parts) > 1 and parts[0] in self._enum_names and not node.pointer:
+            return Const("::".join(parts))  # `TileType::Vec` read as a type-id: an enumerator is a value
         if len(parts) > 1:
             targs = base.targs if len(parts) == 2 else None
             head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)

@@ -78,6 +78,10 @@ def check(path) -> pipes.CheckResult:
                                         require_semantics=False))
 
 
+def assigns_of(k: ir.Kernel) -> dict:
+    return {s.ref.tile.cpp_name: s.address for s in ir.walk(k.body) if isinstance(s, ir.TileAssign)}
+
+
 def edited(tmp_path, path, old: str, new: str) -> Path:
     text = Path(path).read_text()
     assert text.count(old) == 1, old
@@ -304,12 +308,14 @@ def test_api_surface_names_lower_to_instructions():
         ("TGATHER", "V", ("w", "r")), ("TSCATTER", "V", ("w", "r")),
         ("TCONCAT", "V", ("w", "r", "r")),  # TCONCAT_IMPL is TCONCAT
         ("TFUSEDMULADD", "V", ("rw", "r", "r")), ("TMULADDDST", "V", ("rw", "r", "r")),
-        ("TCMPS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
+        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
     ]
+    # `TASSIGN(row, (uint64_t)c.data() + ...)`: c's own TASSIGN address plus two rows.
+    assert assigns_of(k)["row"] == Const(2 * 4096 + 2 * 64 * 4)
     assert [t.template_args[-1] for t in k.instructions() if t.op in ("TGATHER", "TSCATTER")] == [
         "GatherAxis::GATHER_COL", "ScatterAxis::SCATTER_COL"]
     # __SIZE_TYPE__ / __UINT32_TYPE__ typedefs and a constexpr enumeration value.
-    assigns = {s.ref.tile.cpp_name: s.address for s in ir.walk(k.body) if isinstance(s, ir.TileAssign)}
+    assigns = assigns_of(k)
     assert assigns["b"] == Const(4096) and assigns["r"] == Const(3 * 4096 + 2048)
     cmps = next(i for i in k.instructions() if i.op == "TCMPS")
     assert cmps.args[-1].value == Const("CmpMode::GT")

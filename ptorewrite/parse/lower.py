@@ -190,6 +190,7 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
     manual: bool = False
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
+    _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -675,6 +676,14 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             return Ptr(base.param, base.offset_bytes, base.dtype)
         if isinstance(base, ir.TileDecl) and base.count is None:
             base = ir.TileRef(base, None)
+        if isinstance(base, ir.TileRef) and name == "data" and not node.args:
+            # Manual kernels compute addresses from a tile's own (`TASSIGN(row, (uint64_t)t.data() + off)`).
+            i = base.index.const_value() if base.index is not None else 0
+            addr = self._tile_addresses.get((id(base.tile), i)) if isinstance(i, int) else None
+            if addr is None:
+                raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
+                                 "constant slot before this use)", node.offset)
+            return addr
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -1578,6 +1587,10 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         a, i = addr.const_value(), (ref.index.const_value() if ref.index is not None else 0)
         if isinstance(a, int) and isinstance(i, int):
             ref.tile.fixed_addresses.setdefault(i, a)
+        if isinstance(i, int):
+            # What `tile.data()` reads later; unknown once two TASSIGNs disagree.
+            key = (id(ref.tile), i)
+            self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:

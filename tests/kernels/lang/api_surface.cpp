@@ -1,7 +1,7 @@
 // Names of the PTO API and of the compiler that pto-isa's single-instruction tests use: the
 // TCONCAT implementation entry, pattern gather/scatter along columns, fused vector forms,
 // dsb(DSB_ALL), padding an L1 tile, an enumeration as a constexpr type, and types spelled with
-// the compiler's predefined type macros.
+// the compiler's predefined type macros; a row view placed from a tile's own address.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -44,6 +44,11 @@ extern "C" __global__ AICORE void api_surface(__gm__ float *out, __gm__ float *i
     TMULADDDST(c, a, b);
     pipe_barrier(PIPE_V);
     TCMPS(c, c, 0.0f, mode);
+    using Row = Tile<TileType::Vec, float, 1, 64>;
+    Row row;
+    TASSIGN(row, (uint64_t)c.data() + 2 * 64 * sizeof(float));
+    pipe_barrier(PIPE_V);
+    TADDS(row, row, 1.0f);
     dsb(DSB_ALL);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);

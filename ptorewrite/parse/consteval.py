@@ -26,6 +26,9 @@ from clang.cindex import Cursor, CursorKind
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, binop, select
 from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import types as ty
+from ptorewrite.parse.cursor_text import matching_paren, split_top_level
+from ptorewrite.parse.values import Binding, Scope
 
 # Iterations a compile-time loop may run before it is taken for an endless one.
 MAX_STEPS = 1_000_000
@@ -97,8 +100,10 @@ class ConstEvaluation:
     def exit_value(self, loop: ir.For, before: dict[str, Expr]) -> Const | None:
         """The value a loop's variable leaves with, when its control is constant and its body does
         not assign the variable."""
-        if any(isinstance(s, ir.Assign) and s.var == loop.var for s in ir.walk(loop.body)):
-            return None
+        assigned = {s.var for s in ir.walk(loop.body) if isinstance(s, (ir.Assign, ir.For))}
+        control = set().union(*(e.free_vars() for e in loop.control_exprs()))
+        if assigned & (control | {loop.var}):
+            return None  # the body steers the loop: its exit depends on what the body computes
         env = {k: v.value for k, v in before.items()}
         start = loop.start.subst(before)
         if not isinstance(start, Const):
@@ -128,8 +133,6 @@ class ConstEvaluation:
     # -- scalar arrays
 
     def declare_array(self, decl, dtype: str, scope, d: Cursor):
-        from ptorewrite.parse.lower import Binding
-
         items = []
         if decl.init:
             init = decl.init[0] if decl.init_style == "=" else cp.InitList(decl.name_offset, tuple(decl.init))
@@ -189,8 +192,6 @@ class ConstEvaluation:
         return self.__dict__.get("_ct_depth", 0) > 0
 
     def _ct_block(self, stmts: list[Cursor], scope, name: str) -> None:
-        from ptorewrite.parse.lower import Scope
-
         inner = Scope(scope)
         for c in stmts:
             self._ct_stmt(c, inner, name)
@@ -204,8 +205,6 @@ class ConstEvaluation:
         return bool(v.value)
 
     def _ct_stmt(self, c: Cursor, scope, name: str) -> None:
-        from ptorewrite.parse.lower import Scope
-
         k = c.kind
         if k == CursorKind.COMPOUND_STMT:
             self._ct_block(list(c.get_children()), scope, name)
@@ -256,29 +255,22 @@ class ConstEvaluation:
             self._ct_effect(self.parse(text, off, scope), scope)
 
     def _ct_decl(self, d: Cursor, scope, group) -> None:
-        from ptorewrite.parse.lower import Binding
-
         if d.kind != CursorKind.VAR_DECL:
             self.lower_decl(d, scope, [], group)
             return
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
-        from ptorewrite.parse import types as ty
-
         if decl.array is not None and (t is None or isinstance(t, ty.ScalarType)):
             self.declare_array(decl, t.dtype if t else "int32", scope, d)
             return
         if t is None or isinstance(t, ty.ScalarType):
-            v = self._ct_value(decl.init[0], scope) if decl.init else Const(0)
+            v = self._ct_effect(decl.init[0], scope) if decl.init else Const(0)
             scope.define(decl.name, Binding("value", v))
             return
         self.lower_decl(d, scope, [], group)
 
-    def _ct_value(self, node: cp.Node, scope):
-        """An expression that may assign (`x = y`, `n++`, `a[i++] = v`); its value."""
-        return self._ct_effect(node, scope)
-
     def _ct_effect(self, node: cp.Node, scope):
+        """An expression that may assign (`x = y`, `n++`, `a[i++] = v`): run it; its value."""
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             value = self._ct_effect(node.rhs, scope)
             if node.op != "=":
@@ -303,17 +295,12 @@ class ConstEvaluation:
         return node
 
     def _ct_store(self, target: cp.Node, value, scope) -> None:
-        from ptorewrite.parse.lower import Binding
-
         if isinstance(target, cp.Name) and len(target.parts) == 1:
             b = scope.lookup(target.last)
             if b is not None and b.kind == "value":
                 b.value = value
                 return
-            if b is None:
-                raise self.error(f"unknown name '{target.last}'", target.offset)
-            scope.define(target.last, Binding("value", value))  # pragma: no cover - defensive
-            return
+            raise self.error(f"'{target.last}' cannot be assigned in a compile-time helper", target.offset)
         if isinstance(target, cp.Index):
             arr = self.eval(target.base, scope)
             idx = self._ct_effect(target.index, scope)
@@ -326,8 +313,6 @@ class ConstEvaluation:
         raise self.error("this assignment is not supported in a compile-time helper", target.offset)
 
     def _ct_for(self, c: Cursor, scope, name: str) -> None:
-        from ptorewrite.parse.lower import Scope, matching_paren, split_top_level
-
         text, off = self.text_of(c)
         lp = text.index("(")
         pieces = split_top_level(text[lp + 1:matching_paren(text, lp)], ";")

@@ -23,30 +23,17 @@ immediately followed by a wait.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
+
+from clang.cindex import Cursor
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, Var, binop
 from ptorewrite.analysis.instructions import event_class_pipe
 from ptorewrite.arch import NUM_EVENT_IDS
+from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
-
-
-@dataclass(eq=False)
-class EventObject:
-    """One constructed `Event<>` variable."""
-
-    name: str
-    src_class: str
-    dst_class: str
-    src: str  # pipe
-    dst: str
-    token: Expr
-    cross_core: bool
-
-    @property
-    def same_pipe(self) -> bool:
-        return self.src == self.dst
+from ptorewrite.parse.values import EventObject, Scope
 
 
 def is_cross_core(arch: str, src_class: str, dst_pipe: str) -> bool:
@@ -139,3 +126,45 @@ class EventLowering:
         self.manual = True
         out.append(ir.Sync("set", src, dst, set_id, loc, self.via))
         out.append(ir.Sync("wait", src, dst, wait_id, loc, self.via))
+
+    def lower_recording(self, ev: EventObject, rhs: cp.Node, scope: Scope, loc: ir.SourceRange,
+                        out: list[ir.Stmt], c: Cursor) -> None:
+        """`e = INSTR(...)`: the instruction, then the event's set."""
+        if isinstance(rhs, cp.InitList) and len(rhs.items) == 1:
+            rhs = rhs.items[0]
+        if isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name) and rhs.callee.last == "RecordEvent":
+            self.record_event(ev, loc, out)  # `e = RecordEvent{};`: a record with no instruction
+            return
+        if not (isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name)):
+            raise self.error(f"event '{ev.name}' must be recorded from an instruction call", rhs.offset)
+        self.lower_call(rhs, scope, loc, out, c)
+        self.record_event(ev, loc, out)
+
+    def lower_event_method(self, ev: EventObject, node: cp.Call, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        name = node.callee.name
+        if name == "Wait":
+            self.wait_event(ev, loc, out)
+        elif name in ("Record", "Init"):
+            self.record_event(ev, loc, out)
+        elif name != "InitAddr":  # InitAddr only configures cross-core signalling
+            raise self.error(f"Event has no member function '{name}'", node.offset)
+
+    def lower_event_waits(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> cp.Call:
+        """Waits for the events passed to an instruction (pto-isa waits for them, in order, before
+        issuing it); returns the call without them."""
+        kept = []
+        for a in node.args:
+            b = scope.lookup(a.last) if isinstance(a, cp.Name) and len(a.parts) == 1 else None
+            if b is not None and b.kind == "event":
+                self.wait_event(b.value, loc, out)
+            else:
+                kept.append(a)
+        return node if len(kept) == len(node.args) else replace(node, args=tuple(kept))
+
+    def lower_set_wait_pair(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        targs = node.callee.targs or ()
+        pipes = [self.scalar(t, scope).const_value() for t in targs]
+        if len(pipes) != 2 or not all(isinstance(p, str) for p in pipes):
+            raise self.error("PtoSetWaitFlag takes two PIPE_* template arguments", node.offset)
+        ids = [self.scalar(a, scope) for a in node.args] + [Const(0)] * (2 - len(node.args))
+        self.set_wait_pair(pipes[0], pipes[1], ids[0], ids[1], loc, out)

@@ -13,12 +13,14 @@ last two cases it lives on after the loop with the value that ended it.
 
 from __future__ import annotations
 
-from clang.cindex import Cursor
+from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, unop
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, select, unop
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.cursor_text import matching_paren, split_top_level
+from ptorewrite.parse.values import Binding, LaneContext, MultiBufferLoop, Scope
 
 # Compound assignments that give the variable's next value from its current one.
 _UPDATE_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>",
@@ -27,11 +29,9 @@ _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
 
 
 class LoopLowering:
-    """The `for` part of `lower.Lowering` (mixed in)."""
+    """The `for` and `MultiBuffered` part of `lower.Lowering` (mixed in)."""
 
     def lower_for(self, c: Cursor, scope) -> ir.For:
-        from ptorewrite.parse.lower import Binding, Scope, matching_paren, split_top_level
-
         text, off = self.text_of(c)
         lp = text.index("(")
         header = text[lp + 1:matching_paren(text, lp)]
@@ -200,3 +200,97 @@ class LoopLowering:
         return any(LoopLowering._mentions(v, var) for v in vars(node).values() if isinstance(v, cp.Node)) or \
             any(LoopLowering._mentions(x, var) for v in vars(node).values() if isinstance(v, tuple)
                 for x in v if isinstance(x, cp.Node))
+
+    def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
+                            loc: ir.SourceRange) -> ir.For:
+        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
+        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""
+        targs = [self.eval(a, scope) for a in (node.callee.targs or ())]
+        dims = mb.dims
+        if dims is None:
+            if not targs or not isinstance(targs[0], ty.RangeType):
+                raise self.error("MultiBuffered::loop needs a Range<...> template argument", node.offset)
+            dims, targs = targs[0].dims, targs[1:]
+        first_k = int(targs[0].const_value()) if len(targs) > 0 else 0
+        last_k = int(targs[1].const_value()) if len(targs) > 1 else 0
+        if len(node.args) != 1 or not isinstance(node.args[0], cp.Lambda):
+            raise self.error("MultiBuffered::loop takes one lambda", node.offset)
+        lam = node.args[0]
+        n = dims[0]
+        names = [p[1] for p in lam.params]
+        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
+        i = Var(ivar)
+        slot = binop("%", i, Const(mb.buffers))
+        phase = select(binop("<", i, Const(first_k)), Const("Phase::Prologue"),
+                       select(binop(">=", i, Const(n - last_k)), Const("Phase::Epilogue"), Const("Phase::Main")))
+        inner = Scope(scope)
+        if not names or len(names) > 2 or (len(names) == 2 and len(dims) < 2):
+            raise self.error("the MultiBuffered body takes (ctx) or, for a nested Range, (ctx, inner)", lam.offset)
+        inner.define(names[0], Binding("mbctx", LaneContext(i, slot, phase)))
+        if len(names) == 2:
+            inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
+        self._loop_vars.append(ivar)
+        self._loop_ids.append(next(self._loop_serial))
+        self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
+        self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
+        uid = next(self._uid)
+        saved, self._scope_uid = self._scope_uid, uid
+        before = dict(self.known)
+        self.known.clear()  # see LoopLowering: a loop body assumes nothing its iterations may change
+        try:
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
+            self.forget_assigned(before, stmts)
+        finally:
+            self._loop_vars.pop()
+            self._loop_ids.pop()
+            self._loops.pop()
+            self._lanes.pop()
+            self._scope_uid = saved
+        body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
+        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
+                      cpp_var=f"{names[0]}.iter")
+
+    def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
+        """Which copy a per-lane tile uses in this iteration.
+
+        AUTO mode promises each lane its own copy; which physical copy serves an iteration is
+        an allocation choice. The lane id restarts with every run of the loop, so a loop that
+        runs once per output tile would use copy 0 every time and the next run could not load
+        while this one computes. Counting the iterations of the enclosing loops of the same
+        function as well (when their trip counts are constant) alternates the copies across
+        runs, as a hand-written kernel's ping-pong index does.
+        """
+        depth = len(self._stack)
+        frames = []
+        for f in reversed(self._loops):
+            if f[5] != depth:
+                break
+            frames.insert(0, f)
+        if len(frames) < 2 or any(f[3] is None for f in frames):
+            return buffers, lane, lane_text
+        count: Expr = Const(0)
+        for var, start, step, trips, _, _ in frames:
+            index = binop("-", Var(var), start)
+            if step != Const(1):
+                index = binop("/", index, step)
+            count = binop("+", binop("*", count, Const(trips)), index)
+        physical = binop("%", count, Const(buffers))
+        names = {f[0]: f[4] for f in frames}
+        return buffers, physical, cpp_text(physical, names)
+
+    def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
+        fname = self.src.path
+        for c in self._cursors_in_file(fname):
+            if c.kind == CursorKind.COMPOUND_STMT and c.extent.start.offset == lam.body_start:
+                return c
+        raise self.error("cannot find the lambda body", lam.offset)
+
+    def _cursors_in_file(self, fname: str):
+        cache = self.__dict__.setdefault("_compound_cache", {})
+        if fname not in cache:
+            found = []
+            for top in self.tu.cursor.get_children():
+                if top.location.file is not None and top.location.file.name == fname:
+                    found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
+            cache[fname] = found
+        return cache[fname]

@@ -22,9 +22,7 @@ from ptorewrite.analysis.expr import (
     Const,
     Expr,
     Var,
-    as_expr,
     binop,
-    cpp_text,
     select,
     unop,
 )
@@ -40,16 +38,33 @@ from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.calls import CallInlining
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
-from ptorewrite.parse.events import EventLowering, EventObject
+from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
+from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
+from ptorewrite.parse.values import (
+    NAMESPACES,
+    Binding,
+    EventObject,
+    Frame,
+    Function,
+    GmState,
+    LaneContext,
+    LoweringError,
+    MultiBufferLoop,
+    Ptr,
+    PtrState,
+    Scope,
+    StructValue,
+    describe,
+    elem_bytes,
+    tile_type_of,
+)
 
-NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
-# Standard type traits a kernel body may test (`if constexpr (std::is_same_v<T, half>)`).
-VALUE_TRAITS = frozenset({"is_same_v", "is_same", "is_floating_point_v", "is_floating_point", "is_integral_v",
-                          "is_integral", "is_signed_v", "is_signed", "is_unsigned_v", "is_unsigned"})
-TYPE_TRAITS = frozenset({"conditional_t", "conditional"})
+__all__ = ["Binding", "Lowering", "LoweringError", "Ptr", "Scope"]  # what the front end driver uses
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
@@ -61,119 +76,11 @@ RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "Ge
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
 
 
-# ---------------------------------------------------------------- values and bindings
-
-
-@dataclass(frozen=True)
-class Ptr:
-    """A GM pointer: a kernel argument plus a byte offset."""
-
-    param: str
-    offset_bytes: Expr
-    dtype: str
-
-
-@dataclass(frozen=True)
-class MultiBufferLoop:
-    """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
-
-    buffers: int
-    dims: tuple[int, ...] | None
-
-
-@dataclass(frozen=True)
-class LaneContext:
-    """The `ctx` a MultiBuffered body receives."""
-
-    iter: Expr
-    buffer_id: Expr
-    phase: Expr
-
-
-@dataclass
-class GmState:
-    """Bookkeeping of a GlobalTensor variable, for TASSIGN(tensor, ptr) re-pointing."""
-
-    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
-    used_in: set = field(default_factory=set)  # enclosing loop ids at each use
-    repointed_at: ir.SourceRange | None = None  # set when re-pointed inside a deeper block
-
-
-@dataclass(frozen=True)
-class StructValue:
-    """A variable of a PTO result struct (`MrgSortExecutedNumList`): no tile data."""
-
-    name: str
-    type_name: str
-
-
-@dataclass
-class PtrState:
-    """Bookkeeping of a GM pointer variable.
-
-    A pointer the function never reassigns, or reassigns only where its declaration runs (same
-    loop nest, no run-time condition in between), is rebound while lowering. One reassigned
-    deeper (in a loop, a branch, or through a helper called there) keeps its byte offset in a
-    mutable scalar (`offset_var`), updated by an Assign at every reassignment."""
-
-    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
-    offset_var: str | None = None
-
-
-@dataclass
-class Function:
-    cursor: Cursor
-    name: str
-
-
-@dataclass
-class Binding:
-    kind: str  # "value", "type", "tile", "ref", "gm", "ptr", "mutable", "funcs", "lazy_type", "lazy_value", "alias_template"
-    value: Any
-    extra: Any = None
-
-
-class Scope:
-    def __init__(self, parent: Scope | None = None):
-        self.parent = parent
-        self.names: dict[str, Binding] = {}
-
-    def lookup(self, name: str) -> Binding | None:
-        s: Scope | None = self
-        while s is not None:
-            b = s.names.get(name)
-            if b is not None:
-                return b
-            s = s.parent
-        return None
-
-    def define(self, name: str, binding: Binding) -> None:
-        self.names[name] = binding
-
-
-@dataclass
-class Frame:
-    """One inlined call: its source file and the call sites above it."""
-
-    src: SourceFile
-    via: tuple[ir.SourceRange, ...]
-    func_key: str
-
-
-class LoweringError(Exception):
-    def __init__(self, message: str, offset: int | None = None, cursor: Cursor | None = None,
-                 src: SourceFile | None = None):
-        super().__init__(message)
-        self.offset = offset
-        self.cursor = cursor
-        self.src = src  # the file `offset` counts in (set when the error leaves the frame it was raised in)
-
-
 # ---------------------------------------------------------------- the lowering
 
 
 @dataclass
-class Lowering(EventLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -414,26 +321,6 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             return self.member_of_type(t, parts[1], node.offset)
         return Const("::".join(parts))
 
-    def value_trait(self, name: str, node: cp.Name, scope: Scope) -> Const:
-        """`std::is_same_v<T, half>` and friends, on resolved types."""
-        args = [self.eval(a, scope) for a in node.targs]
-        if name.startswith("is_same"):
-            if len(args) != 2:
-                raise self.error(f"{name} takes two types", node.offset)
-            return Const(args[0] == args[1])
-        t = args[0] if args else None
-        if not isinstance(t, ty.ScalarType):
-            return Const(False)
-        d = t.dtype
-        floating = d.startswith(("fp", "bf", "hif"))
-        if name.startswith("is_floating_point"):
-            return Const(floating)
-        if name.startswith("is_integral"):
-            return Const(not floating)
-        if name.startswith("is_signed"):
-            return Const(floating or d.startswith("int"))
-        return Const(d.startswith("uint") or d == "bool")  # is_unsigned
-
     def binding_value(self, b: Binding, name: str, offset: int, scope: Scope):
         k = b.kind
         if k == "value":
@@ -463,87 +350,6 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if k == "funcs":
             return b.value
         raise self.error(f"'{name}' cannot be used here", offset)
-
-    def _instantiate_class(self, name: str, cursors: list[Cursor], base: cp.Name, scope: Scope, offset: int):
-        """The specialization of a user class template the arguments select (the first partial
-        specialization whose pattern matches, else the primary template); its members are
-        looked up on use."""
-        args = [self.eval(a, scope) for a in (base.targs or ())]
-        for c in cursors:
-            if c.kind != CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION:
-                continue
-            inner = self._match_specialization(c, name, args)
-            if inner is not None:
-                return ty.ClassType(name, c, inner)
-        primary = next((c for c in cursors if c.kind == CursorKind.CLASS_TEMPLATE and c.is_definition()), None)
-        if primary is None:
-            raise self.error(f"no specialization of '{name}' matches these template arguments", offset)
-        src = self.file_of(primary)
-        inner = Scope(self.globals)
-        with self.frame(src, self.via, "class"):
-            self.bind_template_params(template_params(primary, src), args, inner, src)
-        return ty.ClassType(name, primary, inner)
-
-    def _match_specialization(self, c: Cursor, name: str, args: list) -> Scope | None:
-        src = self.file_of(c)
-        params = template_params(c, src)
-        text = src.text[c.extent.start.offset:c.extent.end.offset]
-        at = text.find(name + "<", text.find(">") + 1)
-        if at < 0:
-            return None
-        p = self.parser(text[at:], c.extent.start.offset + at, Scope(self.globals))
-        with self.frame(src, self.via, "class"):
-            pattern = p.name().targs or ()
-            if len(pattern) != len(args):
-                return None
-            inner = Scope(self.globals)
-            names = {pname for _, pname, _ in params}
-            for pat, arg in zip(pattern, args):
-                node = pat.base if isinstance(pat, cp.TypeId) else pat
-                if isinstance(node, cp.Name) and len(node.parts) == 1 and node.last in names:
-                    bound = inner.names.get(node.last)
-                    if bound is not None and bound.value != arg:
-                        return None
-                    kind = next(k for k, pname, _ in params if pname == node.last)
-                    inner.define(node.last, Binding("type" if kind == "type" else "value", arg))
-                    continue
-                try:
-                    want = self.eval(pat, inner)
-                except LoweringError:
-                    return None
-                if want != arg:
-                    return None
-        return inner
-
-    def member_of_type(self, t, member: str, offset: int):
-        if isinstance(t, ty.ClassType):
-            for c in t.cursor.get_children():
-                if c.spelling != member:
-                    continue
-                if c.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
-                    return self._resolve_alias_cursor(c, t.scope)
-                if c.kind == CursorKind.VAR_DECL:
-                    with self.frame(self.file_of(c), self.via, "class"):
-                        decl = self.parse_var_decl(c, t.scope)
-                        if decl.init:
-                            return self.eval(decl.init[0], t.scope)
-            raise self.error(f"'{t.name}' has no member '{member}' the front end can read", offset)
-        if isinstance(t, ty.TileType):
-            members = {
-                "Rows": t.rows, "Cols": t.cols, "RowStride": t.row_stride, "ColStride": t.col_stride,
-                "ValidRow": t.valid_rows if t.valid_rows is not None else Const(-1),
-                "ValidCol": t.valid_cols if t.valid_cols is not None else Const(-1),
-                "Numel": t.rows * t.cols,
-            }
-            if member in members:
-                return as_expr(members[member])
-            if member == "DType":
-                return ty.ScalarType(t.dtype)
-            if member == "Loc":
-                return Const("TileType::" + t.tile_type)
-        if isinstance(t, ty.GmType) and member == "DType":
-            return ty.ScalarType(t.dtype)
-        raise self.error(f"member '{member}' of this type is not supported", offset)
 
     def _eval_Member(self, node: cp.Member, scope):
         base = self.eval(node.base, scope)
@@ -715,136 +521,6 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         for i, v in zip(dynamic, values):
             dims[i] = v
         return replace(t, dims=tuple(dims))
-
-    # -- types
-
-    def resolve_type(self, node: cp.TypeId, scope: Scope):
-        base = node.base
-        parts = [p for p in base.parts if p not in NAMESPACES] or list(base.parts[-1:])
-        name = parts[-1]
-        if node.pointer:
-            inner = self.resolve_type(replace(node, pointer=0, reference=False), scope)
-            if isinstance(inner, ty.ScalarType):
-                return ty.PointerType(inner.dtype)
-            if inner == ty.OpaqueType("void"):
-                return ty.PointerType("void")  # `__gm__ void *`: typed by the cast or view that uses it
-            raise self.error("pointers to this type are not supported", node.offset)
-        if parts[0] in TYPE_TRAITS and base.targs is not None and parts[1:] in ([], ["type"]):
-            if len(base.targs) != 3:
-                raise self.error(f"{parts[0]} takes a condition and two types", node.offset)
-            c = self.scalar(base.targs[0], scope).const_value()
-            if c is None:
-                raise self.error(f"the condition of {parts[0]} is not a compile-time constant", node.offset)
-            return self.eval(base.targs[1 if c else 2], scope)
-        if name == "NestedLoopInvoker":
-            # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
-            return ty.OpaqueType(base.text)
-        if len(parts) > 1 and parts[0] in self._enum_names and not node.pointer:
-            return Const("::".join(parts))  # `TileType::Vec` read as a type-id: an enumerator is a value
-        if len(parts) > 1:
-            targs = base.targs if len(parts) == 2 else None
-            head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)
-            v = self.member_of_type(head, name, node.offset)
-            if not isinstance(v, Expr):
-                return v
-            raise self.error(f"'{base.text}' is not a type", node.offset)
-        b = scope.lookup(name)
-        if b is not None:
-            if b.kind == "alias_template":
-                return self._instantiate_alias_template(b.value, base, scope)
-            if b.kind == "class_template":
-                return self._instantiate_class(name, b.value, base, scope, node.offset)
-            if b.kind in ("type", "lazy_type"):
-                return self.binding_value(b, name, node.offset, scope)
-        if name in ty.DTYPE_NAMES:
-            return ty.ScalarType(ty.DTYPE_NAMES[name])
-        if name in ty.PTO_TYPE_TEMPLATES:
-            args = [self.eval(a, scope) for a in (base.targs or ())]
-            text = self.node_text(node)
-            try:
-                if name == "Tile":
-                    return ty.make_tile(args, text)
-                if name in ("Shape", "Stride"):
-                    return ty.make_dims(name.lower(), args)
-                if name == "TileShape2D":
-                    return ty.make_shape2d(args)
-                if name == "BaseShape2D":
-                    return ty.make_stride2d(args)
-                if name == "GlobalTensor":
-                    return ty.make_global_tensor(args, text)
-                if name == "MultiBuffered":
-                    return ty.MultiBufferType(int(args[0].const_value()))
-                if name == "Range":
-                    return ty.RangeType(tuple(int(a.const_value()) for a in args))
-                if name == "Event":
-                    return ty.make_event(args)
-                return ty.make_alias_tile(name, args, self.arch.name, text)
-            except TypeError as e:
-                raise self.error(f"{name}<...>: {e}", node.offset) from None
-        if name in ("void",) or name in ty.PTO_STRUCTS:
-            return ty.OpaqueType(name)
-        if name in self._enum_names:
-            return ty.ScalarType("int32")  # an enumeration: its values stay `Enum::Name` constants
-        raise self.error(f"unknown type '{base.text}'", node.offset)
-
-    def node_text(self, node: cp.Node) -> str:
-        """The source spelling of a parsed argument, name or type-id (whitespace collapsed)."""
-        end = self._node_ends.get(node)
-        if end is None and isinstance(node, cp.TypeId):
-            end = self._node_ends.get(node.base)
-        if end is None:
-            return ""
-        return " ".join(self.src.text[node.offset:end].split())
-
-    def _resolve_alias_cursor(self, cursor: Cursor, scope: Scope | None = None):
-        """`using X = T;` or `typedef T X;` at namespace scope or in a function."""
-        scope = scope or self.globals
-        src = self.file_of(cursor)
-        text, off = src.text[cursor.extent.start.offset:cursor.extent.end.offset], cursor.extent.start.offset
-        if cursor.kind == CursorKind.TYPE_ALIAS_DECL:
-            eq = text.index("=")
-            type_text, type_off = text[eq + 1:], off + eq + 1
-        else:
-            name_at = cursor.location.offset - off
-            type_text, type_off = text[len("typedef"):name_at], off + len("typedef")
-        with self.frame(src, self.via, "alias"):
-            p = self.parser(type_text, type_off, scope)
-            return self.resolve_type(p.type_id(), scope)
-
-    def _instantiate_alias_template(self, cursor: Cursor, base: cp.Name, scope: Scope):
-        src = self.file_of(cursor)
-        params = template_params(cursor, src)
-        args = [self.eval(a, scope) for a in (base.targs or ())]
-        inner = Scope(self.globals)
-        with self.frame(src, self.via, "alias"):
-            self.bind_template_params(params, args, inner, src)
-            alias = next(c for c in cursor.get_children() if c.kind == CursorKind.TYPE_ALIAS_DECL)
-            text = src.text[alias.extent.start.offset:alias.extent.end.offset]
-            eq = text.index("=")
-            p = self.parser(text[eq + 1:], alias.extent.start.offset + eq + 1, inner)
-            return self.resolve_type(p.type_id(), inner)
-
-    def bind_template_params(self, params, args, scope: Scope, src: SourceFile) -> None:
-        for i, (kind, pname, default) in enumerate(params):
-            if i < len(args):
-                v = args[i]
-            elif default is not None:
-                node = self.parse(default[0], default[1], scope)
-                v = self.eval(node, scope)
-            else:
-                raise self.error(f"template parameter '{pname}' has no argument")
-            if kind == "type":
-                scope.define(pname, Binding("type", v))
-            else:
-                scope.define(pname, Binding("value", as_expr(v) if not isinstance(v, (ty.ScalarType,)) else v))
-
-    def _global_value(self, cursor: Cursor):
-        src = self.file_of(cursor)
-        with self.frame(src, self.via, "global"):
-            decl = self.parse_var_decl(cursor, self.globals)
-            if decl.init is None:
-                raise self.error(f"'{cursor.spelling}' has no initializer", cursor=cursor)
-            return self.eval(decl.init[0], self.globals)
 
     # -- statements
 
@@ -1419,48 +1095,6 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
 
-    def lower_recording(self, ev: EventObject, rhs: cp.Node, scope: Scope, loc: ir.SourceRange,
-                        out: list[ir.Stmt], c: Cursor) -> None:
-        """`e = INSTR(...)`: the instruction, then the event's set."""
-        if isinstance(rhs, cp.InitList) and len(rhs.items) == 1:
-            rhs = rhs.items[0]
-        if isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name) and rhs.callee.last == "RecordEvent":
-            self.record_event(ev, loc, out)  # `e = RecordEvent{};`: a record with no instruction
-            return
-        if not (isinstance(rhs, cp.Call) and isinstance(rhs.callee, cp.Name)):
-            raise self.error(f"event '{ev.name}' must be recorded from an instruction call", rhs.offset)
-        self.lower_call(rhs, scope, loc, out, c)
-        self.record_event(ev, loc, out)
-
-    def lower_event_method(self, ev: EventObject, node: cp.Call, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
-        name = node.callee.name
-        if name == "Wait":
-            self.wait_event(ev, loc, out)
-        elif name in ("Record", "Init"):
-            self.record_event(ev, loc, out)
-        elif name != "InitAddr":  # InitAddr only configures cross-core signalling
-            raise self.error(f"Event has no member function '{name}'", node.offset)
-
-    def lower_event_waits(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> cp.Call:
-        """Waits for the events passed to an instruction (pto-isa waits for them, in order, before
-        issuing it); returns the call without them."""
-        kept = []
-        for a in node.args:
-            b = scope.lookup(a.last) if isinstance(a, cp.Name) and len(a.parts) == 1 else None
-            if b is not None and b.kind == "event":
-                self.wait_event(b.value, loc, out)
-            else:
-                kept.append(a)
-        return node if len(kept) == len(node.args) else replace(node, args=tuple(kept))
-
-    def lower_set_wait_pair(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
-        targs = node.callee.targs or ()
-        pipes = [self.scalar(t, scope).const_value() for t in targs]
-        if len(pipes) != 2 or not all(isinstance(p, str) for p in pipes):
-            raise self.error("PtoSetWaitFlag takes two PIPE_* template arguments", node.offset)
-        ids = [self.scalar(a, scope) for a in node.args] + [Const(0)] * (2 - len(node.args))
-        self.set_wait_pair(pipes[0], pipes[1], ids[0], ids[1], loc, out)
-
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
         return [(a, self.eval(a, scope)) for a in node.args]
 
@@ -1613,354 +1247,3 @@ class Lowering(EventLowering, LoopLowering, ConstEvaluation):
         if c is not None and not (isinstance(c, int) and 0 <= c < 8):
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
-
-    def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
-                            loc: ir.SourceRange) -> ir.For:
-        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
-        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""
-        targs = [self.eval(a, scope) for a in (node.callee.targs or ())]
-        dims = mb.dims
-        if dims is None:
-            if not targs or not isinstance(targs[0], ty.RangeType):
-                raise self.error("MultiBuffered::loop needs a Range<...> template argument", node.offset)
-            dims, targs = targs[0].dims, targs[1:]
-        first_k = int(targs[0].const_value()) if len(targs) > 0 else 0
-        last_k = int(targs[1].const_value()) if len(targs) > 1 else 0
-        if len(node.args) != 1 or not isinstance(node.args[0], cp.Lambda):
-            raise self.error("MultiBuffered::loop takes one lambda", node.offset)
-        lam = node.args[0]
-        n = dims[0]
-        names = [p[1] for p in lam.params]
-        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
-        i = Var(ivar)
-        slot = binop("%", i, Const(mb.buffers))
-        phase = select(binop("<", i, Const(first_k)), Const("Phase::Prologue"),
-                       select(binop(">=", i, Const(n - last_k)), Const("Phase::Epilogue"), Const("Phase::Main")))
-        inner = Scope(scope)
-        if not names or len(names) > 2 or (len(names) == 2 and len(dims) < 2):
-            raise self.error("the MultiBuffered body takes (ctx) or, for a nested Range, (ctx, inner)", lam.offset)
-        inner.define(names[0], Binding("mbctx", LaneContext(i, slot, phase)))
-        if len(names) == 2:
-            inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
-        self._loop_vars.append(ivar)
-        self._loop_ids.append(next(self._loop_serial))
-        self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
-        self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
-        uid = next(self._uid)
-        saved, self._scope_uid = self._scope_uid, uid
-        before = dict(self.known)
-        self.known.clear()  # see LoopLowering: a loop body assumes nothing its iterations may change
-        try:
-            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
-            self.forget_assigned(before, stmts)
-        finally:
-            self._loop_vars.pop()
-            self._loop_ids.pop()
-            self._loops.pop()
-            self._lanes.pop()
-            self._scope_uid = saved
-        body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
-        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
-                      cpp_var=f"{names[0]}.iter")
-
-    def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
-        """Which copy a per-lane tile uses in this iteration.
-
-        AUTO mode promises each lane its own copy; which physical copy serves an iteration is
-        an allocation choice. The lane id restarts with every run of the loop, so a loop that
-        runs once per output tile would use copy 0 every time and the next run could not load
-        while this one computes. Counting the iterations of the enclosing loops of the same
-        function as well (when their trip counts are constant) alternates the copies across
-        runs, as a hand-written kernel's ping-pong index does.
-        """
-        depth = len(self._stack)
-        frames = []
-        for f in reversed(self._loops):
-            if f[5] != depth:
-                break
-            frames.insert(0, f)
-        if len(frames) < 2 or any(f[3] is None for f in frames):
-            return buffers, lane, lane_text
-        count: Expr = Const(0)
-        for var, start, step, trips, _, _ in frames:
-            index = binop("-", Var(var), start)
-            if step != Const(1):
-                index = binop("/", index, step)
-            count = binop("+", binop("*", count, Const(trips)), index)
-        physical = binop("%", count, Const(buffers))
-        names = {f[0]: f[4] for f in frames}
-        return buffers, physical, cpp_text(physical, names)
-
-    def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
-        fname = self.src.path
-        for c in self._cursors_in_file(fname):
-            if c.kind == CursorKind.COMPOUND_STMT and c.extent.start.offset == lam.body_start:
-                return c
-        raise self.error("cannot find the lambda body", lam.offset)
-
-    def _cursors_in_file(self, fname: str):
-        cache = self.__dict__.setdefault("_compound_cache", {})
-        if fname not in cache:
-            found = []
-            for top in self.tu.cursor.get_children():
-                if top.location.file is not None and top.location.file.name == fname:
-                    found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
-            cache[fname] = found
-        return cache[fname]
-
-    # -- inlining user functions
-
-    def _pick_function(self, funcs: list[Function], nargs: int, offset: int) -> Function:
-        fits = [f for f in funcs if param_count_fits(f.cursor, nargs)]
-        if not fits:
-            raise self.error(f"no overload of '{funcs[0].name}' takes {nargs} arguments", offset)
-        return fits[0]
-
-    def inline_call(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope,
-                    loc: ir.SourceRange, ) -> list[ir.Stmt]:
-        fn = self._pick_function(funcs, len(node.args), node.offset)
-        key = fn.cursor.get_usr() or fn.name
-        if any(f.func_key == key for f in self._stack):
-            raise self.error(f"recursion is not supported ('{fn.name}' calls itself)", node.offset)
-        fsrc = self.file_of(fn.cursor)
-        out_ptrs = self._pointer_out_args(fn, node, scope, fsrc)
-        args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
-        targs = [self.eval(a, scope) for a in (callee.targs or ())]
-        inner = Scope(self.globals)
-        nested = bool(self._stack)
-        with self.frame(fsrc, self.via + (loc,), key):
-            prologue: list[ir.Stmt] = []
-            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
-            body = prologue + self.lower_function_body(fn.cursor, inner)
-        if not nested:
-            return body  # the kernel template called from the entry: its body is the kernel
-        # A helper call stays one statement at the call site: synchronization around it is
-        # written at the call, where the caller's names are in scope.
-        return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
-
-    def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
-        """A helper used as a value (see consteval): one `return` is inlined as an expression,
-        anything else runs at compile time."""
-        fn = self._pick_function(funcs, len(node.args), node.offset)
-        body = next(c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT)
-        stmts = list(body.get_children())
-        single = len(stmts) == 1 and stmts[0].kind == CursorKind.RETURN_STMT
-        args = [self.eval(a, scope) for a in node.args]
-        if not single:
-            args = [self.with_known(a) if isinstance(a, Expr) else a for a in args]
-        targs = [self.eval(a, scope) for a in (callee.targs or ())]
-        fsrc = self.file_of(fn.cursor)
-        inner = Scope(self.globals)
-        with self.frame(fsrc, self.via, fn.cursor.get_usr() or fn.name):
-            self._bind_call(fn, targs, args, inner, fsrc, node)
-            if not single:
-                return self.run_value_function(fn, body, inner, fn.name, node.offset)
-            ret = stmts[0]
-            text, off = self.text_of(ret)
-            expr_text = text[len("return"):].rstrip().rstrip(";")
-            return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
-
-    @staticmethod
-    def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
-        """Variables passed to non-const reference parameters (`T *&p`, `uint8_t &flag`): the callee
-        shares the caller's binding, so what it assigns the caller sees."""
-        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
-        shared = {}
-        for i, (a, p) in enumerate(zip(node.args, params)):
-            if not (isinstance(a, cp.Name) and len(a.parts) == 1):
-                continue
-            b = scope.lookup(a.parts[0])
-            if b is not None and b.kind in ("ptr", "mutable") and is_mutable_reference(p, fsrc):
-                shared[i] = b
-        return shared
-
-    def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
-                   shared: dict[int, Binding] | None = None, prologue: list[ir.Stmt] | None = None):
-        """Bind a call's template and function parameters in `inner`. `prologue` receives the
-        statements that initialise parameters the callee reassigns (see PtrState)."""
-        tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
-        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
-        # Deduce omitted type parameters from tile / tensor / pointer arguments.
-        bound = list(targs)
-        if len(bound) < len(tparams):
-            deduced: dict[str, Any] = {}
-            for p, a in zip(params, args):
-                ptext = fsrc.text[p.extent.start.offset:p.location.offset]
-                words = [w for w in cp.tokenize(ptext) if w.kind == "id" and w.text not in cp.QUALIFIER_WORDS]
-                if not words:
-                    continue
-                tname = words[-1].text
-                d = deduce_type(a)
-                if d is not None:
-                    deduced.setdefault(tname, d)
-            for kind, pname, default in tparams[len(bound):]:
-                if pname in deduced and deduced[pname] is not None:
-                    bound.append(deduced[pname])
-                elif default is not None:
-                    break
-                else:
-                    raise self.error(f"cannot deduce template parameter '{pname}' of '{fn.name}'; "
-                                     "give it explicitly", node.offset)
-        self.bind_template_params(tparams, bound, inner, fsrc)
-        if len(args) > len(params):
-            raise self.error(f"too many arguments to '{fn.name}'", node.offset)
-        shared = shared or {}
-        for i, (p, a) in enumerate(zip(params, args)):
-            if i in shared:
-                inner.define(p.spelling, shared[i])
-            elif isinstance(a, Ptr) and prologue is not None:
-                inner.define(p.spelling, self.pointer_binding(a, p, p.spelling, prologue))
-            else:
-                inner.define(p.spelling, self._param_binding(a))
-        for p in params[len(args):]:
-            default = param_default(p, fsrc)
-            if default is None:
-                raise self.error(f"missing argument '{p.spelling}' to '{fn.name}'", node.offset)
-            inner.define(p.spelling, self._param_binding(self.eval(self.parse(*default, inner), inner)))
-
-    @staticmethod
-    def _param_binding(a) -> Binding:
-        if isinstance(a, ir.TileRef):
-            return Binding("ref", a)
-        if isinstance(a, ir.TileDecl):
-            return Binding("tile", a)
-        if isinstance(a, ir.GmTensor):
-            return Binding("gm", a)
-        if isinstance(a, Ptr):
-            return Binding("ptr", a)
-        if isinstance(a, (ty.TileType, ty.GmType, ty.ScalarType)):
-            return Binding("type", a)
-        if isinstance(a, EventObject):
-            return Binding("event", a)
-        if isinstance(a, ScalarArray):
-            return Binding("array", a)
-        return Binding("value", a)
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def enum_names(root: Cursor) -> frozenset[str]:
-    """Names of the enumerations declared at namespace scope anywhere in the translation unit."""
-    names = set()
-    todo = list(root.get_children())
-    while todo:
-        c = todo.pop()
-        if c.kind == CursorKind.ENUM_DECL and c.spelling:
-            names.add(c.spelling)
-        elif c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
-            todo.extend(c.get_children())
-    return frozenset(names)
-
-
-def describe(v) -> str:
-    if isinstance(v, ir.TileRef):
-        return f"tile '{v}'"
-    if isinstance(v, ir.TileDecl):
-        return f"tile array '{v.cpp_name}'"
-    if isinstance(v, ir.GmTensor):
-        return f"GlobalTensor '{v.name}'"
-    if isinstance(v, Ptr):
-        return "a GM pointer"
-    if isinstance(v, Expr):
-        return "a scalar"
-    if isinstance(v, list):
-        return "a function"
-    return type(v).__name__
-
-
-def elem_bytes(dtype: str) -> int:
-    return max(1, int(ir.DTYPE_BYTES.get(dtype, 1)))
-
-
-def tile_type_of(t: ir.TileDecl) -> ty.TileType:
-    return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
-                       t.slayout, t.type_text)
-
-
-def deduce_type(a):
-    if isinstance(a, ir.TileRef):
-        return tile_type_of(a.tile)
-    if isinstance(a, ir.TileDecl):
-        return tile_type_of(a)
-    if isinstance(a, ir.GmTensor):
-        return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
-    if isinstance(a, Ptr):
-        return ty.ScalarType(a.dtype)
-    if isinstance(a, EventObject):
-        return ty.EventType(a.src_class, a.dst_class, True, Const(0))
-    if isinstance(a, Expr):
-        # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
-        # the value helpers kernels deduce (`CeilDiv(a, b)`).
-        return ty.ScalarType("fp32" if isinstance(a.const_value(), float) else "int32")
-    return None
-
-
-def template_params(cursor: Cursor, src: SourceFile) -> list[tuple[str, str, tuple[str, int] | None]]:
-    """(kind, name, default text and offset) of a template's parameters, in order."""
-    out = []
-    for c in cursor.get_children():
-        if c.kind in (CursorKind.TEMPLATE_TYPE_PARAMETER, CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
-                      CursorKind.TEMPLATE_TEMPLATE_PARAMETER):
-            text = src.text[c.extent.start.offset:c.extent.end.offset]
-            default = None
-            if c.spelling and "=" in text:
-                name_end = c.location.offset - c.extent.start.offset + len(c.spelling)
-                eq = text.find("=", name_end)
-                if eq >= 0:
-                    default = (text[eq + 1:], c.extent.start.offset + eq + 1)
-            kind = "type" if c.kind == CursorKind.TEMPLATE_TYPE_PARAMETER else "value"
-            out.append((kind, c.spelling, default))
-    return out
-
-
-def param_default(p: Cursor, src: SourceFile) -> tuple[str, int] | None:
-    text = src.text[p.extent.start.offset:p.extent.end.offset]
-    name_end = p.location.offset - p.extent.start.offset + len(p.spelling)
-    eq = text.find("=", name_end)
-    return (text[eq + 1:], p.extent.start.offset + eq + 1) if eq >= 0 else None
-
-
-def is_mutable_reference(param: Cursor, src: SourceFile) -> bool:
-    """`T &x` or `T *&p` (not `const T &x`, not `T &&x`)."""
-    words = cp.tokenize(src.text[param.extent.start.offset:param.location.offset])
-    texts = [t.text for t in words]
-    return bool(texts) and texts[-1] == "&" and "const" not in texts
-
-
-def param_count_fits(fn: Cursor, nargs: int) -> bool:
-    params = [c for c in fn.get_children() if c.kind == CursorKind.PARM_DECL]
-    if nargs > len(params):
-        return False
-    required = 0
-    for p in params:
-        text = " ".join(t.spelling for t in p.get_tokens())
-        if "=" not in text:
-            required += 1
-    return nargs >= required
-
-
-def matching_paren(text: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise LoweringError("unbalanced parentheses")
-
-
-def split_top_level(text: str, sep: str) -> list[tuple[str, int]]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append((text[start:i], start))
-            start = i + 1
-    parts.append((text[start:], start))
-    return parts

@@ -652,6 +652,17 @@ PTOREWRITE_DECL RecordEvent TCOLARGMAX(TileDataOut &dst, TileDataIn &src, TileDa
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TCOLARGMIN(TileDataOut &dst, TileDataIn &src, TileDataTmp &tmp, WaitEvents &...events);
 
+// Column arg-reductions that write both the extreme value and its index.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TCOLARGMAX(TileDataOutVal &dstVal, TileDataOutIdx &dstIdx, TileDataIn &src,
+                                       TileDataTmp &tmp, WaitEvents &...events);
+
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TCOLARGMIN(TileDataOutVal &dstVal, TileDataOutIdx &dstIdx, TileDataIn &src,
+                                       TileDataTmp &tmp, WaitEvents &...events);
+
 // ======================================================================================
 // Vector: broadcasts. TROWEXPAND*(dst, src0, src1): src1 holds one value per row of src0;
 // TCOLEXPAND*(dst, src0, src1): src1 holds one value per column.

@@ -42,7 +42,10 @@ def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
     check_source(args.kernel, args.defines)
     from ptorewrite.analysis.ir_text import format_kernel
 
-    kernel = load(args.kernel, frontend_options(args), reporter)
+    # As `check` reads it: a manual build first (events and guarded flags compile), AUTO if it is one.
+    kernel = load(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if kernel.mode == "auto":
+        kernel = load(args.kernel, frontend_options(args), reporter)
     sys.stdout.write(format_kernel(kernel))
     return 0
 

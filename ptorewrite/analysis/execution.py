@@ -240,7 +240,7 @@ class Machine:
         self.assigned = _assigned(kernel)
         # Loops whose bound an assignment can move while they run: no trip count on entry.
         self.moving_bounds = {id(s) for s in ir.walk(kernel.body)
-                              if isinstance(s, ir.For) and s.stop.free_vars() & self.assigned}
+                              if isinstance(s, ir.For) and (not s.counted or s.stop.free_vars() & self.assigned)}
         self.places: dict[tuple[int, int], Place] = {}  # (id(decl), slot) -> place
         self.private_top: dict[str, int] = {}  # AUTO: next free byte per virtual buffer
         self.buffer_size = {name: b.capacity for name, b in arch.buffers.items()}
@@ -329,6 +329,9 @@ class Machine:
             raise TypeError(type(s).__name__)
 
     def loop(self, s: ir.For) -> None:
+        if not s.counted:
+            self.general_loop(s)
+            return
         v = self.eval(s.start, s)
         step = self.eval(s.step, s)
         k = 0
@@ -360,7 +363,34 @@ class Machine:
             v += step
             k += 1
         self.loops.pop()
-        self.env.pop(s.var, None)
+        self.leave_loop(s, v)
+
+    def general_loop(self, s: ir.For) -> None:
+        """`for (v = start; cond; v = update)`: the condition and the update see the body's
+        assignments, as in C."""
+        self.env[s.var] = self.eval(s.start, s)
+        k = 0
+        self.loops.append((s, None))
+        while self.eval(s.cond, s):
+            self.count()
+            self.iters.append((id(s), k))
+            self.iters_now = tuple(self.iters)
+            self.stmt(s.body)
+            self.iters.pop()
+            self.iters_now = tuple(self.iters)
+            old = self.env[s.var]
+            self.env[s.var] = self.eval(s.update, s)
+            if self.env[s.var] == old:
+                raise located(f"the loop variable keeps its value {old!r}: the loop would not terminate", s)
+            k += 1
+        self.loops.pop()
+        self.leave_loop(s, self.env[s.var])
+
+    def leave_loop(self, s: ir.For, last) -> None:
+        if s.keeps_var:
+            self.env[s.var] = last  # declared before the loop: C leaves it at the value that ended the loop
+        else:
+            self.env.pop(s.var, None)
 
     # ------------------------------------------------------------------ the instance limit
 
@@ -391,6 +421,8 @@ class Machine:
             other = self.least_work(s.other, env) if s.other is not None else 0
             return min(then, other) if c is None else (then if c else other)
         if isinstance(s, ir.For):
+            if not s.counted:
+                return 0  # a general loop's trip count is known only by running it
             start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
             if start is None or stop is None or not step:
                 return 0
@@ -437,8 +469,10 @@ class Machine:
                 if s.other is not None:
                     walk(s.other, env, weight, parent)
             elif isinstance(s, ir.For):
-                start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
-                trips = _trips(start, stop, step, s.inclusive) if None not in (start, stop) and step else None
+                trips = None  # general loops: known only by running them
+                if s.counted:
+                    start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
+                    trips = _trips(start, stop, step, s.inclusive) if None not in (start, stop) and step else None
                 loops.append((s, trips, weight * (trips or 1), parent))
                 walk(s.body, {k: v for k, v in env.items() if k != s.var}, weight * (trips or 1), len(loops) - 1)
 

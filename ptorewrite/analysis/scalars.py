@@ -36,7 +36,7 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
             elif s.op in WINDOW_SCALAR_OPS:
                 yield a.value
     elif isinstance(s, ir.For):
-        yield from (s.start, s.stop, s.step)
+        yield from s.control_exprs()
     elif isinstance(s, ir.If):
         yield s.cond
     elif isinstance(s, ir.AliasDef):

@@ -270,7 +270,7 @@ def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, repo
         raise PtoError(f"several kernel entry functions ({names}); choose one with --entry",
                        Location(str(file), entries[1].location.line, entries[1].location.column))
     entry = entries[0]
-    low = Lowering(tu, main, arch, reporter, objects, frozenset(functions), user_files)
+    low = Lowering(tu, main, arch, reporter, objects, frozenset(functions), user_files, auto_mode=opts.auto_mode)
     scope = Scope(low.globals)
     params = []
     for p in entry.get_children():
@@ -324,7 +324,7 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
                     yield from g.shape
                     yield from g.stride
         elif isinstance(s, ir.For):
-            yield from (s.start, s.stop, s.step)
+            yield from s.control_exprs()
         elif isinstance(s, ir.If):
             yield s.cond
         elif isinstance(s, ir.Assign):

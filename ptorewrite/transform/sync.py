@@ -462,7 +462,7 @@ def _warn_unexecuted(kernel: ir.Kernel, traces: list[Trace], value_sets: list[di
         if id(s) in ran:
             continue
         guards = [a.cond for a in tree.chain(s) if isinstance(a, ir.If)]
-        guards += [e for a in tree.chain(s) if isinstance(a, ir.For) for e in (a.start, a.stop, a.step)]
+        guards += [e for a in tree.chain(s) if isinstance(a, ir.For) for e in a.control_exprs()]
         if any(g.free_vars() & runtime for g in guards):
             reporter.warn(f"{s.op} never runs with the runtime values analysed ({tried}), so nothing orders "
                           "it; give values that reach it with --set NAME=VALUE", s.loc)
@@ -693,7 +693,8 @@ def default_value_sets(kernel: ir.Kernel, given: dict | None = None) -> list[dic
     and the values the user gave."""
     if not kernel.runtime_values:
         return [{}]
-    sets = [{v: n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
+    # get_block_num() is at least 1 and above get_block_idx() (a grid-stride step is never 0).
+    sets = [{v: n + 1 if v == "block_num" else n for v in kernel.runtime_values} for n in (0, 1, 2, 5)]
     if given:
         sets.append({v: given.get(v, 1) for v in kernel.runtime_values})
     return sets

@@ -49,6 +49,11 @@ RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "Ge
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
 
 
+_GLOBAL_KINDS = frozenset({
+    CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
+    CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
+    CursorKind.FUNCTION_TEMPLATE})
+
 # ---------------------------------------------------------------- values and bindings
 
 
@@ -183,9 +188,11 @@ class Lowering:
     def _collect_globals(self, cursor: Cursor, scope: Scope) -> None:
         """Namespace-scope aliases, constexpr values and function definitions of user files."""
         for c in cursor.get_children():
+            k = c.kind
+            if k not in _GLOBAL_KINDS:
+                continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name not in self.user_files:
                 continue
-            k = c.kind
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 self._collect_globals(c, scope)
             elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
@@ -273,7 +280,7 @@ class Lowering:
         return out
 
     def _is_template(self, name: str, scope: Scope) -> bool:
-        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker"):
+        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker", "is_same_v"):
             return True
         if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
             return True
@@ -319,6 +326,8 @@ class Lowering:
         parts = [p for p in node.parts if p not in NAMESPACES] or list(node.parts[-1:])
         if len(parts) == 1:
             name = parts[0]
+            if name == "is_same_v" and node.targs is not None and len(node.targs) == 2:
+                return self._is_same(node.targs, scope)
             if node.targs is not None or name in ty.PTO_TYPE_TEMPLATES:
                 return self.resolve_type(cp.TypeId(node.offset, node), scope)
             b = scope.lookup(name)
@@ -334,6 +343,11 @@ class Lowering:
                                                                  node.targs if len(parts) == 1 else None)), scope)
             return self.member_of_type(t, parts[1], node.offset)
         return Const("::".join(parts))
+
+    def _is_same(self, targs, scope: Scope) -> Const:
+        """`std::is_same_v<A, B>` (template dispatch on an element type)."""
+        a, b = (self.eval(t, scope) for t in targs)
+        return Const(int(a == b))
 
     def binding_value(self, b: Binding, name: str, offset: int, scope: Scope):
         k = b.kind

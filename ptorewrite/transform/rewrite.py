@@ -46,6 +46,83 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     return RewriteResult(text, plan, insertions)
 
 
+@dataclass
+class FileRewrite:
+    """The rewrite of a whole file: every kernel (or kernel instantiation) in it."""
+
+    text: bytes
+    results: list[RewriteResult]  # one per kernel, in the order given
+
+
+def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
+                    options: RewriteOptions | None = None) -> FileRewrite:
+    """Rewrite every kernel of one file, each instantiation of a kernel template included.
+
+    Each kernel is planned and synchronized on its own; the file gets the union of their lines.
+    A line of source that several of them execute (a shared helper, the body of a template)
+    must get the same inserted lines from each: where two disagree, a located error names
+    both and what each needs. Code only one of them executes (its own body, an `if constexpr`
+    branch of its instantiation) takes that one's lines."""
+    results = [rewrite(k, profile, reporter, options) for k in kernels]
+    if len(kernels) == 1:
+        return FileRewrite(results[0].text, results)
+    src = SourceFile(kernels[0].file, kernels[0].source)
+    chosen: dict[tuple[int, str], list[Insertion]] = {}
+    owner: dict[tuple[int, str], int] = {}
+    per_kernel = [_by_place(src, r.insertions) for r in results]
+    covered = [_covered_lines(k) for k in kernels]
+    for i, places in enumerate(per_kernel):
+        for place, items in places.items():
+            if place not in chosen:
+                chosen[place], owner[place] = items, i
+    for place in sorted(chosen):
+        line = src.line_col(place[0] if place[1] == "before" else max(place[0] - 1, 0))[0]
+        want = _codes(chosen[place])
+        for j, k in enumerate(kernels):
+            if line in covered[j] and _codes(per_kernel[j].get(place, [])) != want:
+                a = owner[place]
+                raise _disagreement(src, place, kernels[a], chosen[place], k, per_kernel[j].get(place, []))
+    merged = [ins for items in chosen.values() for ins in items]
+    return FileRewrite(apply_insertions(src, merged), results)
+
+
+def _by_place(src: SourceFile, insertions: list[Insertion]) -> dict[tuple[int, str], list[Insertion]]:
+    """Insertions grouped by the offset where their lines go (and before/after)."""
+    out: dict[tuple[int, str], list[Insertion]] = {}
+    for ins in insertions:
+        at = src.line_start(ins.anchor) if ins.where == "before" else src.line_end(ins.anchor)
+        out.setdefault((at, ins.where), []).append(ins)
+    return out
+
+
+def _codes(items: list[Insertion]) -> list[str]:
+    return sorted(f"{i.order}:{i.code}" for i in items)
+
+
+def _covered_lines(kernel: ir.Kernel) -> set[int]:
+    """Lines of the kernel file that this kernel executes (its statements and call sites)."""
+    lines: set[int] = set()
+    for s in ir.walk(kernel.body):
+        for r in (getattr(s, "loc", None), *getattr(s, "via", ())):
+            if r is not None and r.file == kernel.file:
+                lines.update(range(r.line, r.end_line + 1))
+    return lines
+
+
+def _disagreement(src: SourceFile, place: tuple[int, str], ka: ir.Kernel, a: list[Insertion], kb: ir.Kernel,
+                  b: list[Insertion]) -> PtoError:
+    loc = src.range(place[0], place[0])
+
+    def shown(items: list[Insertion]) -> str:
+        return "; ".join(f"{i.code};" for i in items) or "nothing"
+
+    return PtoError(
+        f"{ka.name} and {kb.name} both run this line but need different code {place[1]} it; one source cannot "
+        "serve both: choose one with --entry, or give them separate code",
+        loc, notes=(Diagnostic("note", f"{ka.name} needs: {shown(a)}", to_location(loc)),
+                    Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
+
+
 def _sync_insertions(kernel, plan, profile, reporter, options) -> list[Insertion]:
     if options.conservative:
         reporter.warn("--conservative: a pipe_barrier(PIPE_ALL) after every instruction; a baseline for "

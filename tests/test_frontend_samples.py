@@ -792,20 +792,20 @@ def test_guards_hide_every_instruction(capsys):
     assert (rc, out) == (2, "")
     guard = line_of(path, "#if __CCE_AICORE__ == 220")
     assert err.splitlines() == [
-        f"{path}:{guard}:1: error: every kernel in the file ('add_custom') is excluded by the preprocessor for "
-        "--arch a5 (core vec)",
-        f"{where(path, 'add_custom(')}: note: __global__ function 'add_custom' is inside "
-        f"'#if __CCE_AICORE__ == 220 && defined(__DAV_C220_VEC__)' (line {guard})",
-        "ptorewrite: note: --arch a5 (core vec) defines __CCE_AICORE__=310, __NPU_ARCH__=3101, __DAV_C310_VEC__=1, "
-        "__DAV_VEC__=1, __PTO_AUTO__=1; choose another with --arch, --core or -D"]
+        (f"{path}:{guard}:1: error: every kernel in the file ('add_custom') is excluded by the preprocessor for "
+        "--arch a5 (core vec)"),
+        (f"{where(path, 'add_custom(')}: note: __global__ function 'add_custom' is inside "
+        f"'#if __CCE_AICORE__ == 220 && defined(__DAV_C220_VEC__)' (line {guard})"),
+        ("ptorewrite: note: --arch a5 (core vec) defines __CCE_AICORE__=310, __NPU_ARCH__=3101, __DAV_C310_VEC__=1, "
+        "__DAV_VEC__=1, __PTO_AUTO__=1; choose another with --arch, --core or -D")]
     path = SAMPLES / "gemm_single" / "auto.cpp"  # entry visible, body guarded for the cube core
     rc, out, err = run_cli(capsys, "ir", path, "--core", "vec")
     assert (rc, out) == (2, "")
     assert err.splitlines()[:2] == [
-        f"{where(path, 'gemm_single(')}: error: no PTO instructions found in kernel 'gemm_single' for --arch a2a3 "
-        "(core vec)",
-        f"{path}:{line_of(path, '#if defined(__DAV_C220_CUBE__)')}:1: note: skipped by the preprocessor: "
-        "#if defined(__DAV_C220_CUBE__)"]
+        (f"{where(path, 'gemm_single(')}: error: no PTO instructions found in kernel 'gemm_single' for --arch a2a3 "
+        "(core vec)"),
+        (f"{path}:{line_of(path, '#if defined(__DAV_CUBE__)')}:1: note: skipped by the preprocessor: "
+        "#if defined(__DAV_CUBE__)")]
 
 
 def test_both_cores_need_core_option(capsys):

@@ -7,6 +7,7 @@ standard, compile_commands.json) is in `invocation`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,11 +126,20 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
                 head = " ".join(t.spelling for t in itertools_head(c))
                 annotated = any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global"
                                 for k in c.get_children())
-                if annotated or "__global__" in head.split():
+                if annotated or "__global__" in head.split() or _global_before(c, main):
                     found.append(c)
 
     visit(tu.cursor)
     return found
+
+
+def _global_before(c: Cursor, main: str) -> bool:
+    """`__global__` written just before the declaration's extent: where it is a macro that expands
+    to nothing (pto-isa's CPU simulator), libclang starts the extent after it."""
+    start = c.extent.start.offset
+    text = Path(main).read_bytes()[max(0, start - 300):start].decode("latin-1")
+    tail = re.split(r"[;{}]|^\s*#.*$", guards.code_only(text), flags=re.MULTILINE)[-1]
+    return re.search(r"\b__global__\b", tail) is not None
 
 
 def itertools_head(c: Cursor):
@@ -140,11 +150,15 @@ def itertools_head(c: Cursor):
         yield t
 
 
+def _core_guards(core: str) -> set[str]:
+    """The core-type guard macros of every profile (a file written for a2a3 names a cube kernel
+    with __DAV_C220_CUBE__ also when it is parsed for a5)."""
+    return {m for arch in ARCH_MACROS.values() for m in arch[core] if m.startswith("__DAV")}
+
+
 def core_candidates(text: str, arch: str) -> list[str]:
-    vec = ARCH_MACROS[arch]["vec"]
-    cube = ARCH_MACROS[arch]["cube"]
-    mentions_vec = any(m in text for m in vec if m.startswith("__DAV"))
-    mentions_cube = any(m in text for m in cube if m.startswith("__DAV"))
+    mentions_vec = any(m in text for m in _core_guards("vec"))
+    mentions_cube = any(m in text for m in _core_guards("cube"))
     if mentions_cube and not mentions_vec:
         return ["cube"]
     if mentions_vec and not mentions_cube:
@@ -195,8 +209,7 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
         raise PtoError(f"{what} code for both the vector and the cube core; choose one with --core",
                        Location(str(file), 1, 1))
     kernels.sort(key=lambda k: _order(results, k))
-    if not opts.core and not any(m in text for c in CORE_TYPES for m in ARCH_MACROS[opts.arch][c]
-                                 if m.startswith("__DAV")):
+    if not opts.core and not any(m in text for c in CORE_TYPES for m in _core_guards(c)):
         # No core-type guard: the code is the same for both cores; its tiles tell which one runs it.
         for k in kernels:
             k.core = core_of_tiles(k)

@@ -276,7 +276,9 @@ def clang_args(opts: FrontendOptions, core: str) -> list[str]:
             raise PtoError(f"--pto-isa-root {opts.pto_isa_root}: no include/pto directory there")
         for d in pto_isa_include_dirs(root):
             args += ["-I", str(d)]
-        forced = [*CPU_SIM_FORCED_INCLUDES, str(CPU_SIM_BUILTINS)]
+        # pto-isa's umbrella header first: the simulator defines the NPU keywords (__ubuf__, __gm__,
+        # AICORE, ...) as macros in it, while the NPU compiler knows them in any include order.
+        forced = [*CPU_SIM_FORCED_INCLUDES, str(CPU_SIM_BUILTINS), "pto/pto-inst.hpp"]
     else:
         args += ["-I", str(BUNDLED_INCLUDE)]
         forced = []

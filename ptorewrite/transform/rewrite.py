@@ -100,18 +100,25 @@ def _codes(items: list[Insertion]) -> list[str]:
 
 
 def _covered_lines(kernel: ir.Kernel) -> set[int]:
-    """Lines of the kernel file that this kernel executes (its statements and call sites)."""
-    lines: set[int] = set()
+    """Lines of the kernel file this kernel runs: its statements, the declarations of its tiles
+    and views (where TASSIGN lines go), and the call sites of its inlined helpers."""
+    ranges = [getattr(x, "loc", None) for x in (*kernel.tiles, *kernel.gm_tensors)]
     for s in ir.walk(kernel.body):
-        for r in (getattr(s, "loc", None), *getattr(s, "via", ())):
-            if r is not None and r.file == kernel.file:
-                lines.update(range(r.line, r.end_line + 1))
+        ranges += [getattr(s, "loc", None), *getattr(s, "via", ())]
+    lines: set[int] = set()
+    for r in ranges:
+        if r is not None and r.file == kernel.file:
+            lines.update(range(r.line, r.end_line + 1))
     return lines
 
 
 def _disagreement(src: SourceFile, place: tuple[int, str], ka: ir.Kernel, a: list[Insertion], kb: ir.Kernel,
                   b: list[Insertion]) -> PtoError:
-    loc = src.range(place[0], place[0])
+    anchor = (a or b)[0].anchor
+    start = src.line_start(anchor)
+    text = src.text[start:src.line_end(anchor)]
+    at = start + len(text) - len(text.lstrip(" \t"))  # the statement the lines go next to
+    loc = src.range(at, at)
 
     def shown(items: list[Insertion]) -> str:
         return "; ".join(f"{i.code};" for i in items) or "nothing"

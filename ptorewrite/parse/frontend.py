@@ -45,6 +45,14 @@ class ParsedFile:
     tu: TranslationUnit
     source: SourceFile  # launch configurations blanked (offsets as in the file)
     original: bytes
+    _top: list[Cursor] | None = None
+
+    @property
+    def top(self) -> list[Cursor]:
+        """The translation unit's top-level cursors, listed once (libclang is slow to list them)."""
+        if self._top is None:
+            self._top = list(self.tu.cursor.get_children())
+        return self._top
 
 
 def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = None) -> ParsedFile:
@@ -82,12 +90,13 @@ def _clang_diag(d) -> Diagnostic:
     return Diagnostic("error", d.spelling, loc, missing_header_notes(d.spelling))
 
 
-def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str) -> tuple[dict[str, str], set[str]]:
+def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
+                   top: list[Cursor] | None = None) -> tuple[dict[str, str], set[str]]:
     """Object-like macros (name -> replacement text) and the names of function-like macros."""
     objects: dict[str, str] = {}
     functions: set[str] = set()
     texts: dict[str, str] = {}
-    for c in tu.cursor.get_children():
+    for c in top if top is not None else tu.cursor.get_children():
         if c.kind != CursorKind.MACRO_DEFINITION:
             continue
         start = c.extent.start  # one location object: libclang is asked once for file and offset
@@ -97,25 +106,34 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str) -> tup
         text = texts.get(fname)
         if text is None:
             text = texts[fname] = Path(fname).read_bytes().decode("latin-1")
-        body = text[start.offset:c.extent.end.offset][len(c.spelling):]
+        body = text[start.offset:_directive_end(text, start.offset)][len(c.spelling):]
         if body.startswith("("):
             functions.add(c.spelling)
             objects.pop(c.spelling, None)
         else:
-            objects[c.spelling] = body.strip()
+            objects[c.spelling] = guards.code_only(body).strip()
     objects.update(predefined_macros(opts, core))
     return objects, functions
+
+
+def _directive_end(text: str, offset: int) -> int:
+    """The end of the logical line at `offset` (backslash-newline continues it)."""
+    end = text.find("\n", offset)
+    while end >= 0 and text[offset:end].rstrip("\r").endswith("\\"):
+        end = text.find("\n", end + 1)
+    return len(text) if end < 0 else end
 
 
 _SCOPES = (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL)
 
 
-def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL,)) -> list[Cursor]:
+def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL,),
+                 top: list[Cursor] | None = None) -> list[Cursor]:
     """Kernel entry points: `__global__` function definitions in the main file."""
     found = []
 
-    def visit(cursor: Cursor):
-        for c in cursor.get_children():
+    def visit(cursor: Cursor | None):
+        for c in cursor.get_children() if cursor is not None else top:
             if c.kind not in _SCOPES and c.kind not in kinds:
                 continue  # checked first: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name != main:
@@ -129,7 +147,7 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
                 if annotated or "__global__" in head.split() or _global_before(c, main):
                     found.append(c)
 
-    visit(tu.cursor)
+    visit(None if top is not None else tu.cursor)
     return found
 
 
@@ -175,7 +193,7 @@ class CoreResult:
     order: list[int] = field(default_factory=list)  # each kernel's entry offset in the file
     entries: list[str] = field(default_factory=list)  # kernel names found active
     empty: list[tuple[str, Location, int]] = field(default_factory=list)  # no PTO instructions: name, at, last line
-    skipped: list[guards.Skipped] = field(default_factory=list)
+    skipped: list[guards.Skipped] | None = None  # read when needed (only to explain an error)
     parsed: ParsedFile | None = None
     macros: dict[str, str] = field(default_factory=dict)
 
@@ -288,8 +306,8 @@ def _is_empty_body(c: Cursor, src: SourceFile) -> bool:
 def select_entries(parsed: ParsedFile, opts: FrontendOptions, require: bool = True) -> tuple[list[Cursor], list[Cursor]]:
     """The entry functions to analyse: (non-template kernels, kernel templates)."""
     tu, main = parsed.tu, parsed.tu.spelling
-    plain = find_entries(tu, main)
-    templates = find_entries(tu, main, (CursorKind.FUNCTION_TEMPLATE,))
+    plain = find_entries(tu, main, top=parsed.top)
+    templates = find_entries(tu, main, (CursorKind.FUNCTION_TEMPLATE,), top=parsed.top)
     if opts.entry:
         name, _ = parse_entry(opts.entry)
         plain = [e for e in plain if e.spelling == name]
@@ -343,8 +361,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     parsed = parse_file(file, clang_args(opts, core))
     clang_errors(parsed.tu)
     tu = parsed.tu
-    result = CoreResult(core, parsed=parsed, skipped=guards.skipped_ranges(tu))
-    objects, functions = collect_macros(tu, opts, core)
+    result = CoreResult(core, parsed=parsed)
+    objects, functions = collect_macros(tu, opts, core, parsed.top)
     result.macros = predefined_macros(opts, core)
     user_files = _user_files(tu, opts)
     user_files.add(tu.spelling)
@@ -356,7 +374,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
     for entry, inst in jobs:
         low = Lowering(tu, parsed.source, arch, reporter, objects, frozenset(functions), user_files)
-        _define_header_scalar_types(tu, low)
+        _define_header_scalar_types(parsed.top, low)
         kernel = _lower_entry(low, entry, inst, core, arch, parsed)
         if any(True for _ in kernel.instructions()):
             result.kernels.append(kernel)
@@ -373,7 +391,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     main = parsed.source
     scope = Scope(low.globals)
     if entry.kind == CursorKind.FUNCTION_TEMPLATE:
-        _bind_instantiation(low, entry, inst, scope)
+        _bind_instantiation(low, entry, inst, scope, parsed.top)
     params = []
     for p in entry.get_children():
         if p.kind != CursorKind.PARM_DECL:
@@ -418,12 +436,12 @@ def _with_note(d: Diagnostic, note: Diagnostic) -> Diagnostic:
     return Diagnostic(d.severity, d.message, d.loc, d.notes + (note,))
 
 
-def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope: Scope) -> None:
+def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope: Scope, top: list[Cursor]) -> None:
     """Bind the template's parameters to the instantiation's arguments (as clang printed them)."""
     from ptorewrite.parse.lower import Frame, template_params
 
     src = low.file_of(entry)
-    text = inst.args + ">"
+    text = _qualify_enum_constants(inst.args, top) + ">"
     low._stack.append(Frame(SourceFile(f"<{inst.display}>", text.encode("latin-1")), (), "instantiation"))
     try:
         try:
@@ -436,22 +454,51 @@ def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope
         raise PtoError(f"cannot analyse {inst.display}: {e}", inst.loc) from None
 
 
-def _define_header_scalar_types(tu: TranslationUnit, low: Lowering) -> None:
+def _qualify_enum_constants(args: str, top: list[Cursor]) -> str:
+    """clang prints a constant of an unscoped enum with its namespace only (`pto::TILE_UP_DOWN`);
+    kernel code names it through its enum (`TileSplitAxis::TILE_UP_DOWN`), as the front end does."""
+    names = set(re.findall(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])", args))
+    if not names:
+        return args
+    enums: dict[str, str] = {}
+
+    def visit(cursors):
+        for c in cursors:
+            if c.kind == CursorKind.NAMESPACE:
+                visit(c.get_children())
+            elif c.kind == CursorKind.ENUM_DECL and c.spelling and not c.is_scoped_enum():
+                for k in c.get_children():
+                    if k.kind == CursorKind.ENUM_CONSTANT_DECL and k.spelling in names:
+                        enums.setdefault(k.spelling, c.spelling)
+
+    visit(c for c in top if c.kind in (CursorKind.NAMESPACE, CursorKind.ENUM_DECL))
+    if not enums:
+        return args
+    return re.sub(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])",
+                  lambda m: f"{enums[m.group(1)]}::{m.group(1)}" if m.group(1) in enums else m.group(0), args)
+
+
+def _define_header_scalar_types(top: list[Cursor], low: Lowering) -> None:
     """Global typedefs of headers that name scalar types (`aclFloat16`), so that template
-    arguments and parameters spelled with them resolve."""
+    arguments and parameters spelled with them resolve. The user's own are already bound."""
     from ptorewrite.parse import types as ty
 
-    extra = {"_Float16": "fp16", "__fp16": "fp16", "__bf16": "bf16", "unsigned short": "uint16", "short": "int16",
-             "unsigned char": "uint8", "signed char": "int8", "long long": "int64", "unsigned long long": "uint64"}
-    for c in tu.cursor.get_children():
-        if c.kind not in (CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_DECL) or c.location.file is None:
+    for c in top:
+        if c.kind not in (CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_DECL):
             continue
-        if c.location.file.name in low.user_files or low.globals.lookup(c.spelling) is not None:
+        name = c.spelling
+        if name.startswith("_") or name in ty.DTYPE_NAMES or low.globals.lookup(name) is not None:
             continue
         canonical = c.underlying_typedef_type.get_canonical().spelling
-        dtype = ty.DTYPE_NAMES.get(canonical) or extra.get(canonical)
-        if dtype is not None and c.spelling not in ty.DTYPE_NAMES:
-            low.globals.define(c.spelling, Binding("type", ty.ScalarType(dtype)))
+        dtype = ty.DTYPE_NAMES.get(canonical) or _CANONICAL_DTYPES.get(canonical)
+        if dtype is not None:
+            low.globals.define(name, Binding("type", ty.ScalarType(dtype)))
+
+
+# Canonical spellings clang gives that are not in the front end's own table.
+_CANONICAL_DTYPES = {"_Float16": "fp16", "__fp16": "fp16", "__bf16": "bf16", "unsigned short": "uint16",
+                     "short": "int16", "unsigned char": "uint8", "signed char": "int8", "long long": "int64",
+                     "unsigned long long": "uint64"}
 
 
 def _nothing_to_analyse(file: Path, opts: FrontendOptions, results: list[CoreResult]) -> PtoError:
@@ -468,9 +515,10 @@ def _nothing_to_analyse(file: Path, opts: FrontendOptions, results: list[CoreRes
     for m in mentions:
         if m.name in active:
             continue
-        skip = next((s for r in results for s in [guards.enclosing_skip(r.skipped, str(file), m.line)] if s), None)
+        skip = next((s for r in results for s in [guards.enclosing_skip(_skipped(r), str(file), m.line)] if s),
+                    None)
         hidden.append((m, skip))
-    user_skips = [s for s in results[0].skipped if s.file == str(file)]
+    user_skips = [s for s in _skipped(results[0]) if s.file == str(file)]
     defined = ", ".join(f"{k}={v}" if v else k for k, v in results[0].macros.items())
     if empty:
         names = ", ".join(f"'{n}'" for n in empty)
@@ -501,6 +549,12 @@ def _nothing_to_analyse(file: Path, opts: FrontendOptions, results: list[CoreRes
     what = f"; it defines only {', '.join(functions)}" if functions else "; it defines no function"
     return PtoError(f"no kernel entry function (a __global__ function) found{what}; name one with --entry",
                     Location(str(file), 1, 1))
+
+
+def _skipped(r: CoreResult) -> list[guards.Skipped]:
+    if r.skipped is None:
+        r.skipped = guards.skipped_ranges(r.parsed.tu)
+    return r.skipped
 
 
 def _defined_functions(parsed: ParsedFile) -> list[str]:

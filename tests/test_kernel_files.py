@@ -311,6 +311,32 @@ def test_template_sample_rewrite_serves_every_instantiation(arch, capsys, tmp_pa
     assert rc == 0 and out.count("outputs equivalent") == 2, out + err
 
 
+def test_instantiations_made_by_macros_from_a_generated_header(capsys):
+    # As pto-isa's flash-attention kernels: the cases come from a header the build writes.
+    path = KERNELS / "generated_instances.cpp"
+    generated = KERNELS / "generated"
+    rc, out, err = run_cli(capsys, "kernels", path)
+    include_line = line_of(path, '#include "instance_list.h"')
+    missing = f"{path}:{include_line}:10"
+    assert rc == 2 and f"{missing}: error: 'instance_list.h' file not found" in err
+    rc, out, err = run_cli(capsys, "kernels", path, "-I", generated)
+    launch = where(path, "TExpKernel<ROWS, COLS><<<")
+    assert out.splitlines() == [f"{where(path, 'TExpKernel(')}: TExpKernel<{rows}, 64> [vec] instantiated at {launch}"
+                                for rows in (16, 32)]
+    rc, out, err = run_cli(capsys, "auto2manual", path, "-I", generated)
+    assert rc == 0, err
+    # One line serves both; its comment says what it means for each.
+    assert "    TASSIGN(x, 0x0);  // UB 4 KiB in TExpKernel<16, 64>; UB 8 KiB in TExpKernel<32, 64>\n" in out
+    rc, out, err = run_cli(capsys, "verify", path, "-I", generated)
+    assert rc == 0 and out.count("outputs equivalent") == 2, out + err
+
+
+def test_enum_template_arguments():
+    kernels = load_kernels(KERNELS / "enum_template_args.cpp")
+    assert [(k.name, ops(k)[1]) for k in kernels] == [
+        ("TSplitKernel<pto::TILE_UP_DOWN>", "TEXP"), ("TSplitKernel<pto::TILE_LEFT_RIGHT>", "TABS")]
+
+
 def test_instantiations_that_need_different_code_are_a_located_error(capsys):
     path = BAD / "instantiations_disagree.cpp"
     rc, out, err = run_cli(capsys, "auto2manual", path)

@@ -474,8 +474,16 @@ def _qualify_enum_constants(args: str, top: list[Cursor]) -> str:
     visit(c for c in top if c.kind in (CursorKind.NAMESPACE, CursorKind.ENUM_DECL))
     if not enums:
         return args
-    return re.sub(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])",
-                  lambda m: f"{enums[m.group(1)]}::{m.group(1)}" if m.group(1) in enums else m.group(0), args)
+    from ptorewrite.parse.lower import NAMESPACES
+
+    def qualified(m: re.Match) -> str:
+        prefix = [p for p in m.group(0).split("::")[:-1] if p]
+        # Only where the front end drops the prefix anyway; a user namespace stays as printed.
+        if m.group(1) in enums and all(p in NAMESPACES for p in prefix):
+            return f"{enums[m.group(1)]}::{m.group(1)}"
+        return m.group(0)
+
+    return re.sub(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])", qualified, args)
 
 
 def _define_header_scalar_types(top: list[Cursor], low: Lowering) -> None:

@@ -6,7 +6,7 @@ file as bytes. Bad input raises PtoError before anything is produced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.arch import ArchProfile
@@ -82,8 +82,21 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
             if line in covered[j] and _codes(per_kernel[j].get(place, [])) != want:
                 a = owner[place]
                 raise _disagreement(src, place, kernels[a], chosen[place], k, per_kernel[j].get(place, []))
-    merged = [ins for items in chosen.values() for ins in items]
+    merged = [_merged_reason(ins, place, kernels, per_kernel) for place, items in chosen.items() for ins in items]
     return FileRewrite(apply_insertions(src, merged), results)
+
+
+def _merged_reason(ins: Insertion, place, kernels: list[ir.Kernel], per_kernel) -> Insertion:
+    """One line serving several kernels says why for each, when their reasons differ
+    (`UB 4 KiB` for one instantiation, `UB 8 KiB` for another)."""
+    reasons: dict[str, list[str]] = {}
+    for k, places in zip(kernels, per_kernel):
+        for other in places.get(place, []):
+            if (other.code, other.order) == (ins.code, ins.order):
+                reasons.setdefault(other.reason, []).append(k.name)
+    if len(reasons) < 2:
+        return ins
+    return replace(ins, reason="; ".join(f"{r} in {', '.join(names)}" for r, names in reasons.items()))
 
 
 def _by_place(src: SourceFile, insertions: list[Insertion]) -> dict[tuple[int, str], list[Insertion]]:

@@ -173,6 +173,13 @@ def test_toolkit_stand_ins(capsys):
     assert rc == 0, err
     assert "kernel toolkit_kernel" in out and "in: gm uint8*" in out
     assert "src: fp16 shape<1,1,1,16,128>" in out and "at in + (((block_idx * 16) * 128) * 2) B" in out
+    # The launcher and the #ifndef __COSTMODEL host section are parsed and left as they are.
+    rc, out, err = run_cli(capsys, "auto2manual", KERNELS / "toolkit_headers.cpp")
+    assert rc == 0, err
+    host = (KERNELS / "toolkit_headers.cpp").read_text()
+    assert out[out.index("rtError_t LaunchToolkitKernel"):] == host[host.index("rtError_t LaunchToolkitKernel"):]
+    rc, out, err = run_cli(capsys, "verify", KERNELS / "toolkit_headers.cpp")
+    assert rc == 0 and "outputs equivalent" in out, out + err
 
 
 def test_a_real_toolkit_header_wins(tmp_path):
@@ -365,9 +372,10 @@ def test_every_kernel_of_a_file_is_rewritten(capsys, tmp_path):
     assert rc == 0 and out.count("outputs equivalent") == 2 and "kernel 2 of 2: abs_kernel" in out, out + err
 
 
-def test_host_only_file_is_a_located_error(capsys):
+@pytest.mark.parametrize("command", ["ir", "kernels"])
+def test_host_only_file_is_a_located_error(capsys, command):
     path = BAD / "host_only.cpp"
-    rc, out, err = run_cli(capsys, "ir", path)
+    rc, out, err = run_cli(capsys, command, path)
     assert (rc, out) == (2, "")
     assert err == (f"{path}:1:1: error: no kernel entry function (a __global__ function) found; it defines only "
                    f"'RoundUpBlocks' (line {line_of(path, 'RoundUpBlocks')}), 'PrepareStream' "

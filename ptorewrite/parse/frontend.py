@@ -278,15 +278,20 @@ def list_kernels(path: str | Path, opts: FrontendOptions | None = None) -> list[
     opts = with_database(opts, file)
     text = file.read_bytes().decode("latin-1")
     out: list[KernelSite] = []
+    seen: list[CoreResult] = []
     for core in [opts.core] if opts.core else core_candidates(text, opts.arch):
         parsed = parse_file(file, clang_args(opts, core))
         clang_errors(parsed.tu)
-        plain, templates = select_entries(parsed, opts, require=False)
+        plain, templates = select_entries(parsed, opts)
+        seen.append(CoreResult(core, parsed=parsed, entries=[e.spelling for e in plain + templates],
+                               macros=predefined_macros(opts, core)))
         for e in plain:
             out.append(KernelSite(e.spelling, core, _loc(e)))
         for t, insts in _instantiations(file, parsed, opts, core, templates).items():
             for inst in insts:
                 out.append(KernelSite(inst.display, core, _loc(t), inst))
+    if not out:
+        raise _nothing_to_analyse(file, opts, seen)
     return out
 
 

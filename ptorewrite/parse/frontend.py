@@ -282,7 +282,7 @@ def list_kernels(path: str | Path, opts: FrontendOptions | None = None) -> list[
     for core in [opts.core] if opts.core else core_candidates(text, opts.arch):
         parsed = parse_file(file, clang_args(opts, core))
         clang_errors(parsed.tu)
-        plain, templates = select_entries(parsed, opts)
+        plain, templates = select_entries(parsed, opts, require=False)
         seen.append(CoreResult(core, parsed=parsed, entries=[e.spelling for e in plain + templates],
                                macros=predefined_macros(opts, core)))
         for e in plain:
@@ -371,7 +371,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     result.macros = predefined_macros(opts, core)
     user_files = _user_files(tu, opts)
     user_files.add(tu.spelling)
-    plain, templates = select_entries(parsed, opts)
+    plain, templates = select_entries(parsed, opts, require=False)
     result.entries = [e.spelling for e in plain + templates]
     jobs: list[tuple[Cursor, Instantiation | None]] = [(e, None) for e in plain]
     for t, insts in _instantiations(file, parsed, opts, core, templates).items():
@@ -524,6 +524,11 @@ def _nothing_to_analyse(file: Path, opts: FrontendOptions, results: list[CoreRes
     empty = {name: (loc, last) for r in results for name, loc, last in r.empty}
     active = {n for r in results for n in r.entries}
     mentions = guards.global_functions(src)
+    if opts.entry:
+        name, _ = parse_entry(opts.entry)
+        mentions = [m for m in mentions if m.name == name]
+        if not mentions and not empty:
+            return PtoError(f"no kernel function named '{name}'", Location(str(file), 1, 1))
     hidden = []
     for m in mentions:
         if m.name in active:

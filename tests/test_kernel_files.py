@@ -344,17 +344,43 @@ def test_enum_template_arguments():
         ("TSplitKernel<pto::TILE_UP_DOWN>", "TEXP"), ("TSplitKernel<pto::TILE_LEFT_RIGHT>", "TABS")]
 
 
-def test_instantiations_that_need_different_code_are_a_located_error(capsys):
-    path = BAD / "instantiations_disagree.cpp"
+def test_instantiations_that_need_different_code_get_their_own_branch(capsys, tmp_path):
+    # fp32 and fp16 tiles of one shape: the second tile is at 0x1000 in one, 0x800 in the other.
+    path = KERNELS / "instantiations_differ.cpp"
+    out_path = tmp_path / "rewritten.cpp"
+    rc, out, err = run_cli(capsys, "auto2manual", path, "-o", out_path)
+    assert rc == 0, err
+    text = out_path.read_text()
+    decl = "    TileT dst;\n"
+    assert text[text.index(decl):text.index("    GmT gIn(in);")] == decl + (
+        "    if constexpr (std::is_same_v<T, float>) {\n"
+        "        TASSIGN(dst, 0x1000);  // UB 4 KiB\n"
+        "    } else if constexpr (std::is_same_v<T, half>) {\n"
+        "        TASSIGN(dst, 0x800);  // UB 2 KiB\n"
+        "    }  // per instantiation of TNegKernel\n")
+    # A line both need the same gets one line, whose comment says what it is in each.
+    assert "    TASSIGN(src, 0x0);  // UB 4 KiB in TNegKernel<float, 16, 64>; UB 2 KiB in TNegKernel<half, 16, 64>\n" \
+        in text
+    placed = {k.name: {t.name: t.fixed_addresses for t in k.tiles} for k in load_kernels(out_path, FrontendOptions(
+        auto_mode=False, include_dirs=[str(KERNELS)]))}
+    assert placed == {"TNegKernel<float, 16, 64>": {"src": {0: 0}, "dst": {0: 0x1000}},
+                      "TNegKernel<half, 16, 64>": {"src": {0: 0}, "dst": {0: 0x800}}}
+    rc, out, err = run_cli(capsys, "verify", path)
+    assert rc == 0 and out.count("outputs equivalent") == 2 and out.count("0 race(s), 0 flag problem(s)") == 2
+
+
+def test_shared_helper_lines_that_differ_are_a_located_error(capsys):
+    # The tiles are declared in a helper: its lines cannot tell the instantiations apart.
+    path = BAD / "helper_tiles_differ.cpp"
     rc, out, err = run_cli(capsys, "auto2manual", path)
     assert (rc, out) == (2, "")
+    at = where(path, "TileT dst;")
     assert err.splitlines() == [
-        (f"{where(path, 'TileT dst;')}: error: TNegKernel<float, 16, 64> and TNegKernel<half, 16, 64> both run "
-        "this line but need different code after it; one source cannot serve both: choose one with --entry, or "
-        "give them separate code"),
-        f"{where(path, 'TileT dst;')}: note: TNegKernel<float, 16, 64> needs: TASSIGN(dst, 0x1000);",
-        f"{where(path, 'TileT dst;')}: note: TNegKernel<half, 16, 64> needs: TASSIGN(dst, 0x800);"]
-    rc, out, err = run_cli(capsys, "auto2manual", path, "--entry", "TNegKernel<half, 16, 64>")
+        (f"{at}: error: TAbsKernel<float> and TAbsKernel<half> both run this line but need different code after "
+         "it; one source cannot serve both: choose one with --entry, or give them separate code"),
+        f"{at}: note: TAbsKernel<float> needs: TASSIGN(dst, 0x1000);",
+        f"{at}: note: TAbsKernel<half> needs: TASSIGN(dst, 0x800);"]
+    rc, out, err = run_cli(capsys, "auto2manual", path, "--entry", "TAbsKernel<half>")
     assert rc == 0 and "TASSIGN(dst, 0x800);" in out
 
 

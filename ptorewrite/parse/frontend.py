@@ -429,7 +429,33 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         source=parsed.original, mode="manual" if low.manual else "auto",
     )
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
+    if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:
+        kernel.instance = _template_instance(low, entry, inst)
     return kernel
+
+
+def _template_instance(low: Lowering, entry: Cursor, inst: Instantiation) -> ir.TemplateInstance:
+    from ptorewrite.parse.lower import template_params
+
+    params = tuple((kind, name) for kind, name, _ in template_params(entry, low.file_of(entry)))
+    args = tuple(" ".join(a.split()) for a, _ in _split_arguments(inst.args)) if inst.args else ()
+    body = next(c for c in entry.get_children() if c.kind == CursorKind.COMPOUND_STMT)
+    return ir.TemplateInstance(entry.spelling, params, args, (body.extent.start.offset, body.extent.end.offset))
+
+
+def _split_arguments(text: str) -> list[tuple[str, int]]:
+    """Template arguments at top level: commas inside <>, (), [] and {} do not split."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append((text[start:i].strip(), start))
+            start = i + 1
+    parts.append((text[start:].strip(), start))
+    return parts
 
 
 def _instantiation_note(inst: Instantiation) -> Diagnostic:

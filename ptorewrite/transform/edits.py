@@ -20,10 +20,11 @@ class Insertion:
     reason: str  # short comment, e.g. "RAW aTile[slot]: MTE2 -> MTE1"
     order: int = 0  # tie-break among insertions at the same place (lower first)
     indent: str | None = None  # override the anchor line's indentation
+    terminator: str = ";"  # "" for a line that opens or closes a block (`if constexpr (...) {`)
 
     def render(self, indent: str) -> str:
         comment = f"  // {self.reason}" if self.reason else ""
-        return f"{self.indent if self.indent is not None else indent}{self.code};{comment}\n"
+        return f"{self.indent if self.indent is not None else indent}{self.code}{self.terminator}{comment}\n"
 
 
 def apply_insertions(src: SourceFile, insertions: list[Insertion]) -> bytes:

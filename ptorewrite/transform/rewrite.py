@@ -59,10 +59,16 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     """Rewrite every kernel of one file, each instantiation of a kernel template included.
 
     Each kernel is planned and synchronized on its own; the file gets the union of their lines.
-    A line of source that several of them execute (a shared helper, the body of a template)
-    must get the same inserted lines from each: where two disagree, a located error names
-    both and what each needs. Code only one of them executes (its own body, an `if constexpr`
-    branch of its instantiation) takes that one's lines."""
+    A line of source that several of them run (a shared helper, the body of a template, a tile
+    declaration) gets the same inserted lines from each, or:
+    - inside the body of a kernel template whose instantiations disagree there (tiles of
+      different sizes at different addresses), one `if constexpr` branch per distinct set of
+      lines, selected by the template arguments, so every instantiation the file makes
+      compiles to exactly its own rewrite;
+    - anywhere else (a helper shared by different kernels), a located error naming both and
+      what each needs.
+    Code only one of them runs (its own body, the `if constexpr` branch of its instantiation)
+    takes that one's lines."""
     results = [rewrite(k, profile, reporter, options) for k in kernels]
     if len(kernels) == 1:
         return FileRewrite(results[0].text, results)
@@ -75,15 +81,68 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         for place, items in places.items():
             if place not in chosen:
                 chosen[place], owner[place] = items, i
+    dispatched: set[tuple[int, str]] = set()
     for place in sorted(chosen):
         line = src.line_col(place[0] if place[1] == "before" else max(place[0] - 1, 0))[0]
-        want = _codes(chosen[place])
-        for j, k in enumerate(kernels):
-            if line in covered[j] and _codes(per_kernel[j].get(place, [])) != want:
-                a = owner[place]
-                raise _disagreement(src, place, kernels[a], chosen[place], k, per_kernel[j].get(place, []))
-    merged = [_merged_reason(ins, place, kernels, per_kernel) for place, items in chosen.items() for ins in items]
+        covering = [j for j in range(len(kernels)) if line in covered[j] or j == owner[place]]
+        variants: dict[tuple[str, ...], list[int]] = {}
+        for j in covering:
+            variants.setdefault(tuple(_codes(per_kernel[j].get(place, []))), []).append(j)
+        if len(variants) < 2:
+            continue
+        lines = _dispatch(src, place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
+        if lines is None:
+            a = owner[place]
+            b = next(j for j in covering if tuple(_codes(per_kernel[j].get(place, []))) != tuple(_codes(chosen[place])))
+            raise _disagreement(src, place, kernels[a], chosen[place], kernels[b], per_kernel[b].get(place, []))
+        chosen[place] = lines
+        dispatched.add(place)
+    merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
+              for place, items in chosen.items() for ins in items]
     return FileRewrite(apply_insertions(src, merged), results)
+
+
+def _dispatch(src: SourceFile, place: tuple[int, str], kernels: list[ir.Kernel],
+              wanted: list[list[Insertion]]) -> list[Insertion] | None:
+    """`if constexpr` branches that give each instantiation its own lines at `place`, or None
+    where that cannot be written (not all instantiations of one template, or outside its body,
+    where the template's parameter names are not in scope)."""
+    insts = [k.instance for k in kernels]
+    if any(i is None for i in insts) or len({(i.template, i.params, i.body) for i in insts}) != 1:
+        return None
+    first = insts[0]
+    if not first.body[0] < place[0] <= first.body[1]:
+        return None
+    arity = min(len(i.args) for i in insts)
+    differ = [n for n in range(min(arity, len(first.params))) if len({i.args[n] for i in insts}) > 1]
+    if not differ:
+        return None
+
+    def condition(inst: ir.TemplateInstance) -> str:
+        terms = []
+        for n in differ:
+            kind, name = inst.params[n]
+            arg = inst.args[n]
+            terms.append(f"std::is_same_v<{name}, {arg}>" if kind == "type" else f"{name} == {arg}")
+        return " && ".join(terms)
+
+    groups: dict[tuple[str, ...], tuple[list[str], list[Insertion]]] = {}
+    for inst, items in zip(insts, wanted):
+        key = tuple(_codes(items))
+        conds, _ = groups.setdefault(key, ([], items))
+        conds.append(condition(inst))
+    anchor = next(ins.anchor for items in wanted for ins in items)
+    base = src.indentation(anchor)
+    where = place[1]
+    out: list[Insertion] = []
+    branches = [(conds, items) for conds, items in groups.values() if items]
+    for n, (conds, items) in enumerate(branches):
+        cond = conds[0] if len(conds) == 1 else " || ".join(f"({c})" for c in conds)
+        head = f"if constexpr ({cond}) {{" if n == 0 else f"}} else if constexpr ({cond}) {{"
+        out.append(Insertion(anchor, where, head, "", 0, base, terminator=""))
+        out += [replace(ins, anchor=anchor, where=where, order=0, indent=base + "    ") for ins in items]
+    out.append(Insertion(anchor, where, "}", "per instantiation of " + first.template, 0, base, terminator=""))
+    return out
 
 
 def _merged_reason(ins: Insertion, place, kernels: list[ir.Kernel], per_kernel) -> Insertion:

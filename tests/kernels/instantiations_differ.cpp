@@ -1,6 +1,6 @@
-// Bad input for auto2manual: the launcher instantiates the kernel template with 4 KiB fp32
-// tiles and with 2 KiB fp16 tiles. One body serves both, but the second tile sits at a
-// different UB address in each, so no single TASSIGN line is right for both.
+// The launcher instantiates the kernel template with 4 KiB fp32 tiles and with 2 KiB fp16
+// tiles. One body serves both, but the second tile sits at a different UB address in each:
+// the rewrite gives each instantiation its own TASSIGN line under `if constexpr`.
 #include <pto/pto-inst.hpp>
 #include "acl/acl.h"
 

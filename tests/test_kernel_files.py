@@ -90,6 +90,16 @@ def test_clang_builtin_headers_come_with_the_package():
     assert ["-resource-dir", str(rd)] == invocation.clang_args(FrontendOptions(), "vec")[7:9]
 
 
+def test_system_clang_of_the_same_version_is_preferred(tmp_path):
+    for version in ("17", "18", "19"):
+        inc = tmp_path / f"llvm-{version}" / "lib" / "clang" / version / "include"
+        inc.mkdir(parents=True)
+        (inc / "stddef.h").write_text("")
+    (tmp_path / "llvm-20" / "lib" / "clang" / "20" / "include").mkdir(parents=True)  # no builtin headers
+    found = invocation.system_resource_dirs((str(tmp_path / "llvm-*" / "lib" / "clang" / "*"),))
+    assert [p.name for p in found] == ["18", "19", "17"]
+
+
 def test_standard_library_parses():
     k = load_kernel(KERNELS / "stdlib_user.cpp")
     assert ops(k) == ["TLOAD", "TEXP", "TSTORE"]  # std::is_same_v<T, float> took the first branch
@@ -163,6 +173,19 @@ def test_environment_options_from_compile_commands(tmp_path):
     assert "/nonexistent/after" in args and args.index("/nonexistent/after") < args.index(
         str(invocation.TOOLKIT_STANDINS))
     assert args[args.index("-include") + 1] == str(KERNELS / "include" / "forced_defaults.hpp")
+
+
+def test_build_database_pto_headers_do_not_replace_the_bundled_ones(tmp_path):
+    # A real NPU build's database puts pto-isa's include/ on -I; only the device compiler parses
+    # those headers, so the configuration's PTO headers are searched first.
+    npu = tmp_path / "pto-isa" / "include" / "pto"
+    npu.mkdir(parents=True)
+    (npu / "pto-inst.hpp").write_text('#error "NPU headers"\n')
+    db = [{"directory": str(SAMPLES / "vec_add"), "file": "auto.cpp",
+           "arguments": ["bisheng", "-xcce", f"-I{npu.parent}", "--cce-aicore-arch=dav-c220-vec", "-c", "auto.cpp"]}]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    k = load_kernel(SAMPLES / "vec_add" / "auto.cpp", FrontendOptions(build_dir=str(tmp_path)))
+    assert ops(k) == ["TLOAD", "TLOAD", "TADD", "TSTORE"]
 
 
 # ---------------------------------------------------------------- toolkit headers

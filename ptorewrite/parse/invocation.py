@@ -268,8 +268,8 @@ def clang_args(opts: FrontendOptions, core: str) -> list[str]:
     if rd is not None:
         args += ["-resource-dir", str(rd)]
     args += list(opts.no_stdinc)
-    for d in opts.include_dirs:
-        args += ["-I", d]
+    # The configuration's PTO headers come first: a build database's -I of pto-isa's NPU headers
+    # (which only the device compiler can parse) must not replace them.
     if opts.pto_isa_root:
         root = Path(opts.pto_isa_root).resolve()
         if not (root / "include" / "pto").is_dir():
@@ -282,6 +282,8 @@ def clang_args(opts: FrontendOptions, core: str) -> list[str]:
     else:
         args += ["-I", str(BUNDLED_INCLUDE)]
         forced = []
+    for d in opts.include_dirs:
+        args += ["-I", d]
     for d in opts.system_include_dirs:
         args += ["-isystem", d]
     for d in opts.after_include_dirs:

@@ -45,6 +45,7 @@ class ParsedFile:
     tu: TranslationUnit
     source: SourceFile  # launch configurations blanked (offsets as in the file)
     original: bytes
+    args: list[str] = field(default_factory=list)  # the clang arguments it was parsed with
     _top: list[Cursor] | None = None
 
     @property
@@ -68,7 +69,24 @@ def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = No
                          unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
     except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
         raise PtoError(f"cannot parse {file}: {e}") from None
-    return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data)
+    return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data, list(args))
+
+
+def parse_configured(file: Path, opts: FrontendOptions, core: str) -> ParsedFile:
+    """Parse `file` for one core type; raise PtoError on clang's errors.
+
+    The bundled PTO headers pull the standard library in (real pto-isa's do, and kernels use
+    `std::is_same_v` without including anything), which makes a parse several times slower.
+    Most kernels do not need it: they are parsed without it first, and again with it when
+    that fails. A kernel that includes a standard header itself gets it either way."""
+    args = clang_args(opts, core)
+    if not opts.pto_isa_root:
+        lean = parse_file(file, [*args, "-DPTOREWRITE_NO_STDLIB"])
+        if not any(d.severity >= ClangDiagnostic.Error for d in lean.tu.diagnostics):
+            return lean
+    parsed = parse_file(file, args)
+    clang_errors(parsed.tu)
+    return parsed
 
 
 def clang_errors(tu: TranslationUnit) -> None:
@@ -280,8 +298,7 @@ def list_kernels(path: str | Path, opts: FrontendOptions | None = None) -> list[
     out: list[KernelSite] = []
     seen: list[CoreResult] = []
     for core in [opts.core] if opts.core else core_candidates(text, opts.arch):
-        parsed = parse_file(file, clang_args(opts, core))
-        clang_errors(parsed.tu)
+        parsed = parse_configured(file, opts, core)
         plain, templates = select_entries(parsed, opts, require=False)
         seen.append(CoreResult(core, parsed=parsed, entries=[e.spelling for e in plain + templates],
                                macros=predefined_macros(opts, core)))
@@ -348,7 +365,7 @@ def _instantiations(file: Path, parsed: ParsedFile, opts: FrontendOptions, core:
             return {t: [Instantiation(t.spelling, args, _loc(t), origin="--entry")]}
     texts = {str(file): parsed.source.text}
     probe = build_probe(templates, texts)
-    probed = parse_file(file, clang_args(opts, core), probe.texts)
+    probed = parse_file(file, parsed.args, probe.texts)
     found = read_probe(probed.tu, probe)
     out: dict[Cursor, list[Instantiation]] = {}
     for i, t in enumerate(probe.templates):
@@ -363,8 +380,7 @@ def _instantiations(file: Path, parsed: ParsedFile, opts: FrontendOptions, core:
 
 def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> CoreResult:
     """The kernels for one core type (none if the preprocessor hid every entry function)."""
-    parsed = parse_file(file, clang_args(opts, core))
-    clang_errors(parsed.tu)
+    parsed = parse_configured(file, opts, core)
     tu = parsed.tu
     result = CoreResult(core, parsed=parsed)
     objects, functions = collect_macros(tu, opts, core, parsed.top)

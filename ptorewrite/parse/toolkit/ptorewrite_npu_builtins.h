@@ -4,9 +4,9 @@
 // macros; its stubs (pto/common/cpu_stub.hpp) implement set_flag, wait_flag, pipe_barrier,
 // get_block_idx, get_block_num, get_subblockid and a few more. Kernels written for the NPU
 // also call builtins the stubs do not have. They are declared here, before anything else, with
-// the fixed-width types of the forced stdint.h only, so that the simulator's own later
-// definitions of the same names (macros or inline functions) take precedence over nothing
-// here. Declarations only: the front end gives these names their meaning.
+// the fixed-width types of the forced stdint.h only; a name the simulator defines as well (as a
+// macro or an inline function of the same signature) still means what the simulator says.
+// Declarations only: the front end gives these names their meaning.
 #ifndef PTOREWRITE_NPU_BUILTINS_H
 #define PTOREWRITE_NPU_BUILTINS_H
 
@@ -25,5 +25,20 @@ void set_atomic_s32();
 void set_atomic_bf16();
 void set_mask_count();
 uint64_t get_sys_cnt();
+uint64_t get_icache_prl_st();
+
+// Low-level data-movement and vector intrinsics a few kernels call directly, with any
+// arguments (their real signatures take address-space pointers the simulator does not have).
+template <typename... Args> void copy_gm_to_ubuf(Args...);
+template <typename... Args> void copy_ubuf_to_gm(Args...);
+template <typename... Args> void copy_gm_to_cbuf(Args...);
+template <typename... Args> void copy_cbuf_to_gm(Args...);
+template <typename... Args> void copy_gm_to_ubuf_align_b8(Args...);
+template <typename... Args> void copy_ubuf_to_gm_align_b8(Args...);
+template <typename... Args> void copy_matrix_cc_to_gm(Args...);
+template <typename... Args> void create_cbuf_matrix(Args...);
+template <typename... Args> void vector_dup(Args...);
+template <typename... Args> void set_nd_para(Args...);
+template <typename... Args> void preload(Args...);
 
 #endif // PTOREWRITE_NPU_BUILTINS_H

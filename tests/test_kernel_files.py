@@ -278,7 +278,7 @@ def test_pto_isa_root_parses_the_cpu_simulator_configuration(tmp_path):
     # Other NPU builtins kernels call resolve for clang as well (the lowering decides what they mean).
     host = tmp_path / "builtins.cpp"
     host.write_text("void f() { set_ffts_base_addr(0); ffts_cross_core_sync(1, 2); wait_flag_dev(0);"
-                    " set_atomic_none(); (void)get_sys_cnt(); (void)block_num; }\n")
+                    " set_atomic_none(); (void)get_sys_cnt(); (void)block_num; copy_ubuf_to_gm(&block_idx, 0, 1, 2); }\n")
     frontend.clang_errors(frontend.parse_file(host, args).tu)
     # The user's -std wins over the configuration's.
     with pytest.raises(PtoError, match="the CPU simulator builds with C\\+\\+20"):

@@ -17,8 +17,8 @@ from ptorewrite.analysis import execution, ir
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import Reporter
 from ptorewrite.emulator import schedule
-from ptorewrite.parse.frontend import FrontendOptions, load_kernel
-from ptorewrite.transform.rewrite import rewrite
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel, load_kernels
+from ptorewrite.transform.rewrite import rewrite_kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = {"block_idx": 0, "block_num": 1}
@@ -50,15 +50,17 @@ def cycles(kernel: ir.Kernel, serial: bool = False) -> int:
 def main() -> int:
     rows = []
     for sample in sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file()):
-        auto = load_kernel(sample / "auto.cpp")
-        text = rewrite(auto, profile(auto.arch), Reporter()).text
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "out.cpp"
-            out.write_bytes(text)
-            opts = FrontendOptions(auto_mode=False, include_dirs=[str(sample)])
-            ours = counts(load_kernel(out, opts))
-        twin = counts(load_kernel(sample / "manual.cpp", FrontendOptions(auto_mode=False)))
-        rows.append((sample.name, ours, twin))
+        autos = load_kernels(sample / "auto.cpp")  # one per instantiation of a kernel template
+        text = rewrite_kernels(autos, profile(autos[0].arch), Reporter()).text
+        for auto in autos:
+            entry = auto.name if auto.instance is not None else None
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "out.cpp"
+                out.write_bytes(text)
+                opts = FrontendOptions(auto_mode=False, include_dirs=[str(sample)], entry=entry)
+                ours = counts(load_kernel(out, opts))
+            twin = counts(load_kernel(sample / "manual.cpp", FrontendOptions(auto_mode=False, entry=entry)))
+            rows.append((sample.name + (f" {entry}" if entry else ""), ours, twin))
     print(__doc__.split("\n\n", 1)[1].replace("    python", "`python").replace(".md\n", ".md`\n", 1))
     print("| sample | set/wait lines ours / twin | barrier lines ours / twin | set/wait pairs per run "
           "ours / twin | barriers per run ours / twin | PIPE_ALL ours | cycles ours / twin / fully serialized |")

@@ -10,22 +10,44 @@ import argparse
 import sys
 
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.inputs import check_output, check_source, load
+from ptorewrite.inputs import check_output, check_source, load_kernels
 from ptorewrite.parse.frontend import CORE_TYPES, FrontendOptions
+
+
+def _std_arg(text: str) -> str:
+    value = text.removeprefix("=")
+    if not value or value.startswith("-"):
+        raise argparse.ArgumentTypeError(f"expected -std=STANDARD (e.g. -std=c++20), got '{text}'")
+    return value
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("front end (clang-tool style)")
     g.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="add an include directory")
+    g.add_argument("-isystem", dest="system_include_dirs", action="append", default=[], metavar="DIR",
+                   help="add a system include directory (searched after -I; its headers are not the user's)")
+    g.add_argument("-idirafter", dest="after_include_dirs", action="append", default=[], metavar="DIR",
+                   help="add an include directory searched after all others")
     g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
                    help="define a macro")
+    g.add_argument("-U", dest="undefines", action="append", default=[], metavar="NAME",
+                   help="undefine a macro (applied after every -D)")
+    g.add_argument("-include", dest="forced_includes", action="append", default=[], metavar="FILE",
+                   help="include FILE before the kernel file (as pto-isa's builds do with stdint.h)")
+    g.add_argument("-std", dest="std", type=_std_arg, default=None, metavar="=STD",
+                   help="language standard, e.g. -std=c++20 (default: c++17; c++20 with --pto-isa-root)")
     g.add_argument("--arch", choices=("a2a3", "a5"), default="a2a3", help="target architecture (default a2a3)")
     g.add_argument("--core", choices=CORE_TYPES, default=None,
                    help="core type to compile for (default: chosen from the file's arch guards)")
-    g.add_argument("--entry", metavar="NAME", help="kernel function, when a file has several")
-    g.add_argument("--pto-isa-root", metavar="DIR", help="parse against real pto-isa headers in DIR/include")
-    g.add_argument("-p", dest="build_dir", metavar="BUILD_DIR", help="take -I/-D flags from BUILD_DIR/compile_commands.json")
+    g.add_argument("--entry", metavar="NAME[<ARGS>]",
+                   help="kernel function, when a file has several; NAME<ARGS> (quoted) picks one instantiation "
+                        "of a kernel template, e.g. --entry 'runTAdd<float, 64, 64>'")
+    g.add_argument("--pto-isa-root", metavar="DIR",
+                   help="parse against pto-isa's own headers in DIR/include, in the configuration of its CPU "
+                        "simulator (__CPU_SIM, C++20)")
+    g.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
+                   help="take -I/-isystem/-idirafter/-D/-U/-include/-std from BUILD_DIR/compile_commands.json")
 
 
 def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> FrontendOptions:
@@ -33,7 +55,9 @@ def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> Fronte
 
     check_defines(args.defines)
     return FrontendOptions(
-        include_dirs=args.include_dirs, defines=args.defines, arch=args.arch, entry=args.entry,
+        include_dirs=args.include_dirs, defines=args.defines, undefines=args.undefines,
+        forced_includes=args.forced_includes, system_include_dirs=args.system_include_dirs,
+        after_include_dirs=args.after_include_dirs, std=args.std, arch=args.arch, entry=args.entry,
         core=args.core, pto_isa_root=args.pto_isa_root, build_dir=args.build_dir, auto_mode=auto_mode,
     )
 
@@ -43,10 +67,28 @@ def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
     from ptorewrite.analysis.ir_text import format_kernel
 
     # As `check` reads it: a manual build first (events and guarded flags compile), AUTO if it is one.
-    kernel = load(args.kernel, frontend_options(args, auto_mode=False), reporter)
-    if kernel.mode == "auto":
-        kernel = load(args.kernel, frontend_options(args), reporter)
-    sys.stdout.write(format_kernel(kernel))
+    kernels = load_kernels(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if kernels[0].mode == "auto":
+        kernels = load_kernels(args.kernel, frontend_options(args), reporter)
+    for i, kernel in enumerate(kernels):
+        if len(kernels) > 1:
+            sys.stdout.write(("\n" if i else "") + f"# kernel {i + 1} of {len(kernels)}: {kernel.name}\n")
+        sys.stdout.write(format_kernel(kernel))
+    return 0
+
+
+def cmd_kernels(args: argparse.Namespace, reporter: Reporter) -> int:
+    check_source(args.kernel, args.defines)
+    from ptorewrite.parse.frontend import list_kernels
+
+    for site in list_kernels(args.kernel, frontend_options(args)):
+        line = f"{site.defined_at}: {site.name} [{site.core}]"
+        inst = site.instantiation
+        if inst is not None:
+            line += f" {'named with --entry' if inst.origin == '--entry' else 'instantiated at ' + str(inst.loc)}"
+            for spec, loc in inst.via:
+                line += f"\n    from {spec} at {loc}"
+        print(line)
     return 0
 
 
@@ -130,10 +172,10 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         check_output(args.kernel, what="in-place output")
     elif args.output and args.output != "-":
         check_output(args.output, args.kernel)
-    kernel = load(args.kernel, frontend_options(args), reporter)  # bad input is refused before the imports
+    kernels = load_kernels(args.kernel, frontend_options(args), reporter)  # bad input is refused before the imports
     from ptorewrite.arch import profile
     from ptorewrite.transform.memory_report import format_memory_report
-    from ptorewrite.transform.rewrite import RewriteOptions, rewrite
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
 
     prof = profile(args.arch)
     if args.capacity:
@@ -142,24 +184,27 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
     for name, rng in args.reserve:
         reserved.setdefault(name, []).append(rng)
     values = dict(args.values)
-    unknown = sorted(set(values) - set(kernel.runtime_values))
+    used = sorted({v for k in kernels for v in k.runtime_values})
+    unknown = sorted(set(values) - set(used))
     if unknown:
         raise PtoError(f"--set names {', '.join(unknown)}, which the kernel does not use at run time "
-                       f"(it uses: {', '.join(kernel.runtime_values) or 'none'})")
-    result = rewrite(kernel, prof, reporter, RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
-                                                            conservative=args.conservative, values=values))
+                       f"(it uses: {', '.join(used) or 'none'})")
+    options = RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
+                             conservative=args.conservative, values=values)
+    rewritten = rewrite_kernels(kernels, prof, reporter, options)
+    text, results = rewritten.text, rewritten.results
     to_stdout = not (args.output or args.in_place)
     if args.in_place:
-        _write_atomically(args.kernel, result.text, mode_from=args.kernel)
+        _write_atomically(args.kernel, text, mode_from=args.kernel)
     elif args.output and args.output != "-":
-        _write_atomically(args.output, result.text)
+        _write_atomically(args.output, text)
     else:
         sys.stdout.flush()
-        sys.stdout.buffer.write(result.text)
+        sys.stdout.buffer.write(text)
         sys.stdout.flush()
         to_stdout = True
     if args.memory_report:
-        report = format_memory_report(kernel, result.plan)
+        report = "".join(format_memory_report(k, r.plan) for k, r in zip(kernels, results))
         (sys.stderr if to_stdout else sys.stdout).write(report)
     return 0
 
@@ -198,10 +243,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rewrite AUTO-mode PTO kernels into manual-mode kernels, and check them.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("ir", help="print the kernel IR of an AUTO or manual kernel")
+    p = sub.add_parser("ir", help="print the kernel IR of an AUTO or manual kernel (each instantiation of a "
+                                  "kernel template)")
     p.add_argument("kernel", metavar="KERNEL.cpp")
     _common(p)
     p.set_defaults(func=cmd_ir)
+    p = sub.add_parser("kernels", help="list the kernels and kernel-template instantiations of a file",
+                       description="Each __global__ kernel the file defines for the configuration, and each "
+                                   "instantiation of a kernel template the file makes (explicit instantiations, "
+                                   "launches, instantiated launchers), with where it is requested.")
+    p.add_argument("kernel", metavar="KERNEL.cpp")
+    _common(p)
+    p.set_defaults(func=cmd_kernels)
     _add_auto2manual(sub)
     from ptorewrite.emulator.commands import add_commands as _add_emulator_commands
 

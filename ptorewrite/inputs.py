@@ -10,7 +10,7 @@
   the analysis walks the program recursively, and a kernel nested deeper than any real one is
   refused with a located error instead of exhausting Python's stack.
 
-`load` is the one way the commands read a kernel: these checks, the front end and the operand
+`load_kernels` is the one way the commands read a kernel file: these checks, the front end and the operand
 checks of `analysis.operands`. How much a kernel executes is not judged here: a big loop is
 fine to parse, print and rewrite; the executions bound themselves (`analysis.execution`'s
 instance limit, `--max-instances` of the emulator commands).
@@ -144,13 +144,15 @@ def check_source(path: str, defines=()) -> None:
         raise err
 
 
-def load(path: str, opts, reporter: Reporter):
-    """Check the input, parse and lower it, and check every instruction's operands."""
+def load_kernels(path: str, opts, reporter: Reporter) -> list:
+    """Check the input, parse and lower every kernel of it (each instantiation of a kernel
+    template, or the one `--entry` names), and check every instruction's operands."""
     from ptorewrite.analysis.operands import check_operands
     from ptorewrite.arch import profile
-    from ptorewrite.parse.frontend import load_kernel
+    from ptorewrite.parse.frontend import load_kernels as lower_kernels
 
     check_source(path, opts.defines)
-    kernel = load_kernel(path, opts, reporter)
-    check_operands(kernel, profile(opts.arch), reporter)
-    return kernel
+    kernels = lower_kernels(path, opts, reporter)
+    for kernel in kernels:
+        check_operands(kernel, profile(opts.arch), reporter)
+    return kernels

@@ -7,9 +7,6 @@ every instruction ptorewrite knows about must be declared in namespace pto.
 
 from __future__ import annotations
 
-import glob
-from pathlib import Path
-
 import pytest
 
 ci = pytest.importorskip("clang.cindex")
@@ -414,13 +411,14 @@ SNIPPETS = {
 
 
 def _resource_dir_variants() -> list[list[str]]:
-    """Parse once as the libclang wheel ships (no compiler resource headers, so no standard
-    library) and, when a system clang is installed, once more with its resource directory
-    (standard library reachable)."""
+    """Parse once as the libclang wheel alone would (no compiler builtin headers, so no standard
+    library) and once with the builtin headers the front end passes (standard library reachable)."""
+    from ptorewrite.parse.invocation import resource_dir
+
     variants: list[list[str]] = [[]]
-    found = sorted(glob.glob("/usr/lib/llvm-*/lib/clang/*/include/stddef.h"))
-    if found:
-        variants.append(["-resource-dir", str(Path(found[-1]).parent.parent)])
+    found = resource_dir()
+    if found is not None:
+        variants.append(["-resource-dir", str(found)])
     return variants
 
 

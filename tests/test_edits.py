@@ -47,19 +47,20 @@ def _statements(kernel: ir.Kernel):
 
 def edit(tmp_path: Path, body: str, *wanted: tuple[str, str, str], whole: bool = False, newline: str = "\n") -> str:
     """`body` (the kernel body after HEAD, or the whole file) with each `(statement, where, code)`
-    inserted; a statement is named by the start of its text, `TADDS#1` for the second one."""
+    inserted; a statement is named by the start of its text, `TADDS#1` for the second one. A fourth
+    item gives more fields of the Insertion (`terminator`, `depth`)."""
     src = (body if whole else HEAD + body + "}\n").replace("\n", newline)
     path = tmp_path / "k.cpp"
     path.write_bytes(src.encode())
     kernel = load_kernel(path, FrontendOptions())
     text = kernel.source.decode("latin-1")
     insertions = []
-    for name, where, code in wanted:
+    for name, where, code, *block in wanted:
         name, _, nth = name.partition("#")
         found = sorted({(loc.offset, loc.end_offset) for loc in _statements(kernel)
                         if text.startswith(name, loc.offset)})
         start, end = found[int(nth or 0)]
-        insertions.append(Insertion(start, end, where, code, "why"))
+        insertions.append(Insertion(start, end, where, code, "why", **(block[0] if block else {})))
     out = edit_kernel(kernel, insertions).decode("latin-1")
     return out if whole else out[len(HEAD.replace("\n", newline)):]
 
@@ -340,6 +341,65 @@ def test_tassign_after_declarations_in_odd_places(tmp_path):
 """
     assert edit(tmp_path, before, ("TileT t", "after", "TASSIGN(t, 0x0)"), ("TileT  //", "after", "TASSIGN(y, 0x800)")) \
         == after
+
+
+# A block of new lines (the per-instantiation `if constexpr` of a kernel template's rewrite).
+OPEN = {"terminator": ""}
+INSIDE = {"depth": 1}
+
+
+def _branches(stmt: str, where: str) -> list[tuple]:
+    return [(stmt, where, "if constexpr (std::is_same_v<T, float>) {", OPEN), (stmt, where, "set(0)", INSIDE),
+            (stmt, where, "} else {", OPEN), (stmt, where, "set(1)", INSIDE), (stmt, where, "}", OPEN)]
+
+
+def test_new_lines_can_open_and_close_a_block(tmp_path):
+    before = """    TLOAD(x, g);
+    TSTORE(o, x);
+"""
+    after = """    TLOAD(x, g);
+    if constexpr (std::is_same_v<T, float>) {  // why
+        set(0);  // why
+    } else {  // why
+        set(1);  // why
+    }  // why
+    wait();  // why
+    TSTORE(o, x);
+}
+"""
+    assert edit(tmp_path, before, *_branches("TLOAD", "after"), ("TSTORE", "before", "wait()")) == after
+
+
+def test_a_block_of_new_lines_in_an_unbraced_body_and_on_a_shared_line(tmp_path):
+    before = """    for (int i = 0; i < 4; ++i)
+        TADDS(x, x, 1.0f);
+    TLOAD(x, g); TSTORE(o, x);
+"""
+    after = """    for (int i = 0; i < 4; ++i) {
+        if constexpr (std::is_same_v<T, float>) {  // why
+            set(0);  // why
+        } else {  // why
+            set(1);  // why
+        }  // why
+        TADDS(x, x, 1.0f);
+    }
+    TLOAD(x, g);
+    if constexpr (std::is_same_v<T, float>) {  // why
+        set(0);  // why
+    } else {  // why
+        set(1);  // why
+    }  // why
+    TSTORE(o, x);
+}
+"""
+    assert edit(tmp_path, before, *_branches("TADDS", "before"), *_branches("TLOAD", "after")) == after
+
+
+def test_a_block_of_new_lines_is_indented_with_the_files_tabs(tmp_path):
+    before = "\tTLOAD(x, g);\n\tTSTORE(o, x);\n"
+    after = ("\tTLOAD(x, g);\n\tif constexpr (std::is_same_v<T, float>) {  // why\n\t\tset(0);  // why\n"
+             "\t} else {  // why\n\t\tset(1);  // why\n\t}  // why\n\tTSTORE(o, x);\n}\n")
+    assert edit(tmp_path, before, *_branches("TLOAD", "after")) == after
 
 
 def test_user_tokens_are_unchanged(tmp_path):

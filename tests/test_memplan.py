@@ -13,7 +13,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.liveness import Lifetime, analyze
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.parse.frontend import FrontendOptions, load_kernel
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel, load_kernels
 from ptorewrite.transform import rewrite as rewrite_mod
 from ptorewrite.transform.memory_report import format_memory_report
 from ptorewrite.transform.memplan import plan_memory
@@ -73,13 +73,13 @@ def no_sync(monkeypatch):
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_every_sample_is_placed_without_reuse(name):
-    kernel = load(sample(name))
-    plan, reporter = plan_of(kernel)
-    check_plan(plan)
-    assert not plan.reuses and not any(u.reuse for u in plan.buffers.values())
-    assert not reporter.warnings
-    again, _ = plan_of(load(sample(name)))
-    assert addresses(again) == addresses(plan)  # deterministic
+    for i, kernel in enumerate(load_kernels(sample(name))):  # each instantiation of a kernel template
+        plan, reporter = plan_of(kernel)
+        check_plan(plan)
+        assert not plan.reuses and not any(u.reuse for u in plan.buffers.values())
+        assert not reporter.warnings
+        again, _ = plan_of(load_kernels(sample(name))[i])
+        assert addresses(again) == addresses(plan)  # deterministic
 
 
 @pytest.mark.parametrize("name", ["vec_add", "gemm_single", "reshape_subview"])
@@ -541,27 +541,28 @@ def test_tile_declared_in_a_helper_inlined_twice_gets_one_address(tmp_path, no_s
 @pytest.mark.parametrize("name", SAMPLES)
 @pytest.mark.parametrize("checked", [False, True])
 def test_output_parses_again_with_the_planned_addresses(tmp_path, name, checked, no_sync):
-    kernel = load(sample(name))
-    result = rewrite(kernel, A2A3, Reporter(), RewriteOptions(checked_tassign=checked))
-    out = tmp_path / f"{name}.cpp"
-    out.write_bytes(result.text)
-    again = load(out)
-    assert again.mode == "manual"
-    assert [t.cpp_name for t in again.tiles] == [t.cpp_name for t in kernel.tiles]
-    assigns = [s for s in ir.walk(again.body) if isinstance(s, ir.TileAssign)]
-    for old, new in zip(kernel.tiles, again.tiles):
-        if old.alias is not None:
-            assert not new.fixed_addresses and not any(s.ref.tile is new for s in assigns)
-            continue
-        planned = result.plan.placement(old).addresses
-        if old.per_lane:
-            (s,) = [s for s in assigns if s.ref.tile is new]
-            # The copy index may count enclosing loops too: stepping the innermost one visits every copy.
-            zero = {v: 0 for v in s.address.free_vars()}
-            assert any(tuple(s.address.eval({**zero, var: lane}) for lane in range(len(planned))) == planned
-                       for var in zero)
-        else:
-            assert tuple(v for _, v in sorted(new.fixed_addresses.items())) == planned
+    for kernel in load_kernels(sample(name)):  # each instantiation of a kernel template
+        entry = kernel.name if kernel.instance is not None else None
+        result = rewrite(kernel, A2A3, Reporter(), RewriteOptions(checked_tassign=checked))
+        out = tmp_path / f"{name}.cpp"
+        out.write_bytes(result.text)
+        again = load_kernel(out, FrontendOptions(entry=entry))
+        assert again.mode == "manual"
+        assert [t.cpp_name for t in again.tiles] == [t.cpp_name for t in kernel.tiles]
+        assigns = [s for s in ir.walk(again.body) if isinstance(s, ir.TileAssign)]
+        for old, new in zip(kernel.tiles, again.tiles):
+            if old.alias is not None:
+                assert not new.fixed_addresses and not any(s.ref.tile is new for s in assigns)
+                continue
+            planned = result.plan.placement(old).addresses
+            if old.per_lane:
+                (s,) = [s for s in assigns if s.ref.tile is new]
+                # The copy index may count enclosing loops too: stepping the innermost one visits every copy.
+                zero = {v: 0 for v in s.address.free_vars()}
+                assert any(tuple(s.address.eval({**zero, var: lane}) for lane in range(len(planned))) == planned
+                           for var in zero)
+            else:
+                assert tuple(v for _, v in sorted(new.fixed_addresses.items())) == planned
 
 
 # ---------------------------------------------------------------- report and command line

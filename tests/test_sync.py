@@ -22,19 +22,23 @@ from ptorewrite.transform.tassign import tassign_insertions
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(p.name for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+# A sample whose kernel template the file instantiates several times: each instantiation.
+INSTANTIATIONS = {"tmax_launch": ["TMaxKernel<float, 32, 64>", "TMaxKernel<half, 32, 128>"]}
+SAMPLE_KERNELS = [(name, entry) for name in SAMPLES for entry in INSTANTIATIONS.get(name, [None])]
 
 
-def rewrite_file(path: Path, defines=(), arch="a2a3") -> tuple[ir.Kernel, bytes, Reporter]:
-    kernel = load_kernel(path, FrontendOptions(defines=list(defines), arch=arch))
+def rewrite_file(path: Path, defines=(), arch="a2a3", entry=None) -> tuple[ir.Kernel, bytes, Reporter]:
+    kernel = load_kernel(path, FrontendOptions(defines=list(defines), arch=arch, entry=entry))
     reporter = Reporter()
     return kernel, rewrite(kernel, profile(arch), reporter).text, reporter
 
 
-def load_manual(tmp_path: Path, text: bytes, name: str, include: Path | None = None, defines=(), arch="a2a3"):
+def load_manual(tmp_path: Path, text: bytes, name: str, include: Path | None = None, defines=(), arch="a2a3",
+                entry=None):
     out = tmp_path / name
     out.write_bytes(text)
     opts = FrontendOptions(auto_mode=False, include_dirs=[str(include)] if include else [],
-                           defines=list(defines), arch=arch)
+                           defines=list(defines), arch=arch, entry=entry)
     return load_kernel(out, opts)
 
 
@@ -157,13 +161,13 @@ def test_guarded_matmul_and_store_after_the_loop_are_ordered(tmp_path):
     assert "pipe_barrier" not in out
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-def test_sample_output_is_race_free_and_balanced(tmp_path, name):
+@pytest.mark.parametrize("name,entry", SAMPLE_KERNELS)
+def test_sample_output_is_race_free_and_balanced(tmp_path, name, entry):
     sample = ROOT / "samples" / name
-    _kernel, text, reporter = rewrite_file(sample / "auto.cpp")
+    _kernel, text, reporter = rewrite_file(sample / "auto.cpp", entry=entry)
     assert "PIPE_ALL" not in text.decode()
     assert not reporter.warnings
-    manual = load_manual(tmp_path, text, "out.cpp", include=sample)
+    manual = load_manual(tmp_path, text, "out.cpp", include=sample, entry=entry)
     values = {v: 1 for v in manual.runtime_values}
     result = check_kernel(manual, profile("a2a3"), values)
     assert result.ok, (result.races[:2], result.flag_problems[:2])
@@ -174,27 +178,27 @@ def test_sample_output_is_race_free_and_balanced(tmp_path, name):
                 assert 0 <= s.event.const_value() < 8
 
 
-def _plan(path: Path, defines=()):
-    kernel = load_kernel(path, FrontendOptions(defines=list(defines)))
+def _plan(path: Path, defines=(), entry=None):
+    kernel = load_kernel(path, FrontendOptions(defines=list(defines), entry=entry))
     arch = profile(kernel.arch)
     reporter = Reporter()
     mem = plan_memory(kernel, arch, reporter)
     return kernel, mem, plan_syncs(kernel, arch, mem.address, reporter)
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-def test_every_inserted_sync_is_needed(tmp_path, name):
+@pytest.mark.parametrize("name,entry", SAMPLE_KERNELS)
+def test_every_inserted_sync_is_needed(tmp_path, name, entry):
     """Removing any one inserted sync (a set/wait pair with its prime and drain, or a barrier)
     leaves a race: nothing inserted is implied by the rest."""
     sample = ROOT / "samples" / name
-    kernel, mem, plan = _plan(sample / "auto.cpp")
+    kernel, mem, plan = _plan(sample / "auto.cpp", entry=entry)
     base = tassign_insertions(kernel, mem)
     assert plan.syncs
     for i, _ in enumerate(plan.syncs):
         kept = plan.syncs[:i] + plan.syncs[i + 1:]
         reduced = type(plan)(kept, plan.edges)
         text = edit_kernel(kernel, base + sync_insertions(kernel, reduced, kernel.file))
-        manual = load_manual(tmp_path, text, f"minus{i}.cpp", include=sample)
+        manual = load_manual(tmp_path, text, f"minus{i}.cpp", include=sample, entry=entry)
         values = {v: 1 for v in manual.runtime_values}
         result = check_kernel(manual, profile("a2a3"), values)
         assert result.races, f"sync {plan.syncs[i].reason!r} was redundant"
@@ -203,12 +207,12 @@ def test_every_inserted_sync_is_needed(tmp_path, name):
         assert emulated.races, f"sync {plan.syncs[i].reason!r} was redundant (emulator)"
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-def test_sample_rewrite_is_verified_by_the_emulator(tmp_path, name):
+@pytest.mark.parametrize("name,entry", SAMPLE_KERNELS)
+def test_sample_rewrite_is_verified_by_the_emulator(tmp_path, name, entry):
     """Same outputs as the AUTO kernel on random data, and no race or flag problem."""
     sample = ROOT / "samples" / name
-    auto, text, _ = rewrite_file(sample / "auto.cpp")
-    manual = load_manual(tmp_path, text, "out.cpp", include=sample)
+    auto, text, _ = rewrite_file(sample / "auto.cpp", entry=entry)
+    manual = load_manual(tmp_path, text, "out.cpp", include=sample, entry=entry)
     values = {"block_idx": 1, "block_num": 2}
     v = verify(auto, manual, profile("a2a3"), values, seed=7)
     assert v.equivalent, [str(m) for m in v.mismatches]

@@ -290,6 +290,16 @@ class Param:
     is_pointer: bool
 
 
+@dataclass(frozen=True)
+class TemplateInstance:
+    """A kernel lowered for one instantiation of a kernel template."""
+
+    template: str  # the template's name
+    params: tuple[tuple[str, str], ...]  # (kind "type" or "value", name) per template parameter
+    args: tuple[str, ...]  # the arguments as clang spells them, one per parameter
+    body: tuple[int, int]  # byte range of the template's body in the kernel file
+
+
 @dataclass(eq=False)
 class Kernel:
     name: str
@@ -303,6 +313,7 @@ class Kernel:
     source: bytes
     mode: str  # "auto" or "manual"
     runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
+    instance: TemplateInstance | None = None  # set for an instantiation of a kernel template
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

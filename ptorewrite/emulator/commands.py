@@ -13,7 +13,7 @@ import tempfile
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
-from ptorewrite.inputs import check_output, check_source, load
+from ptorewrite.inputs import check_output, check_source, load_kernels
 
 
 def _value(text: str):
@@ -62,11 +62,17 @@ def runtime_values(args: argparse.Namespace) -> dict:
 
 
 def _load(path: str, args, reporter: Reporter, frontend_options, want: str | None = None):
-    """Parse a kernel as manual (auto_mode=False); re-parse as AUTO when it turns out to be one."""
-    kernel = load(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
-    if want is None and kernel.mode == "auto":
-        kernel = load(path, frontend_options(args, auto_mode=True), reporter)
-    return kernel
+    """Parse a kernel (every instantiation of a kernel template) as manual (auto_mode=False);
+    re-parse as AUTO when it turns out to be one."""
+    kernels = load_kernels(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
+    if want is None and kernels[0].mode == "auto":
+        kernels = load_kernels(path, frontend_options(args, auto_mode=True), reporter)
+    return kernels
+
+
+def _heading(kernels, i: int) -> None:
+    if len(kernels) > 1:
+        print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(kernels)}: {kernels[i].name}")
 
 
 def _print_diagnostics(diags) -> None:
@@ -79,21 +85,26 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes
 
-    kernel = _load(args.kernel, args, reporter, frontend_options, want="manual")
-    if kernel.mode != "manual":
-        raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
-                       "(use `verify` to check an AUTO kernel's rewrite)")
-    # The check needs only what each instruction touches, not its arithmetic.
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
-                             max_instances=args.max_instances, require_semantics=False)
-    result = pipes.check(trace)
-    reporter.print()
-    reporter.diagnostics.clear()
-    _print_diagnostics(result.diagnostics())
-    ops = sum(1 for s in trace.steps if s.kind == "op")
-    print(f"{args.kernel}: {len(result.races)} race(s), {len(result.flags)} flag problem(s) "
-          f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
-    return 0 if result.clean else 1
+    kernels = _load(args.kernel, args, reporter, frontend_options, want="manual")
+    status = 0
+    for i, kernel in enumerate(kernels):
+        if kernel.mode != "manual":
+            raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
+                           "(use `verify` to check an AUTO kernel's rewrite)")
+        _heading(kernels, i)
+        # The check needs only what each instruction touches, not its arithmetic.
+        trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                                 max_instances=args.max_instances, require_semantics=False)
+        result = pipes.check(trace)
+        reporter.print()
+        reporter.diagnostics.clear()
+        _print_diagnostics(result.diagnostics())
+        ops = sum(1 for s in trace.steps if s.kind == "op")
+        what = args.kernel if len(kernels) == 1 else f"{args.kernel}: {kernel.name}"
+        print(f"{what}: {len(result.races)} race(s), {len(result.flags)} flag problem(s) "
+              f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
+        status = max(status, 0 if result.clean else 1)
+    return status
 
 
 def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
@@ -103,40 +114,48 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes, schedule, timeline
 
-    kernel = _load(args.kernel, args, reporter, frontend_options)
-    serial = args.serialize
-    if kernel.mode == "auto" and not serial:
-        reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
-        serial = True
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
-                             max_instances=args.max_instances)
-    matches, problems = pipes.match_flags(trace)
-    sched = schedule.simulate(trace, serial=serial, matches=matches)
-    reporter.print()
-    reporter.diagnostics.clear()
-    _print_diagnostics(p.diagnostic() for p in problems)
-    sys.stdout.write(schedule.format_report(sched, path_limit=args.path_limit))
-    if args.timeline:
-        svg = timeline.render_svg(sched)
-        if args.timeline.endswith((".html", ".htm")):
-            svg = f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{kernel.name}</title></head>" \
-                  f"<body>\n{svg}</body></html>\n"
-        with open(args.timeline, "w", encoding="utf-8") as f:
-            f.write(svg)
-        print(f"timeline written to {args.timeline}")
-    return 1 if (problems or sched.stuck) else 0
+    kernels = _load(args.kernel, args, reporter, frontend_options)
+    if args.timeline and len(kernels) > 1:
+        raise PtoError(f"--timeline draws one kernel; the file instantiates {len(kernels)} "
+                       f"({'; '.join(k.name for k in kernels)}): choose one with --entry")
+    status = 0
+    for i, kernel in enumerate(kernels):
+        _heading(kernels, i)
+        serial = args.serialize
+        if kernel.mode == "auto" and not serial:
+            reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
+            serial = True
+        trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                                 max_instances=args.max_instances)
+        matches, problems = pipes.match_flags(trace)
+        sched = schedule.simulate(trace, serial=serial, matches=matches)
+        reporter.print()
+        reporter.diagnostics.clear()
+        _print_diagnostics(p.diagnostic() for p in problems)
+        sys.stdout.write(schedule.format_report(sched, path_limit=args.path_limit))
+        if args.timeline:
+            svg = timeline.render_svg(sched)
+            if args.timeline.endswith((".html", ".htm")):
+                svg = f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{kernel.name}</title></head>" \
+                      f"<body>\n{svg}</body></html>\n"
+            with open(args.timeline, "w", encoding="utf-8") as f:
+                f.write(svg)
+            print(f"timeline written to {args.timeline}")
+        status = max(status, 1 if (problems or sched.stuck) else 0)
+    return status
 
 
-def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[str, str]:
+def _rewrite_to_temp(auto_path: str, kernels, args, reporter: Reporter) -> tuple[str, str]:
     try:
-        from ptorewrite.transform.rewrite import RewriteOptions, rewrite
+        from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
     except ImportError:
         raise PtoError("verify without MANUAL.cpp needs the rewriter (ptorewrite.transform.rewrite), which is "
                        "not available in this build; give the manual kernel explicitly") from None
-    # Analyse with the runtime values the kernel is verified with (auto2manual --set does the same).
+    # Analyse with the runtime values the kernels are verified with (auto2manual --set does the same).
+    used = {v for k in kernels for v in k.runtime_values}
     values = {k: v for k, v in runtime_values(args).items()
-              if k in kernel.runtime_values and isinstance(v, int) and not isinstance(v, bool)}
-    text = rewrite(kernel, profile(args.arch), reporter, RewriteOptions(values=values)).text
+              if k in used and isinstance(v, int) and not isinstance(v, bool)}
+    text = rewrite_kernels(kernels, profile(args.arch), reporter, RewriteOptions(values=values)).text
     tmpdir = tempfile.mkdtemp(prefix="ptorewrite-verify-")
     path = os.path.join(tmpdir, os.path.basename(auto_path))
     with open(path, "wb") as f:
@@ -150,26 +169,31 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
 
-    auto = _load(args.auto, args, reporter, frontend_options, want="auto")
-    if auto.mode != "auto":
+    autos = _load(args.auto, args, reporter, frontend_options, want="auto")
+    if autos[0].mode != "auto":
         raise PtoError(f"{args.auto} is already a manual-mode kernel; verify takes the AUTO kernel first")
     tmpdir = None
     manual_path = args.manual
+    rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+    atol = DEFAULT_ATOL if args.atol is None else args.atol
+    verdicts = []
     try:
         if manual_path is None:
             from ptorewrite.analysis.execution import instance_limit
 
             with instance_limit(args.max_instances):  # the rewrite's own runs obey --max-instances too
-                manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
+                manual_path, tmpdir = _rewrite_to_temp(args.auto, autos, args, reporter)
             # The rewrite lives in a temporary directory: keep the original's includes reachable.
             args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
-        manual = _load(manual_path, args, reporter, frontend_options, want="manual")
-        if manual.mode != "manual":
+        manuals = _load(manual_path, args, reporter, frontend_options, want="manual")
+        if manuals[0].mode != "manual":
             raise PtoError(f"{manual_path} has no TASSIGN or sync: not a manual-mode kernel")
-        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
-        atol = DEFAULT_ATOL if args.atol is None else args.atol
-        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol,
-                         max_instances=args.max_instances)
+        if len(manuals) != len(autos) or (len(autos) > 1 and [k.name for k in autos] != [k.name for k in manuals]):
+            raise PtoError(f"{args.auto} instantiates {'; '.join(k.name for k in autos)} but {manual_path} "
+                           f"instantiates {'; '.join(k.name for k in manuals)}; choose one with --entry")
+        for auto, manual in zip(autos, manuals):
+            verdicts.append(verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol,
+                                   max_instances=args.max_instances))
         if tmpdir is not None and args.keep_rewrite:
             print(f"rewritten kernel kept at {manual_path}")
     finally:
@@ -179,18 +203,23 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             os.rmdir(tmpdir)
     reporter.print()
     reporter.diagnostics.clear()
-    _print_diagnostics(verdict.check.diagnostics())
     shown = args.manual or "the rewrite"
-    if verdict.drawn:
-        drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(verdict.drawn.items()))
-        print(f"data-only runtime values drawn from seed {args.seed}: {drawn} (set them with --set NAME=VALUE)")
-    for m in verdict.mismatches:
-        print(f"mismatch: {m}")
-    ok_out = "equivalent" if verdict.equivalent else f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"
-    print(f"{args.auto} vs {shown}: outputs {ok_out} (seed {args.seed}, float rtol {rtol:g} atol {atol:g}, "
-          f"integers exact); manual kernel: {len(verdict.check.races)} race(s), "
-          f"{len(verdict.check.flags)} flag problem(s)")
-    return 0 if verdict.ok else 1
+    for i, (auto, verdict) in enumerate(zip(autos, verdicts)):
+        _heading(autos, i)
+        _print_diagnostics(verdict.check.diagnostics())
+        if verdict.drawn:
+            drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}"
+                              for k, v in sorted(verdict.drawn.items()))
+            print(f"data-only runtime values drawn from seed {args.seed}: {drawn} (set them with --set NAME=VALUE)")
+        for m in verdict.mismatches:
+            print(f"mismatch: {m}")
+        ok_out = "equivalent" if verdict.equivalent else \
+            f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"
+        what = args.auto if len(autos) == 1 else f"{args.auto} ({auto.name})"
+        print(f"{what} vs {shown}: outputs {ok_out} (seed {args.seed}, float rtol {rtol:g} atol {atol:g}, "
+              f"integers exact); manual kernel: {len(verdict.check.races)} race(s), "
+              f"{len(verdict.check.flags)} flag problem(s)")
+    return 0 if all(v.ok for v in verdicts) else 1
 
 
 def add_commands(sub, common, frontend_options) -> None:

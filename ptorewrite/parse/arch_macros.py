@@ -1,13 +1,24 @@
-"""Predefined macros the Ascend compiler sets for each architecture profile and core type.
+"""Predefined macros of each parse configuration, per architecture profile and core type.
 
-The front end passes these with -D when it parses a kernel against the bundled parse-only
-headers (ptorewrite/parse/include), so that a kernel's `#if defined(__DAV_C220_VEC__)` style
-guards select the same code the real compiler would.
+Bundled headers (the default): the macros the Ascend compiler (bisheng) defines in the device
+pass of a kernel, so that a kernel's `#if __CCE_AICORE__ == 220 && defined(__DAV_C220_VEC__)`
+style guards select the code the real compiler would:
 
-Sources: pto-isa derives its architecture from `__NPU_ARCH__` (2201 -> a2a3; 3101 or 3510 ->
-a5) and its kernels test `__DAV_C220_{VEC,CUBE}__` / `__DAV_C310_{VEC,CUBE}__`; generated
-kernels also test the core-type shorthands `__DAV_VEC__` / `__DAV_CUBE__`. `__CCE_AICORE__`
-is 220 on a2a3 and 310 on a5 (Ascend 950).
+- a2a3 (`--cce-aicore-arch=dav-c220-vec` / `-cube`): `__CCE_AICORE__=220`, `__NPU_ARCH__=2201`,
+  `__DAV_C220_VEC__` or `__DAV_C220_CUBE__`;
+- a5 (`dav-c310-vec` / `-cube`): `__CCE_AICORE__=310`, `__NPU_ARCH__=3101`, `__DAV_C310_VEC__` or
+  `__DAV_C310_CUBE__`;
+- both: the core-type shorthands `__DAV_VEC__` / `__DAV_CUBE__` that pto-isa's headers and
+  kernels test.
+
+pto-isa derives its architecture from `__NPU_ARCH__` (2201 -> a2a3; 3101 or 3510 -> a5); its
+kernels test the dav-specific names and the shorthands.
+
+`--pto-isa-root` (pto-isa's CPU-simulator configuration): `__CPU_SIM` and none of the NPU
+macros above. The simulator defines both core shorthands when neither is given; ptorewrite
+analyses one core type at a time, so it defines the one being analysed.
+
+AUTO-mode kernels are parsed with `__PTO_AUTO__`, as `--cce-pto-auto-enable` defines it.
 """
 
 from __future__ import annotations
@@ -28,6 +39,13 @@ ARCH_MACROS: dict[str, dict[str, dict[str, str]]] = {
         "vec": {"__DAV_C310_VEC__": "1", "__DAV_VEC__": "1"},
         "cube": {"__DAV_C310_CUBE__": "1", "__DAV_CUBE__": "1"},
     },
+}
+
+# pto-isa's CPU-simulator build (tests/cpu/st/CMakeLists.txt: add_definitions(-D__CPU_SIM)).
+CPU_SIM_MACROS: dict[str, dict[str, str]] = {
+    "common": {"__CPU_SIM": "1"},
+    "vec": {"__DAV_VEC__": "1"},
+    "cube": {"__DAV_CUBE__": "1"},
 }
 
 # Defined by the compiler when it builds an AUTO-mode kernel (spec §3). Manual-mode output

@@ -3,6 +3,8 @@ and kinds, parenthesised and separated pieces of a header."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.parse import cparse as cp
@@ -10,10 +12,11 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import LoweringError
 
 
-def enum_names(root: Cursor) -> frozenset[str]:
-    """Names of the enumerations declared at namespace scope anywhere in the translation unit."""
+def enum_names(top: Iterable[Cursor]) -> frozenset[str]:
+    """Names of the enumerations declared at namespace scope anywhere in the translation unit
+    (`top`: its top-level cursors)."""
     names = set()
-    todo = list(root.get_children())
+    todo = list(top)
     while todo:
         c = todo.pop()
         if c.kind == CursorKind.ENUM_DECL and c.spelling:

@@ -1,14 +1,14 @@
 """Front end: parse a kernel file with libclang and lower its entry function to the IR.
 
-Owns the compiler invocation (include paths, macros per architecture and core type,
-compile_commands.json), clang's own diagnostics, entry selection and core-type choice.
+Owns the parse (launch syntax made plain C++, clang's own diagnostics), entry selection,
+template instantiations and the core-type choice. The compiler invocation (headers, macros,
+standard, compile_commands.json) is in `invocation`.
 """
 
 from __future__ import annotations
 
-import json
-import shlex
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clang.cindex import Cursor, CursorKind, Index, TranslationUnit
@@ -19,161 +19,165 @@ from ptorewrite.analysis.expr import Const
 from ptorewrite.arch import ArchProfile, profile
 from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import guards
 from ptorewrite.parse.arch_macros import ARCH_MACROS
+from ptorewrite.parse.cursor_text import template_params
+from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
+from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
+    BUNDLED_INCLUDE,
+    FrontendOptions,
+    clang_args,
+    missing_header_notes,
+    predefined_macros,
+    system_dirs,
+    with_database,
+)
+from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
 from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.values import NAMESPACES
 
-BUNDLED_INCLUDE = Path(__file__).resolve().parent / "include"
 CORE_TYPES = ("vec", "cube")
 
 
 @dataclass
-class FrontendOptions:
-    include_dirs: list[str] = field(default_factory=list)
-    defines: list[str] = field(default_factory=list)  # NAME or NAME=VALUE
-    arch: str = "a2a3"
-    entry: str | None = None
-    core: str | None = None  # "vec", "cube", or None to choose from the file
-    pto_isa_root: str | None = None
-    build_dir: str | None = None
-    auto_mode: bool = True  # define __PTO_AUTO__ as the AUTO-mode compiler does
-    std: str = "c++17"
+class ParsedFile:
+    """One parse of a kernel file: the translation unit and the text libclang saw."""
+
+    tu: TranslationUnit
+    source: SourceFile  # launch configurations blanked (offsets as in the file)
+    original: bytes
+    args: list[str] = field(default_factory=list)  # the clang arguments it was parsed with
+    _top: list[Cursor] | None = None
+
+    @property
+    def top(self) -> list[Cursor]:
+        """The translation unit's top-level cursors, listed once (libclang is slow to list them)."""
+        if self._top is None:
+            self._top = list(self.tu.cursor.get_children())
+        return self._top
 
 
-def _macro_name(define: str) -> tuple[str, str]:
-    name, _, value = define.partition("=")
-    return name.strip(), value if "=" in define else "1"
-
-
-def compile_commands_flags(build_dir: str, file: Path) -> tuple[list[str], list[str]]:
-    """-I and -D flags for `file` from BUILD_DIR/compile_commands.json."""
-    db_path = Path(build_dir) / "compile_commands.json"
-    try:
-        entries = json.loads(db_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise PtoError(f"malformed JSON: {e.msg}", Location(str(db_path), e.lineno, e.colno)) from None
-    except (OSError, ValueError) as e:
-        raise PtoError(f"cannot read {db_path}: {getattr(e, 'strerror', None) or e}") from None
-    if not isinstance(entries, list) or not all(
-            isinstance(x, dict) and isinstance(x.get("file"), str) for x in entries):
-        raise PtoError("a compilation database is a JSON list of objects, each with a \"file\"",
-                       Location(str(db_path), 1, 1))
-    target = file.resolve()
-    for entry in entries:
-        directory = Path(entry.get("directory", "."))
-        if (directory / entry["file"]).resolve() != target:
-            continue
-        argv = entry.get("arguments") or entry.get("command", "")
-        try:
-            argv = shlex.split(argv) if isinstance(argv, str) else argv
-        except ValueError as e:
-            raise PtoError(f"cannot split the command line for {entry['file']}: {e}", Location(str(db_path), 1, 1)) \
-                from None
-        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-            raise PtoError(f"the entry for {entry['file']} has no command line (\"arguments\" or \"command\")",
-                           Location(str(db_path), 1, 1))
-        incs, defs = [], []
-        it = iter(argv[1:])
-        for a in it:
-            for flag, out in (("-I", incs), ("-D", defs), ("-isystem", incs)):
-                if a == flag:
-                    val = next(it, "")
-                    out.append(str(directory / val) if out is incs else val)
-                elif a.startswith(flag) and len(a) > len(flag):
-                    val = a[len(flag):]
-                    out.append(str(directory / val) if out is incs else val)
-        return incs, defs
-    raise PtoError(f"{file} is not in {db_path}")
-
-
-def clang_args(opts: FrontendOptions, core: str, file: Path) -> list[str]:
-    incs, defs = list(opts.include_dirs), list(opts.defines)
-    if opts.build_dir:
-        db_incs, db_defs = compile_commands_flags(opts.build_dir, file)
-        incs, defs = db_incs + incs, db_defs + defs
-    args = ["-x", "c++", f"-std={opts.std}", "-fsyntax-only", "-Wno-everything"]
-    if opts.pto_isa_root:
-        root = Path(opts.pto_isa_root)
-        args += ["-I", str(root / "include"), "-D__CPU_SIM"]
-    else:
-        args += ["-I", str(BUNDLED_INCLUDE)]
-    for d in incs:
-        args += ["-I", d]
-    macros = dict(ARCH_MACROS[opts.arch]["common"])
-    macros.update(ARCH_MACROS[opts.arch][core])
-    if opts.auto_mode:
-        macros["__PTO_AUTO__"] = "1"
-    for name, value in macros.items():
-        args.append(f"-D{name}={value}")
-    args += [f"-D{d}" for d in defs]
-    return args
-
-
-def parse_tu(file: Path, args: list[str]) -> TranslationUnit:
+def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = None) -> ParsedFile:
+    """Parse `file` with its launch configurations blanked. `replaced` gives other texts for
+    files (absolute path -> text), used by the instantiation probe."""
+    data = file.read_bytes()
+    text, _ = blank_launch_configs(data.decode("latin-1"))
+    unsaved = {str(file): text}
+    unsaved.update(replaced or {})
     index = Index.create()
     try:
-        tu = index.parse(str(file), args=args,
-                         options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+        tu = index.parse(str(file), args=args, options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
+                         unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
     except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
         raise PtoError(f"cannot parse {file}: {e}") from None
+    return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data, list(args))
+
+
+def parse_configured(file: Path, opts: FrontendOptions, core: str) -> ParsedFile:
+    """Parse `file` for one core type; raise PtoError on clang's errors.
+
+    The bundled PTO headers pull the standard library in (real pto-isa's do, and kernels use
+    `std::is_same_v` without including anything), which makes a parse several times slower.
+    Most kernels do not need it: they are parsed without it first, and again with it when
+    that fails. A kernel that includes a standard header itself gets it either way."""
+    args = clang_args(opts, core)
+    if not opts.pto_isa_root:
+        lean = parse_file(file, [*args, "-DPTOREWRITE_NO_STDLIB"])
+        if not any(d.severity >= ClangDiagnostic.Error for d in lean.tu.diagnostics):
+            return lean
+    parsed = parse_file(file, args)
+    clang_errors(parsed.tu)
+    return parsed
+
+
+def clang_errors(tu: TranslationUnit) -> None:
     errors = [d for d in tu.diagnostics if d.severity >= ClangDiagnostic.Error]
     if errors:
         raise PtoError.many([_clang_diag(d) for d in errors[:20]])
-    return tu
+
+
+def parse_tu(file: Path, args: list[str]) -> TranslationUnit:
+    parsed = parse_file(file, args)
+    clang_errors(parsed.tu)
+    return parsed.tu
 
 
 def _clang_diag(d) -> Diagnostic:
     loc = None
     if d.location.file is not None:
         loc = Location(d.location.file.name, d.location.line, d.location.column)
-    return Diagnostic("error", d.spelling, loc)
+    return Diagnostic("error", d.spelling, loc, missing_header_notes(d.spelling))
 
 
-def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str) -> tuple[dict[str, str], set[str]]:
+def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
+                   top: list[Cursor] | None = None) -> tuple[dict[str, str], set[str]]:
     """Object-like macros (name -> replacement text) and the names of function-like macros."""
     objects: dict[str, str] = {}
     functions: set[str] = set()
-    cache: dict[str, SourceFile] = {}
-    for c in tu.cursor.get_children():
-        if c.kind != CursorKind.MACRO_DEFINITION or c.location.file is None:
+    texts: dict[str, str] = {}
+    for c in top if top is not None else tu.cursor.get_children():
+        if c.kind != CursorKind.MACRO_DEFINITION:
             continue
-        fname = c.location.file.name
-        src = cache.get(fname) or cache.setdefault(fname, SourceFile.read(fname))
-        text = src.text[c.extent.start.offset:c.extent.end.offset]
-        body = text[len(c.spelling):]
+        start = c.extent.start  # one location object: libclang is asked once for file and offset
+        if start.file is None:
+            continue
+        fname = start.file.name
+        text = texts.get(fname)
+        if text is None:
+            text = texts[fname] = Path(fname).read_bytes().decode("latin-1")
+        body = text[start.offset:_directive_end(text, start.offset)][len(c.spelling):]
         if body.startswith("("):
             functions.add(c.spelling)
             objects.pop(c.spelling, None)
         else:
-            objects[c.spelling] = body.strip()
-    macros = dict(ARCH_MACROS[opts.arch]["common"])
-    macros.update(ARCH_MACROS[opts.arch][core])
-    for d in opts.defines:
-        name, value = _macro_name(d)
-        macros[name] = value
-    objects.update(macros)
+            objects[c.spelling] = guards.code_only(body).strip()
+    objects.update(predefined_macros(opts, core))
     return objects, functions
 
 
-def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL,)) -> list[Cursor]:
+def _directive_end(text: str, offset: int) -> int:
+    """The end of the logical line at `offset` (backslash-newline continues it)."""
+    end = text.find("\n", offset)
+    while end >= 0 and text[offset:end].rstrip("\r").endswith("\\"):
+        end = text.find("\n", end + 1)
+    return len(text) if end < 0 else end
+
+
+_SCOPES = (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL)
+
+
+def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL,),
+                 top: list[Cursor] | None = None) -> list[Cursor]:
     """Kernel entry points: `__global__` function definitions in the main file."""
     found = []
 
-    def visit(cursor: Cursor):
-        for c in cursor.get_children():
+    def visit(cursor: Cursor | None):
+        for c in cursor.get_children() if cursor is not None else top:
+            if c.kind not in _SCOPES and c.kind not in kinds:
+                continue  # checked first: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name != main:
                 continue
-            if c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
+            if c.kind in _SCOPES:
                 visit(c)
             elif c.kind in kinds and c.is_definition():
                 head = " ".join(t.spelling for t in itertools_head(c))
                 annotated = any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global"
                                 for k in c.get_children())
-                if annotated or "__global__" in head.split():
+                if annotated or "__global__" in head.split() or _global_before(c, main):
                     found.append(c)
 
-    visit(tu.cursor)
+    visit(None if top is not None else tu.cursor)
     return found
+
+
+def _global_before(c: Cursor, main: str) -> bool:
+    """`__global__` written just before the declaration's extent: where it is a macro that expands
+    to nothing (pto-isa's CPU simulator), libclang starts the extent after it."""
+    start = c.extent.start.offset
+    text = Path(main).read_bytes()[max(0, start - 300):start].decode("latin-1")
+    tail = re.split(r"[;{}]|^\s*#.*$", guards.code_only(text), flags=re.MULTILINE)[-1]
+    return re.search(r"\b__global__\b", tail) is not None
 
 
 def itertools_head(c: Cursor):
@@ -184,11 +188,15 @@ def itertools_head(c: Cursor):
         yield t
 
 
+def _core_guards(core: str) -> set[str]:
+    """The core-type guard macros of every profile (a file written for a2a3 names a cube kernel
+    with __DAV_C220_CUBE__ also when it is parsed for a5)."""
+    return {m for arch in ARCH_MACROS.values() for m in arch[core] if m.startswith("__DAV")}
+
+
 def core_candidates(text: str, arch: str) -> list[str]:
-    vec = ARCH_MACROS[arch]["vec"]
-    cube = ARCH_MACROS[arch]["cube"]
-    mentions_vec = any(m in text for m in vec if m.startswith("__DAV"))
-    mentions_cube = any(m in text for m in cube if m.startswith("__DAV"))
+    mentions_vec = any(m in text for m in _core_guards("vec"))
+    mentions_cube = any(m in text for m in _core_guards("cube"))
     if mentions_cube and not mentions_vec:
         return ["cube"]
     if mentions_vec and not mentions_cube:
@@ -196,9 +204,25 @@ def core_candidates(text: str, arch: str) -> list[str]:
     return ["vec", "cube"] if mentions_vec else ["vec"]
 
 
-def load_kernel(path: str | Path, opts: FrontendOptions | None = None,
-                reporter: Reporter | None = None) -> ir.Kernel:
-    """Parse `path` and lower its entry function into a Kernel, or raise PtoError."""
+@dataclass
+class CoreResult:
+    """What one parse (one core type) gave: kernels with instructions, and what was seen."""
+
+    core: str
+    kernels: list[ir.Kernel] = field(default_factory=list)
+    order: list[int] = field(default_factory=list)  # each kernel's entry offset in the file
+    entries: list[str] = field(default_factory=list)  # kernel names found active
+    empty: list[tuple[str, Location, int]] = field(default_factory=list)  # no PTO instructions: name, at, last line
+    skipped: list[guards.Skipped] | None = None  # read when needed (only to explain an error)
+    parsed: ParsedFile | None = None
+    macros: dict[str, str] = field(default_factory=dict)
+
+
+def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
+                 reporter: Reporter | None = None) -> list[ir.Kernel]:
+    """Parse `path` and lower its kernels: every `__global__` function of the file, and each
+    instantiation the file makes of a kernel template, in file order (`--entry` picks one).
+    Raises PtoError on bad input."""
     opts = opts or FrontendOptions()
     reporter = reporter if reporter is not None else Reporter()
     file = Path(path)
@@ -207,29 +231,46 @@ def load_kernel(path: str | Path, opts: FrontendOptions | None = None,
     if opts.arch not in ARCH_MACROS:
         raise PtoError(f"unknown architecture '{opts.arch}'")
     arch = profile(opts.arch)
-    if opts.build_dir:
-        # Resolve the database once, so that both clang and the lowering's macro table see its -D.
-        db_incs, db_defs = compile_commands_flags(opts.build_dir, file)
-        opts = replace(opts, include_dirs=db_incs + list(opts.include_dirs), defines=db_defs + list(opts.defines),
-                       build_dir=None)
+    opts = with_database(opts, file)  # resolved once: clang and the lowering's macro table both see it
     text = file.read_bytes().decode("latin-1")
     cores = [opts.core] if opts.core else core_candidates(text, opts.arch)
-    results: list[tuple[str, ir.Kernel]] = []
-    for core in cores:
-        kernel = _lower(file, opts, core, arch, reporter)
-        if kernel is not None and any(True for _ in kernel.instructions()):
-            results.append((core, kernel))
-    if not results:
-        raise PtoError("no PTO instructions found; check --arch / -D", Location(str(file), 1, 1))
-    if len(results) > 1:
-        raise PtoError("the kernel has code for both the vector and the cube core; choose one with --core",
+    results = [_lower_core(file, opts, core, arch, reporter) for core in cores]
+    kernels = [k for r in results for k in r.kernels]
+    if not kernels:
+        raise _nothing_to_analyse(file, opts, results)
+    by_name: dict[str, list[ir.Kernel]] = {}
+    for k in kernels:
+        by_name.setdefault(k.name, []).append(k)
+    both = [name for name, ks in by_name.items() if len(ks) > 1]
+    if both:
+        what = "the kernel has" if len(by_name) == 1 else f"kernel {both[0]} has"
+        raise PtoError(f"{what} code for both the vector and the cube core; choose one with --core",
                        Location(str(file), 1, 1))
-    kernel = results[0][1]
-    if not opts.core and not any(m in text for c in CORE_TYPES for m in ARCH_MACROS[opts.arch][c]
-                                 if m.startswith("__DAV")):
+    kernels.sort(key=lambda k: _order(results, k))
+    if not opts.core and not any(m in text for c in CORE_TYPES for m in _core_guards(c)):
         # No core-type guard: the code is the same for both cores; its tiles tell which one runs it.
-        kernel.core = core_of_tiles(kernel)
-    return kernel
+        for k in kernels:
+            k.core = core_of_tiles(k)
+    return kernels
+
+
+def _order(results: list[CoreResult], kernel: ir.Kernel) -> tuple[int, int]:
+    for r in results:
+        for i, k in enumerate(r.kernels):
+            if k is kernel:
+                return r.order[i], i
+    return 0, 0
+
+
+def load_kernel(path: str | Path, opts: FrontendOptions | None = None,
+                reporter: Reporter | None = None) -> ir.Kernel:
+    """Parse `path` and lower its one kernel into a Kernel, or raise PtoError. A file with several
+    kernels, or a kernel template instantiated several times, needs `--entry` here."""
+    kernels = load_kernels(path, opts, reporter)
+    if len(kernels) > 1:
+        names = ", ".join(k.name for k in kernels)
+        raise PtoError(f"several kernels ({names}); choose one with --entry", Location(kernels[0].file, 1, 1))
+    return kernels[0]
 
 
 def core_of_tiles(kernel: ir.Kernel) -> str:
@@ -238,40 +279,143 @@ def core_of_tiles(kernel: ir.Kernel) -> str:
     return "mixed" if vec and cube else "cube" if cube else "vec"
 
 
-def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> ir.Kernel | None:
-    """The kernel for one core type, or None if the preprocessor hid every entry function."""
-    args = clang_args(opts, core, file)
-    tu = parse_tu(file, args)
-    main_name = tu.spelling
-    main = SourceFile(main_name, file.read_bytes())
-    objects, functions = collect_macros(tu, opts, core)
-    user_files = _user_files(tu, opts)
-    user_files.add(main_name)
-    entries = find_entries(tu, main_name)
+@dataclass
+class KernelSite:
+    """A kernel the file defines, or one instantiation of a kernel template (`ptorewrite kernels`)."""
+
+    name: str  # `k` or `k<float, 64>`
+    core: str
+    defined_at: Location
+    instantiation: Instantiation | None = None
+
+
+def list_kernels(path: str | Path, opts: FrontendOptions | None = None) -> list[KernelSite]:
+    """The kernels and kernel instantiations of a file, per core type, without lowering them."""
+    opts = opts or FrontendOptions()
+    file = Path(path)
+    if not file.is_file():
+        raise PtoError(f"no such file: {path}")
+    opts = with_database(opts, file)
+    text = file.read_bytes().decode("latin-1")
+    out: list[KernelSite] = []
+    seen: list[CoreResult] = []
+    for core in [opts.core] if opts.core else core_candidates(text, opts.arch):
+        parsed = parse_configured(file, opts, core)
+        plain, templates = select_entries(parsed, opts, require=False)
+        seen.append(CoreResult(core, parsed=parsed, entries=[e.spelling for e in plain + templates],
+                               macros=predefined_macros(opts, core)))
+        for e in plain:
+            out.append(KernelSite(e.spelling, core, _loc(e)))
+        for t, insts in _instantiations(file, parsed, opts, core, templates).items():
+            for inst in insts:
+                out.append(KernelSite(inst.display, core, _loc(t), inst))
+    if not out:
+        raise _nothing_to_analyse(file, opts, seen)
+    return out
+
+
+def _loc(c: Cursor) -> Location:
+    return Location(c.location.file.name if c.location.file else "", c.location.line, c.location.column)
+
+
+def _is_empty_body(c: Cursor, src: SourceFile) -> bool:
+    """`{}` as written (a warm-up kernel), not a body the preprocessor emptied."""
+    body = next((k for k in c.get_children() if k.kind == CursorKind.COMPOUND_STMT), None)
+    if body is None:
+        return False
+    inner = src.text[body.extent.start.offset + 1:body.extent.end.offset - 1]
+    return guards.code_only(inner).strip() == ""
+
+
+def select_entries(parsed: ParsedFile, opts: FrontendOptions, require: bool = True) -> tuple[list[Cursor], list[Cursor]]:
+    """The entry functions to analyse: (non-template kernels, kernel templates)."""
+    tu, main = parsed.tu, parsed.tu.spelling
+    plain = find_entries(tu, main, top=parsed.top)
+    templates = find_entries(tu, main, (CursorKind.FUNCTION_TEMPLATE,), top=parsed.top)
     if opts.entry:
-        entries = [e for e in entries if e.spelling == opts.entry] or [
-            c for c in tu.cursor.walk_preorder()
-            if c.kind == CursorKind.FUNCTION_DECL and c.spelling == opts.entry and c.is_definition()
-            and c.location.file is not None and c.location.file.name == main_name]
-        if not entries:
-            raise PtoError(f"no kernel function named '{opts.entry}'", Location(str(file), 1, 1))
-    if not entries:
-        templates = find_entries(tu, main_name, (CursorKind.FUNCTION_TEMPLATE,))
-        if templates and not opts.entry:
-            raise PtoError(f"the kernel entry '{templates[0].spelling}' is a function template; give the file a "
-                           "non-template __global__ entry that instantiates it",
-                           Location(str(file), templates[0].location.line, templates[0].location.column))
-        if "__global__" in main.text:
-            return None  # guarded out for this architecture / core type
-        raise PtoError("no kernel entry function (a __global__ function) found; name one with --entry",
-                       Location(str(file), 1, 1))
-    if len(entries) > 1:
-        names = ", ".join(e.spelling for e in entries)
-        raise PtoError(f"several kernel entry functions ({names}); choose one with --entry",
-                       Location(str(file), entries[1].location.line, entries[1].location.column))
-    entry = entries[0]
-    low = Lowering(tu, main, arch, reporter, objects, frozenset(functions), user_files, auto_mode=opts.auto_mode)
+        name, _ = parse_entry(opts.entry)
+        plain = [e for e in plain if e.spelling == name]
+        templates = [t for t in templates if t.spelling == name]
+        if not plain and not templates:
+            # Any function of the file may be named, `__global__` or not.
+            for c in tu.cursor.walk_preorder():
+                if c.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and c.spelling == name \
+                        and c.is_definition() and c.location.file is not None and c.location.file.name == main:
+                    (templates if c.kind == CursorKind.FUNCTION_TEMPLATE else plain).append(c)
+                    break
+        if not plain and not templates and require:
+            raise PtoError(f"no kernel function named '{name}'", Location(main, 1, 1))
+        if len(plain) + len(templates) > 1:
+            found = sorted(plain + templates, key=lambda c: c.extent.start.offset)
+            raise PtoError(f"--entry {name}: several functions have this name (overloads); ptorewrite needs one",
+                           _loc(found[1]))
+        return plain, templates
+    # An empty `__global__` function (a warm-up kernel) has nothing to analyse.
+    return ([e for e in plain if not _is_empty_body(e, parsed.source)],
+            [t for t in templates if not _is_empty_body(t, parsed.source)])
+
+
+def _instantiations(file: Path, parsed: ParsedFile, opts: FrontendOptions, core: str,
+                    templates: list[Cursor]) -> dict[Cursor, list[Instantiation]]:
+    """The instantiations to analyse of each kernel template."""
+    if not templates:
+        return {}
+    if opts.entry:
+        _, args = parse_entry(opts.entry)
+        if args is not None:
+            t = templates[0]
+            return {t: [Instantiation(t.spelling, args, _loc(t), origin="--entry")]}
+    texts = {str(file): parsed.source.text}
+    probe = build_probe(templates, texts)
+    probed = parse_file(file, parsed.args, probe.texts)
+    found = read_probe(probed.tu, probe)
+    out: dict[Cursor, list[Instantiation]] = {}
+    for i, t in enumerate(probe.templates):
+        insts = found.get(i, [])
+        if not insts:
+            raise PtoError(f"the kernel template '{t.spelling}' is not instantiated in this file (no explicit "
+                           "instantiation, launch or instantiated launcher reaches it for --arch "
+                           f"{opts.arch}, core {core}); name one with --entry '{t.spelling}<...>'", _loc(t))
+        out[t] = insts
+    return out
+
+
+def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> CoreResult:
+    """The kernels for one core type (none if the preprocessor hid every entry function)."""
+    parsed = parse_configured(file, opts, core)
+    tu = parsed.tu
+    result = CoreResult(core, parsed=parsed)
+    objects, functions = collect_macros(tu, opts, core, parsed.top)
+    result.macros = predefined_macros(opts, core)
+    user_files = _user_files(tu, opts)
+    user_files.add(tu.spelling)
+    plain, templates = select_entries(parsed, opts, require=False)
+    result.entries = [e.spelling for e in plain + templates]
+    jobs: list[tuple[Cursor, Instantiation | None]] = [(e, None) for e in plain]
+    for t, insts in _instantiations(file, parsed, opts, core, templates).items():
+        jobs += [(t, inst) for inst in insts]
+    jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
+    for entry, inst in jobs:
+        low = Lowering(tu, parsed.source, arch, reporter, objects, frozenset(functions), user_files,
+                       auto_mode=opts.auto_mode, top=parsed.top)
+        _define_header_scalar_types(parsed.top, low)
+        kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+        if any(True for _ in kernel.instructions()):
+            result.kernels.append(kernel)
+            result.order.append(entry.extent.start.offset)
+        else:
+            result.empty.append((kernel.name, _loc(entry), entry.extent.end.line))
+    return result
+
+
+def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
+                 parsed: ParsedFile) -> ir.Kernel:
+    from ptorewrite.parse import types as ty
+
+    main = parsed.source
     scope = Scope(low.globals)
+    if entry.kind == CursorKind.FUNCTION_TEMPLATE:
+        _bind_instantiation(low, entry, inst, scope, parsed.top)
     params = []
     for p in entry.get_children():
         if p.kind != CursorKind.PARM_DECL:
@@ -279,25 +423,209 @@ def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, repo
         decl_text = main.text[p.extent.start.offset:p.location.offset]
         try:
             parser = low.parser(decl_text, p.extent.start.offset, scope)
-            t = low.resolve_type(parser.type_id(), scope)
+            type_node = parser.type_id()
+            if type_node.pointer and type_node.base.parts[-1:] == ("void",):
+                t = ty.PointerType("uint8")  # `__gm__ void *`: bytes until a cast gives them a type
+            else:
+                t = low.resolve_type(type_node, scope)
         except (LoweringError, cp.ParseError) as e:
             raise low.located(e) from None
-        from ptorewrite.parse import types as ty
-
         if isinstance(t, ty.PointerType):
             scope.define(p.spelling, Binding("ptr", Ptr(p.spelling, Const(0), t.dtype)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), t.dtype, True))
         else:
             scope.define(p.spelling, Binding("value", _runtime_var(p.spelling)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))
-    body = low.lower_function_body(entry, scope)
+    try:
+        body = low.lower_function_body(entry, scope)
+    except PtoError as e:
+        if inst is not None:
+            e.diagnostics[0] = _with_note(e.diagnostics[0], _instantiation_note(inst))
+        raise
     kernel = ir.Kernel(
-        name=entry.spelling, file=main_name, arch=arch.name, core=core, params=params,
-        tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0), source=main.data,
-        mode="manual" if low.manual else "auto",
+        name=inst.display if inst is not None else entry.spelling, file=main.path, arch=arch.name, core=core,
+        params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
+        source=parsed.original, mode="manual" if low.manual else "auto",
     )
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
+    if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:
+        kernel.instance = _template_instance(low, entry, inst)
     return kernel
+
+
+def _template_instance(low: Lowering, entry: Cursor, inst: Instantiation) -> ir.TemplateInstance:
+    params = tuple((kind, name) for kind, name, _ in template_params(entry, low.file_of(entry)))
+    args = tuple(" ".join(a.split()) for a, _ in _split_arguments(inst.args)) if inst.args else ()
+    body = next(c for c in entry.get_children() if c.kind == CursorKind.COMPOUND_STMT)
+    return ir.TemplateInstance(entry.spelling, params, args, (body.extent.start.offset, body.extent.end.offset))
+
+
+def _split_arguments(text: str) -> list[tuple[str, int]]:
+    """Template arguments at top level: commas inside <>, (), [] and {} do not split."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append((text[start:i].strip(), start))
+            start = i + 1
+    parts.append((text[start:].strip(), start))
+    return parts
+
+
+def _instantiation_note(inst: Instantiation) -> Diagnostic:
+    how = "named with --entry" if inst.origin == "--entry" else "instantiated here"
+    return Diagnostic("note", f"in {inst.display}, {how}", inst.loc)
+
+
+def _with_note(d: Diagnostic, note: Diagnostic) -> Diagnostic:
+    return Diagnostic(d.severity, d.message, d.loc, d.notes + (note,))
+
+
+def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope: Scope, top: list[Cursor]) -> None:
+    """Bind the template's parameters to the instantiation's arguments (as clang printed them)."""
+    src = low.file_of(entry)
+    text = _qualify_enum_constants(inst.args, top) + ">"
+    try:
+        with low.frame(SourceFile(f"<{inst.display}>", text.encode("latin-1")), (), "instantiation"):
+            nodes = low.parser(text, 0, low.globals).template_arguments()
+            values = [low.eval(n, low.globals) for n in nodes]
+        low.bind_template_params(template_params(entry, src), values, scope, src)
+    except (LoweringError, cp.ParseError) as e:
+        raise PtoError(f"cannot analyse {inst.display}: {e}", inst.loc) from None
+
+
+def _qualify_enum_constants(args: str, top: list[Cursor]) -> str:
+    """clang prints a constant of an unscoped enum with its namespace only (`pto::TILE_UP_DOWN`);
+    kernel code names it through its enum (`TileSplitAxis::TILE_UP_DOWN`), as the front end does."""
+    names = set(re.findall(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])", args))
+    if not names:
+        return args
+    enums: dict[str, str] = {}
+
+    def visit(cursors):
+        for c in cursors:
+            if c.kind == CursorKind.NAMESPACE:
+                visit(c.get_children())
+            elif c.kind == CursorKind.ENUM_DECL and c.spelling and not c.is_scoped_enum():
+                for k in c.get_children():
+                    if k.kind == CursorKind.ENUM_CONSTANT_DECL and k.spelling in names:
+                        enums.setdefault(k.spelling, c.spelling)
+
+    visit(c for c in top if c.kind in (CursorKind.NAMESPACE, CursorKind.ENUM_DECL))
+    if not enums:
+        return args
+    def qualified(m: re.Match) -> str:
+        prefix = [p for p in m.group(0).split("::")[:-1] if p]
+        # Only where the front end drops the prefix anyway; a user namespace stays as printed.
+        if m.group(1) in enums and all(p in NAMESPACES for p in prefix):
+            return f"{enums[m.group(1)]}::{m.group(1)}"
+        return m.group(0)
+
+    return re.sub(r"(?<![\w:])(?:\w+::)*(\w+)(?![\w:(<])", qualified, args)
+
+
+def _define_header_scalar_types(top: list[Cursor], low: Lowering) -> None:
+    """Global typedefs of headers that name scalar types (`aclFloat16`), so that template
+    arguments and parameters spelled with them resolve. The user's own are already bound."""
+    from ptorewrite.parse import types as ty
+
+    for c in top:
+        if c.kind not in (CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_DECL):
+            continue
+        name = c.spelling
+        if name.startswith("_") or name in ty.DTYPE_NAMES or low.globals.lookup(name) is not None:
+            continue
+        canonical = c.underlying_typedef_type.get_canonical().spelling
+        dtype = ty.DTYPE_NAMES.get(canonical) or _CANONICAL_DTYPES.get(canonical)
+        if dtype is not None:
+            low.globals.define(name, Binding("type", ty.ScalarType(dtype)))
+
+
+# Canonical spellings clang gives that are not in the front end's own table.
+_CANONICAL_DTYPES = {"_Float16": "fp16", "__fp16": "fp16", "__bf16": "bf16", "unsigned short": "uint16",
+                     "short": "int16", "unsigned char": "uint8", "signed char": "int8", "long long": "int64",
+                     "unsigned long long": "uint64"}
+
+
+def _nothing_to_analyse(file: Path, opts: FrontendOptions, results: list[CoreResult]) -> PtoError:
+    """A located error that says what the file has and why none of it is analysed."""
+    config = f"--arch {opts.arch}" + (f" --pto-isa-root {opts.pto_isa_root}" if opts.pto_isa_root else "")
+    cores = ", ".join(r.core for r in results)
+    parsed = results[0].parsed
+    src = SourceFile(str(file), parsed.original)
+    notes: list[Diagnostic] = []
+    empty = {name: (loc, last) for r in results for name, loc, last in r.empty}
+    active = {n for r in results for n in r.entries}
+    mentions = guards.global_functions(src)
+    if opts.entry:
+        name, _ = parse_entry(opts.entry)
+        mentions = [m for m in mentions if m.name == name]
+        if not mentions and not empty:
+            return PtoError(f"no kernel function named '{name}'", Location(str(file), 1, 1))
+    hidden = []
+    for m in mentions:
+        if m.name in active:
+            continue
+        skip = next((s for r in results for s in [guards.enclosing_skip(_skipped(r), str(file), m.line)] if s),
+                    None)
+        hidden.append((m, skip))
+    user_skips = [s for s in _skipped(results[0]) if s.file == str(file)]
+    defined = ", ".join(f"{k}={v}" if v else k for k, v in results[0].macros.items())
+    if empty:
+        names = ", ".join(f"'{n}'" for n in empty)
+        first, last = next(iter(empty.values()))
+        inside = [s for s in user_skips if first.line <= s.start_line <= last]
+        shown = (inside or user_skips)[:5]
+        for s in shown:
+            notes.append(Diagnostic("note", f"skipped by the preprocessor: {guards.describe_guard(src, s)}",
+                                    Location(str(file), s.start_line, 1)))
+        if len(inside or user_skips) > len(shown):
+            notes.append(Diagnostic("note", f"and {len(inside or user_skips) - len(shown)} more inactive branches"))
+        notes.append(Diagnostic("note", f"{config} (core {cores}) defines {defined}"))
+        return PtoError(f"no PTO instructions found in kernel {names} for {config} (core {cores})", first,
+                        tuple(notes))
+    if hidden:
+        for m, skip in hidden:
+            where = f"inside '{guards.describe_guard(src, skip)}' (line {skip.start_line})" if skip else                 "not active in this configuration"
+            notes.append(Diagnostic("note", f"__global__ function '{m.name}' is {where}",
+                                    Location(str(file), m.line, m.col)))
+        notes.append(Diagnostic("note", f"{config} (core {cores}) defines {defined}; choose another with "
+                                        "--arch, --core or -D"))
+        names = ", ".join(f"'{m.name}'" for m, _ in hidden)
+        first = hidden[0][1]
+        loc = Location(str(file), first.start_line, 1) if first else Location(str(file), hidden[0][0].line, 1)
+        return PtoError(f"every kernel in the file ({names}) is excluded by the preprocessor for {config} "
+                        f"(core {cores})", loc, tuple(notes))
+    functions = _defined_functions(results[0].parsed)
+    what = f"; it defines only {', '.join(functions)}" if functions else "; it defines no function"
+    return PtoError(f"no kernel entry function (a __global__ function) found{what}; name one with --entry",
+                    Location(str(file), 1, 1))
+
+
+def _skipped(r: CoreResult) -> list[guards.Skipped]:
+    if r.skipped is None:
+        r.skipped = guards.skipped_ranges(r.parsed.tu)
+    return r.skipped
+
+
+def _defined_functions(parsed: ParsedFile) -> list[str]:
+    main = parsed.tu.spelling
+    names = []
+
+    def visit(cursor: Cursor):
+        for c in cursor.get_children():
+            if c.location.file is None or c.location.file.name != main:
+                continue
+            if c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
+                visit(c)
+            elif c.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and c.is_definition():
+                names.append(f"'{c.spelling}' (line {c.location.line})")
+
+    visit(parsed.tu.cursor)
+    return names
 
 
 def _runtime_var(name: str):
@@ -349,14 +677,12 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
 
 
 def _user_files(tu: TranslationUnit, opts: FrontendOptions) -> set[str]:
-    """Files whose functions and aliases are the user's (not the PTO headers)."""
-    system_roots = [str(BUNDLED_INCLUDE)]
-    if opts.pto_isa_root:
-        system_roots.append(str(Path(opts.pto_isa_root).resolve()))
+    """Files whose functions and aliases are the user's (not the PTO, toolkit or system headers)."""
+    system = [str(d) for d in system_dirs(opts)]
     out = set()
     for inc in tu.get_includes():
         name = inc.include.name
         resolved = str(Path(name).resolve())
-        if not any(resolved.startswith(str(Path(r).resolve())) for r in system_roots) and not name.startswith("/usr"):
+        if not any(resolved.startswith(r + "/") for r in system) and not resolved.startswith("/usr/"):
             out.add(name)
     return out

@@ -289,7 +289,9 @@ class LoopLowering:
         cache = self.__dict__.setdefault("_compound_cache", {})
         if fname not in cache:
             found = []
-            for top in self.tu.cursor.get_children():
+            for top in self.top:
+                if top.kind.is_preprocessing():
+                    continue  # before the file check: asking libclang for a cursor's file is slow
                 if top.location.file is not None and top.location.file.name == fname:
                     found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
             cache[fname] = found

@@ -11,6 +11,7 @@ each instruction's location inside the helper and the chain of call sites.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -76,6 +77,15 @@ RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "Ge
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
 
 
+# The namespace-scope declarations `_collect_globals` takes: anything else is skipped before
+# asking libclang for its file, which is slow.
+_GLOBAL_KINDS = frozenset({
+    CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
+    CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
+    CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
+    CursorKind.FUNCTION_TEMPLATE})
+
+
 # ---------------------------------------------------------------- the lowering
 
 
@@ -89,6 +99,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     function_macros: frozenset[str]
     user_files: set[str]
     auto_mode: bool = False  # __PTO_AUTO__ is defined: TASSIGN-free, sync-free source (events compile to nothing)
+    # The translation unit's top-level cursors, listed once per parse and shared by the lowerings
+    # of its kernels (libclang is slow to list them); None: listed here.
+    top: list[Cursor] | None = None
     files: dict[str, SourceFile] = field(default_factory=dict)
     tiles: list[ir.TileDecl] = field(default_factory=list)
     gm_tensors: list[ir.GmTensor] = field(default_factory=list)
@@ -114,9 +127,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         self.files[self.main.path] = self.main
         self.globals = Scope()
         self._define_builtins(self.globals)
-        self._collect_library_constants(self.tu.cursor, self.globals)
-        self._enum_names = enum_names(self.tu.cursor)
-        self._collect_globals(self.tu.cursor, self.globals)
+        if self.top is None:
+            self.top = list(self.tu.cursor.get_children())
+        self._collect_library_constants(self.top, self.globals)
+        self._enum_names = enum_names(self.top)
+        self._collect_globals(self.top, self.globals)
 
     # -- setup
 
@@ -128,25 +143,28 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         for name, var in RUNTIME_BUILTINS.items():
             scope.define(name, Binding("value", Var(var)))
 
-    def _collect_library_constants(self, cursor: Cursor, scope: Scope) -> None:
+    def _collect_library_constants(self, cursors: Iterable[Cursor], scope: Scope) -> None:
         """Namespace-scope constants of the PTO headers (`BLOCK_BYTE_SIZE`, `C0_SIZE_BYTE`, ...),
         evaluated on first use; the user's own names, collected after, take precedence."""
-        for c in cursor.get_children():
+        for c in cursors:
+            if c.kind != CursorKind.NAMESPACE or c.spelling != "pto":
+                continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name in self.user_files:
                 continue
-            if c.kind == CursorKind.NAMESPACE and c.spelling == "pto":
-                for k in c.get_children():
-                    if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
-                        scope.define(k.spelling, Binding("lazy_value", k))
+            for k in c.get_children():
+                if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
+                    scope.define(k.spelling, Binding("lazy_value", k))
 
-    def _collect_globals(self, cursor: Cursor, scope: Scope) -> None:
+    def _collect_globals(self, cursors: Iterable[Cursor], scope: Scope) -> None:
         """Namespace-scope aliases, constexpr values and function definitions of user files."""
-        for c in cursor.get_children():
+        for c in cursors:
+            k = c.kind
+            if k not in _GLOBAL_KINDS:
+                continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name not in self.user_files:
                 continue
-            k = c.kind
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
-                self._collect_globals(c, scope)
+                self._collect_globals(c.get_children(), scope)
             elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
                 scope.define(c.spelling, Binding("lazy_type", c))
             elif k == CursorKind.TYPE_ALIAS_TEMPLATE_DECL:

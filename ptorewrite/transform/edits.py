@@ -14,6 +14,9 @@ them all in one pass:
 - a statement that is the unbraced body of a `for`, `if` or `else` gets braces around it first, so
   that the new lines run exactly when it runs: `for (...) A;` with a barrier before `A` becomes
   `for (...) {` / barrier / `A;` / `}`.
+- a new line may open or close a block of new lines (`if constexpr (...) {` / lines / `}`, given
+  in that order at one statement): it has no `;`, and the lines inside are indented one level
+  deeper (`Insertion.depth`) in the file's own indentation step.
 
 The result is deterministic for a given set of insertions.
 """
@@ -39,6 +42,8 @@ class Insertion:
     code: str  # one statement, without indentation, ';' or newline
     reason: str  # short comment, e.g. "RAW aTile[slot]: MTE2 -> MTE1"
     order: int = 0  # tie-break among insertions at the same place (lower first)
+    terminator: str = ";"  # "" for a line that opens or closes a block (`if constexpr (...) {`, `}`)
+    depth: int = 0  # levels of indentation deeper than the statement (the lines inside such a block)
 
     @classmethod
     def at(cls, loc: ir.SourceRange, where: str, code: str, reason: str, order: int = 0) -> Insertion:
@@ -51,7 +56,7 @@ class Insertion:
 
     def render(self) -> str:
         comment = f"  // {self.reason}" if self.reason else ""
-        return f"{self.code};{comment}"
+        return f"{self.code}{self.terminator}{comment}"
 
 
 def statement_blocks(kernel: ir.Kernel) -> list[tuple[int, int]]:
@@ -66,7 +71,14 @@ def statement_blocks(kernel: ir.Kernel) -> list[tuple[int, int]]:
 
 def edit_kernel(kernel: ir.Kernel, insertions: Sequence[Insertion]) -> bytes:
     """The kernel's source file with every insertion made."""
-    return apply_insertions(SourceFile(kernel.file, kernel.source), insertions, statement_blocks(kernel))
+    return edit_kernels([kernel], insertions)
+
+
+def edit_kernels(kernels: Sequence[ir.Kernel], insertions: Sequence[Insertion]) -> bytes:
+    """The source file of several kernels of one file (entries, instantiations of a kernel
+    template) with every insertion made; the statement blocks are those any of them runs."""
+    blocks = sorted({b for k in kernels for b in statement_blocks(k)})
+    return apply_insertions(SourceFile(kernels[0].file, kernels[0].source), insertions, blocks)
 
 
 # ---------------------------------------------------------------- lexical facts about the source
@@ -332,14 +344,21 @@ def apply_insertions(src: SourceFile, insertions: Sequence[Insertion], blocks: S
         a, b = t.gap(pos, backwards=False)
         return points.setdefault(a, _Point(a, b, True))
 
+    def line_indent(ins: Insertion, pos: int) -> str:
+        """A new line's indentation: its statement's, `depth` steps deeper inside a new block."""
+        indent = stmt_indent(pos)
+        for _ in range(ins.depth):
+            indent += t.unit_after(indent)
+        return indent
+
     # At one point: first what ends there (innermost first: a statement's own lines, then the brace
     # closing the body it is), then what starts there (outermost first: an opening brace, then the
     # lines before the statement). Among one statement's lines, by `order`, then as given.
     for seq, (ins, (s, e)) in enumerate(zip(insertions, spans)):
         if ins.where == "before":
-            point_before(s).items.append(_Item((1, -e, 1, ins.order, seq), "line", ins.render(), stmt_indent(s)))
+            point_before(s).items.append(_Item((1, -e, 1, ins.order, seq), "line", ins.render(), line_indent(ins, s)))
         elif ins.where == "after":
-            point_after(e).items.append(_Item((0, -s, 0, ins.order, seq), "line", ins.render(), stmt_indent(s)))
+            point_after(e).items.append(_Item((0, -s, 0, ins.order, seq), "line", ins.render(), line_indent(ins, s)))
         else:
             raise ValueError(ins.where)
     for b in bodies:

@@ -6,14 +6,15 @@ file as bytes. Bad input raises PtoError before anything is produced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.operands import check_operands
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
+from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
-from ptorewrite.transform.edits import Insertion, edit_kernel
+from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.tassign import tassign_insertions
 
@@ -45,6 +46,153 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         insertions += _sync_insertions(kernel, plan, profile, reporter, options)
     text = edit_kernel(kernel, insertions)
     return RewriteResult(text, plan, insertions)
+
+
+@dataclass
+class FileRewrite:
+    """The rewrite of a whole file: every kernel (or kernel instantiation) in it."""
+
+    text: bytes
+    results: list[RewriteResult]  # one per kernel, in the order given
+
+
+def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
+                    options: RewriteOptions | None = None) -> FileRewrite:
+    """Rewrite every kernel of one file, each instantiation of a kernel template included.
+
+    Each kernel is planned and synchronized on its own; the file gets the union of their lines.
+    A statement that several of them run (in a shared helper, the body of a template, a tile
+    declaration) gets the same inserted lines from each, or:
+    - inside the body of a kernel template whose instantiations disagree there (tiles of
+      different sizes at different addresses), one `if constexpr` branch per distinct set of
+      lines, selected by the template arguments, so every instantiation the file makes
+      compiles to exactly its own rewrite;
+    - anywhere else (a helper shared by different kernels), a located error naming both and
+      what each needs.
+    A statement only one of them runs (in its own body, the `if constexpr` branch of its
+    instantiation) takes that one's lines."""
+    results = [rewrite(k, profile, reporter, options) for k in kernels]
+    if len(kernels) == 1:
+        return FileRewrite(results[0].text, results)
+    src = SourceFile(kernels[0].file, kernels[0].source)
+    chosen: dict[_Place, list[Insertion]] = {}
+    owner: dict[_Place, int] = {}
+    per_kernel = [_by_place(r.insertions) for r in results]
+    covered = [_covered_statements(k) for k in kernels]
+    for i, places in enumerate(per_kernel):
+        for place, items in places.items():
+            if place not in chosen:
+                chosen[place], owner[place] = items, i
+    dispatched: set[_Place] = set()
+    for place in sorted(chosen):
+        covering = [j for j in range(len(kernels)) if place[:2] in covered[j] or j == owner[place]]
+        variants = {tuple(_codes(per_kernel[j].get(place, []))) for j in covering}
+        if len(variants) < 2:
+            continue
+        lines = _dispatch(place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
+        if lines is None:
+            a = owner[place]
+            b = next(j for j in covering if tuple(_codes(per_kernel[j].get(place, []))) != tuple(_codes(chosen[place])))
+            raise _disagreement(src, place, kernels[a], chosen[place], kernels[b], per_kernel[b].get(place, []))
+        chosen[place] = lines
+        dispatched.add(place)
+    merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
+              for place, items in chosen.items() for ins in items]
+    return FileRewrite(edit_kernels(kernels, merged), results)
+
+
+# Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".
+_Place = tuple[int, int, str]
+
+
+def _dispatch(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:
+    """`if constexpr` branches that give each instantiation its own lines at `place`, or None
+    where that cannot be written (not all instantiations of one template, or outside its body,
+    where the template's parameter names are not in scope)."""
+    insts = [k.instance for k in kernels]
+    if any(i is None for i in insts) or len({(i.template, i.params, i.body) for i in insts}) != 1:
+        return None
+    first = insts[0]
+    if not first.body[0] < place[0] < first.body[1]:
+        return None
+    arity = min(len(i.args) for i in insts)
+    differ = [n for n in range(min(arity, len(first.params))) if len({i.args[n] for i in insts}) > 1]
+    if not differ:
+        return None
+
+    def condition(inst: ir.TemplateInstance) -> str:
+        terms = []
+        for n in differ:
+            kind, name = inst.params[n]
+            arg = inst.args[n]
+            terms.append(f"std::is_same_v<{name}, {arg}>" if kind == "type" else f"{name} == {arg}")
+        return " && ".join(terms)
+
+    groups: dict[tuple[str, ...], tuple[list[str], list[Insertion]]] = {}
+    for inst, items in zip(insts, wanted):
+        key = tuple(_codes(items))
+        conds, _ = groups.setdefault(key, ([], items))
+        conds.append(condition(inst))
+    start, end, where = place
+    out: list[Insertion] = []
+    branches = [(conds, items) for conds, items in groups.values() if items]
+    # One block of new lines at the statement, in this order (the same `order` keeps it).
+    for n, (conds, items) in enumerate(branches):
+        cond = conds[0] if len(conds) == 1 else " || ".join(f"({c})" for c in conds)
+        head = f"if constexpr ({cond}) {{" if n == 0 else f"}} else if constexpr ({cond}) {{"
+        out.append(Insertion(start, end, where, head, "", terminator=""))
+        out += [replace(ins, order=0, depth=1) for ins in sorted(items, key=lambda i: i.order)]
+    out.append(Insertion(start, end, where, "}", "per instantiation of " + first.template, terminator=""))
+    return out
+
+
+def _merged_reason(ins: Insertion, place: _Place, kernels: list[ir.Kernel], per_kernel) -> Insertion:
+    """One line serving several kernels says why for each, when their reasons differ
+    (`UB 4 KiB` for one instantiation, `UB 8 KiB` for another)."""
+    reasons: dict[str, list[str]] = {}
+    for k, places in zip(kernels, per_kernel):
+        for other in places.get(place, []):
+            if (other.code, other.order) == (ins.code, ins.order):
+                reasons.setdefault(other.reason, []).append(k.name)
+    if len(reasons) < 2:
+        return ins
+    return replace(ins, reason="; ".join(f"{r} in {', '.join(names)}" for r, names in reasons.items()))
+
+
+def _by_place(insertions: list[Insertion]) -> dict[_Place, list[Insertion]]:
+    """Insertions grouped by the statement they go next to (and before/after)."""
+    out: dict[_Place, list[Insertion]] = {}
+    for ins in insertions:
+        out.setdefault((ins.start, ins.end, ins.where), []).append(ins)
+    return out
+
+
+def _codes(items: list[Insertion]) -> list[str]:
+    return sorted(f"{i.order}:{i.code}" for i in items)
+
+
+def _covered_statements(kernel: ir.Kernel) -> set[tuple[int, int]]:
+    """Byte ranges of the kernel file's statements this kernel runs: its statements, the
+    declarations of its tiles and views (where TASSIGN lines go), and the call sites of its
+    inlined helpers."""
+    ranges = [getattr(x, "loc", None) for x in (*kernel.tiles, *kernel.gm_tensors)]
+    for s in ir.walk(kernel.body):
+        ranges += [getattr(s, "loc", None), *getattr(s, "via", ())]
+    return {(r.offset, r.end_offset) for r in ranges if r is not None and r.file == kernel.file}
+
+
+def _disagreement(src: SourceFile, place: _Place, ka: ir.Kernel, a: list[Insertion], kb: ir.Kernel,
+                  b: list[Insertion]) -> PtoError:
+    loc = src.range(place[0], place[0])  # the statement the lines go next to
+
+    def shown(items: list[Insertion]) -> str:
+        return "; ".join(f"{i.code};" for i in items) or "nothing"
+
+    return PtoError(
+        f"{ka.name} and {kb.name} both run this line but need different code {place[2]} it; one source cannot "
+        "serve both: choose one with --entry, or give them separate code",
+        loc, notes=(Diagnostic("note", f"{ka.name} needs: {shown(a)}", to_location(loc)),
+                    Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
 
 
 def _sync_insertions(kernel, plan, profile, reporter, options) -> list[Insertion]:

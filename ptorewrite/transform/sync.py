@@ -770,6 +770,11 @@ def _check_shared_helpers(out: list[tuple[ir.Stmt, Insertion]]) -> None:
 
 
 def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int) -> Insertion:
+    # A block of the function itself (the live branch of `if constexpr`, a `{ ... }` scope)
+    # starts on the line of its `{`, which may be `} else {`: write next to its first or last
+    # statement instead, inside the block.
+    while isinstance(stmt, ir.Block) and not stmt.inlined and stmt.stmts:
+        stmt = stmt.stmts[0] if where == "before" else stmt.stmts[-1]
     loc = stmt.loc
     if loc.file != main:
         raise PtoError(f"synchronization is needed inside {loc.file}, which ptorewrite does not edit; "

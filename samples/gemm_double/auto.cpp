@@ -105,7 +105,7 @@ AICORE void gemmDoubleKernel(__gm__ TOut *c, __gm__ TIn *a, __gm__ TIn *b)
 
 extern "C" __global__ AICORE void gemm_double(__gm__ uint8_t *c, __gm__ uint8_t *a, __gm__ uint8_t *b)
 {
-#if defined(__DAV_C220_CUBE__)
+#if defined(__DAV_CUBE__)
     gemmDoubleKernel<half, float, GEMM_M, GEMM_K, GEMM_N, GEMM2_BASE_M, GEMM2_BASE_K, GEMM2_BASE_N, GEMM2_STEP_K>(
         reinterpret_cast<__gm__ float *>(c), reinterpret_cast<__gm__ half *>(a), reinterpret_cast<__gm__ half *>(b));
 #endif

@@ -96,7 +96,7 @@ AICORE void gemmSingleKernel(__gm__ TOut *c, __gm__ TIn *a, __gm__ TIn *b)
 
 extern "C" __global__ AICORE void gemm_single(__gm__ uint8_t *c, __gm__ uint8_t *a, __gm__ uint8_t *b)
 {
-#if defined(__DAV_C220_CUBE__)
+#if defined(__DAV_CUBE__)
     gemmSingleKernel<half, float, GEMM1_M, GEMM1_N, GEMM1_K, GEMM1_BASE_K>(
         reinterpret_cast<__gm__ float *>(c), reinterpret_cast<__gm__ half *>(a), reinterpret_cast<__gm__ half *>(b));
 #endif

@@ -118,7 +118,7 @@ AICORE void reshapeSubviewKernel(__gm__ T *outFold, __gm__ T *outPeak, __gm__ T 
 extern "C" __global__ AICORE void reshape_subview(__gm__ uint8_t *outFold, __gm__ uint8_t *outPeak,
                                                   __gm__ uint8_t *in)
 {
-#if defined(__DAV_C220_VEC__)
+#if defined(__DAV_VEC__)
     reshapeSubviewKernel<float, RS_ROWS, RS_COLS, RS_BLOCKS>(reinterpret_cast<__gm__ float *>(outFold),
                                                              reinterpret_cast<__gm__ float *>(outPeak),
                                                              reinterpret_cast<__gm__ float *>(in));

@@ -66,7 +66,7 @@ AICORE void rmsNormKernel(__gm__ T *out, __gm__ T *in, __gm__ T *gamma)
 
 extern "C" __global__ AICORE void rmsnorm(__gm__ uint8_t *out, __gm__ uint8_t *in, __gm__ uint8_t *gamma)
 {
-#if defined(__DAV_C220_VEC__)
+#if defined(__DAV_VEC__)
     rmsNormKernel<float, RMSNORM_ROWS, RMSNORM_COLS, RMSNORM_BLOCKS>(reinterpret_cast<__gm__ float *>(out),
                                                                      reinterpret_cast<__gm__ float *>(in),
                                                                      reinterpret_cast<__gm__ float *>(gamma));

@@ -94,7 +94,7 @@ AICORE void softmaxKernel(__gm__ T *out, __gm__ T *in)
 
 extern "C" __global__ AICORE void softmax(__gm__ uint8_t *out, __gm__ uint8_t *in)
 {
-#if defined(__DAV_C220_VEC__)
+#if defined(__DAV_VEC__)
     softmaxKernel<float, SOFTMAX_ROWS, SOFTMAX_COLS, SOFTMAX_BLOCKS>(reinterpret_cast<__gm__ float *>(out),
                                                                      reinterpret_cast<__gm__ float *>(in));
 #endif

@@ -82,7 +82,7 @@ AICORE void vecAddKernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)
 
 extern "C" __global__ AICORE void vec_add(__gm__ uint8_t *out, __gm__ uint8_t *a, __gm__ uint8_t *b)
 {
-#if __CCE_AICORE__ == 220 && defined(__DAV_C220_VEC__)
+#if defined(__DAV_VEC__)
     vecAddKernel<float, VEC_ADD_ROWS, VEC_ADD_COLS, VEC_ADD_TILES_PER_CORE>(
         reinterpret_cast<__gm__ float *>(out), reinterpret_cast<__gm__ float *>(a),
         reinterpret_cast<__gm__ float *>(b));

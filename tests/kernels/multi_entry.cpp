@@ -1,4 +1,5 @@
-// Two kernel entry functions in one file: the front end needs --entry to pick one.
+// Two kernel entry functions in one file sharing a helper template whose `if constexpr`
+// picks the instruction: each kernel runs only its own branch.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;

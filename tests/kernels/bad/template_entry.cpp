@@ -1,5 +1,6 @@
-// Bad input: the only __global__ function is a template (pto-isa's gemm kernels instantiate
-// theirs from host launch code); the front end needs a non-template entry.
+// Bad input: the only __global__ function is a template that nothing in the file
+// instantiates (no explicit instantiation, no launch), so there is no argument list to
+// analyse it with; --entry 'TemplatedEntry<4>' would name one.
 #include "common.hpp"
 
 template <int TILES>

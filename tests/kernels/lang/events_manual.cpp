@@ -1,7 +1,8 @@
 // A manual kernel synchronised only with typed events, in the shape of pto-isa's single-instruction
-// tests: events recorded by assignment and at construction, waited on as trailing instruction
-// arguments, with TSYNC and with Wait(); one passed to a helper; one constructed per loop
-// iteration (its id counts on); one between two vector classes (a barrier); PtoSetWaitFlag.
+// tests (a template __global__ kernel started by a host launcher): events recorded by assignment
+// and at construction, waited on as trailing instruction arguments, with TSYNC and with Wait();
+// one passed to a helper; one constructed per loop iteration (its id counts on); one between two
+// vector classes (a barrier); PtoSetWaitFlag.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -48,7 +49,11 @@ __global__ AICORE void ScaledSum(__gm__ T __out__ *out, __gm__ T __in__ *a, __gm
     out = gOut.data();
 }
 
-extern "C" __global__ AICORE void scaled_sum(__gm__ float *out, __gm__ float *a, __gm__ float *b)
+// Host side: the launcher starts the kernel; the file instantiates it for fp32 16 x 64 tiles.
+template <typename T, int R, int C>
+void LaunchScaledSum(T *out, T *a, T *b, void *stream)
 {
-    ScaledSum<float, 16, 64>(out, a, b);
+    ScaledSum<T, R, C><<<1, nullptr, stream>>>(out, a, b);
 }
+
+template void LaunchScaledSum<float, 16, 64>(float *out, float *a, float *b, void *stream);

@@ -314,6 +314,41 @@ class _PrintCmakeDir(argparse.Action):
         parser.exit()
 
 
+def cmd_manual2auto(args: argparse.Namespace, reporter: Reporter) -> int:
+    if args.in_place:
+        check_output(args.kernel, what="in-place output")
+    elif args.output and args.output != "-":
+        check_output(args.output, args.kernel)
+    check_source(args.kernel, args.defines)
+    from ptorewrite import outputs
+    from ptorewrite.transform.manual2auto import manual_to_auto
+
+    stripped = manual_to_auto(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if args.in_place:
+        outputs.write_if_changed(args.kernel, stripped.text, mode_from=args.kernel)
+    elif args.output and args.output != "-":
+        outputs.write_if_changed(args.output, stripped.text)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(stripped.text)
+        sys.stdout.flush()
+    return 0
+
+
+def _add_manual2auto(sub) -> None:
+    p = sub.add_parser(
+        "manual2auto", help="strip TASSIGN and synchronization from a manual kernel: its AUTO-mode form",
+        description="Delete the TASSIGN of tiles, set_flag/wait_flag/pipe_barrier, typed events and flag helper "
+                    "calls from a hand-written manual kernel or from ptorewrite's own output; everything else keeps "
+                    "its bytes. auto2manual of the result gives ptorewrite's rewrite of it.")
+    p.add_argument("kernel", metavar="MANUAL.cpp")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", dest="output", metavar="FILE", help="write the AUTO kernel to FILE (default stdout)")
+    out.add_argument("-i", dest="in_place", action="store_true", help="strip MANUAL.cpp in place (atomically)")
+    _common(p)
+    p.set_defaults(func=cmd_manual2auto)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptorewrite",
@@ -337,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_kernels)
     _add_auto2manual(sub)
+    _add_manual2auto(sub)
     from ptorewrite.emulator.commands import add_commands as _add_emulator_commands
 
     _add_emulator_commands(sub, _common, frontend_options)  # check, simulate, verify

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.execution import Access, Step, Trace
+from ptorewrite.analysis.execution import Access, Step
 from ptorewrite.analysis.footprint import Footprint
 
 
 @dataclass(frozen=True)
 class DynDep:
-    src: Step
+    src: Step  # or a bounded trace's Op
     dst: Step
     kind: str  # "raw", "war", "waw"
     space: str
@@ -54,35 +54,119 @@ class Edge:
 @dataclass
 class _Cell:
     bytes: Footprint
-    writer: Step | None
-    readers: list[Step]
+    writers: tuple  # the last write, one per path that reaches here with a different one
+    readers: tuple  # reads since it
 
 
-def dynamic_deps(trace: Trace) -> list[DynDep]:
-    cells: dict[str, list[_Cell]] = {}
+class _State:
+    """What the accesses so far leave behind: per space, the cells of bytes with their last
+    writers and the readers since; and, for GM dependences the address test could not pin down
+    (`gm_pairs`), the latest instances of each statement."""
+
+    __slots__ = ("cells", "latest")
+
+    def __init__(self, cells=None, latest=None):
+        self.cells: dict[str, list[_Cell]] = cells if cells is not None else {}
+        self.latest: dict[int, tuple] = latest if latest is not None else {}
+
+    def copy(self) -> _State:
+        return _State({k: [_Cell(c.bytes, c.writers, c.readers) for c in v] for k, v in self.cells.items()},
+                      dict(self.latest))
+
+    @staticmethod
+    def merge(states: list[_State]) -> _State:
+        out = _State()
+        for st in states:
+            for space, cells in st.cells.items():
+                mine = out.cells.setdefault(space, [])
+                by_fp = {id(c.bytes): c for c in mine}
+                for c in cells:
+                    m = by_fp.get(id(c.bytes))
+                    if m is None:
+                        m = _Cell(c.bytes, c.writers, c.readers)
+                        mine.append(m)
+                        by_fp[id(c.bytes)] = m
+                    else:
+                        m.writers = _union(m.writers, c.writers)
+                        m.readers = _union(m.readers, c.readers)
+            for uid, ops in st.latest.items():
+                out.latest[uid] = _union(out.latest.get(uid, ()), ops)
+        return out
+
+
+def _union(a: tuple, b: tuple) -> tuple:
+    if a == b:
+        return a
+    seen = {id(x) for x in a}
+    return a + tuple(x for x in b if id(x) not in seen)
+
+
+def dynamic_deps(trace) -> list[DynDep]:
+    """Dependences of a concrete trace (`execution.Trace`) or a bounded one (`bounded.BoundedTrace`,
+    whose forks merge the states of their alternatives and whose GM "may" pairs depend on the latest
+    instance of the partner)."""
+    items = trace.items if hasattr(trace, "controls") else trace.steps
+    may = trace.gm.may if hasattr(trace, "gm") else {}
+    state = _State()
+    frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
-    for d in trace.steps:
-        if d.kind != "op":
-            continue
-        for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
-            space_cells = cells.setdefault(acc.footprint.space, [])
-            hit = [c for c in space_cells if c.bytes.overlap(acc.footprint) is not None]
-            for c in hit:
-                if c.writer is not None and c.writer is not d:
-                    deps.append(DynDep(c.writer, d, "waw" if acc.write else "raw", acc.footprint.space, acc.what))
-                if acc.write:
-                    for r in c.readers:
-                        if r is not d:
-                            deps.append(DynDep(r, d, "war", acc.footprint.space, acc.what))
-            _update(space_cells, hit, acc, d)
+    for d in items:
+        kind = d.kind
+        if kind == "op":
+            _access(state, d, deps)
+            if d.stmt.uid in may:
+                _may(state, d, may[d.stmt.uid], deps)
+        elif kind == "fork":
+            frames.append((state.copy(), []))
+        elif kind == "alt":
+            entry, ends = frames[-1]
+            ends.append(state)
+            state = entry.copy()
+        elif kind == "exit":
+            frames[-1][1].append(state.copy())
+        elif kind == "join":
+            _, ends = frames.pop()
+            ends.append(state)
+            state = _State.merge(ends)
     return deps
 
 
+def _access(state: _State, d, deps: list[DynDep]) -> None:
+    cells = state.cells
+    for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
+        fp = acc.footprint
+        space_cells = cells.setdefault(fp.space, [])
+        hit = [c for c in space_cells if c.bytes is fp or c.bytes.overlap(fp) is not None]
+        for c in hit:
+            for w in c.writers:
+                if w is not d:
+                    deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
+            if acc.write:
+                for r in c.readers:
+                    if r is not d:
+                        deps.append(DynDep(r, d, "war", fp.space, acc.what))
+        _update(space_cells, hit, acc, d)
+
+
+def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
+    mine = [a for a in d.accesses if a.footprint.space.startswith("GM:")]
+    for uid in partners:
+        for x in state.latest.get(uid, ()):
+            if x is d:
+                continue
+            for a in mine:
+                for b in x.accesses:
+                    if b.footprint.space == a.footprint.space and (a.write or b.write):
+                        kind = "waw" if (a.write and b.write) else "raw" if b.write else "war"
+                        deps.append(DynDep(x, d, kind, a.footprint.space, a.what))
+    state.latest[d.stmt.uid] = (d,)
+
+
 def _same(a: Footprint, b: Footprint) -> bool:
-    return a.covers(b) and b.covers(a)
+    return a is b or (a.covers(b) and b.covers(a))
 
 
-def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d: Step) -> None:
+def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d) -> None:
     same = next((c for c in hit if _same(c.bytes, acc.footprint)), None)
     if acc.write:
         # Cells this write covers entirely are dead: later accesses conflict with this write.
@@ -90,17 +174,17 @@ def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d: Step) ->
             if c is not same and acc.footprint.covers(c.bytes):
                 space_cells.remove(c)
         if same is None:
-            space_cells.append(_Cell(acc.footprint, d, []))
+            space_cells.append(_Cell(acc.footprint, (d,), ()))
         else:
-            same.writer, same.readers = d, []
+            same.writers, same.readers = (d,), ()
     else:
         if same is None:
-            same = _Cell(acc.footprint, None, [])
+            same = _Cell(acc.footprint, (), ())
             space_cells.append(same)
-        same.readers.append(d)
+        same.readers = same.readers + (d,)
 
 
-def carrier_of(a: Step, b: Step, loops: dict[int, ir.For]) -> ir.For | None:
+def carrier_of(a, b, loops: dict[int, ir.For]) -> ir.For | None:
     for (la, ka), (lb, kb) in zip(a.iters, b.iters):
         if la != lb:
             return None

@@ -174,3 +174,76 @@ def join(a, b):
     if isinstance(a, Residue) and isinstance(b, Residue) and a == b:
         return a
     return UNKNOWN
+
+
+# ---------------------------------------------------------------- fast path for known values
+
+_PY = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
+       "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
+
+
+def _c_mod(a, b):
+    return a - _c_div(a, b) * b
+
+
+class Compiled:
+    """`e` as a Python function of the scalar values, for when they are all known; anything
+    else (an unknown or residue value, a division by zero) falls back to `evaluate`."""
+
+    __slots__ = ("expr", "fn", "ids")
+
+    def __init__(self, e: Expr):
+        self.expr = e
+        self.ids = frozenset(_ids(e))
+        names: dict[str, str] = {}
+        src = _py(e, names)
+        loads = "".join(f"    {v} = env[{n!r}]\n" for n, v in names.items())
+        body = f"def f(env, _div=_c_div, _mod=_c_mod):\n{loads}    return {src}\n"
+        scope = {"_c_div": _c_div, "_c_mod": _c_mod}
+        exec(body, scope)  # noqa: S102 - source generated from the IR's own expressions
+        self.fn = scope["f"]
+
+    def __call__(self, env: Mapping[str, object], forced=frozenset()):
+        if forced and not self.ids.isdisjoint(forced):
+            return evaluate(self.expr, env, forced)
+        try:
+            v = self.fn(env)
+        except KeyError as k:
+            raise UnboundValue(k.args[0]) from None
+        except (TypeError, ZeroDivisionError, ValueError, AttributeError):
+            return evaluate(self.expr, env, forced)
+        return v
+
+
+def _ids(e: Expr):
+    yield id(e)
+    for c in (getattr(e, "lhs", None), getattr(e, "rhs", None), getattr(e, "operand", None),
+              getattr(e, "cond", None), getattr(e, "then", None), getattr(e, "other", None)):
+        if isinstance(c, Expr):
+            yield from _ids(c)
+
+
+def _py(e: Expr, names: dict[str, str]) -> str:
+    if isinstance(e, Const):
+        return repr(e.value)
+    if isinstance(e, Var):
+        if e.name not in names:
+            names[e.name] = f"v{len(names)}"
+        return names[e.name]
+    if isinstance(e, BinOp):
+        a, b = _py(e.lhs, names), _py(e.rhs, names)
+        if e.op in _PY:
+            return f"({a} {_PY[e.op]} {b})"
+        if e.op == "/":
+            return f"_div({a}, {b})"
+        if e.op == "%":
+            return f"_mod({a}, {b})"
+        if e.op == "&&":
+            return f"(bool({a}) and bool({b}))"
+        return f"(bool({a}) or bool({b}))"
+    if isinstance(e, UnOp):
+        x = _py(e.operand, names)
+        return {"-": f"(-{x})", "!": f"(not {x})", "~": f"(~{x})"}[e.op]
+    if isinstance(e, Select):
+        return f"({_py(e.then, names)} if {_py(e.cond, names)} else {_py(e.other, names)})"
+    raise TypeError(type(e).__name__)

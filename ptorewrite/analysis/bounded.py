@@ -40,7 +40,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis import ir, periodic
-from ptorewrite.analysis.abstract import UNKNOWN, Residue, evaluate, is_known, join
+from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, is_known, join
 from ptorewrite.analysis.execution import (
     WINDOWED,
     Access,
@@ -152,12 +152,20 @@ class BoundedMachine(Machine):
         self.gm_rep: dict[str, int] = {}  # abstract loop variables: a representative for GM addresses
         self.widened: dict[tuple[int, int], Footprint] = {}  # alias slots whose place is not known
         self._exact_gm: dict[int, bool] = {}
+        self._env_copy: dict | None = None
+        self._shapes: dict[tuple, periodic.LoopShape] = {}
+        self._assigned_names: dict[int, list[str]] = {}
+        self._compiled: dict[int, Compiled] = {}
+        self._tile_accesses: dict[tuple, list[Access]] = {}
 
     # ------------------------------------------------------------------ evaluation
 
     def eval(self, e: Expr, stmt):
+        c = self._compiled.get(id(e))
+        if c is None:
+            c = self._compiled[id(e)] = Compiled(e)
         try:
-            return evaluate(e, self.env, self.forced)
+            return c(self.env, self.forced)
         except UnboundValue as u:
             raise located(f"'{u.name}' has no value here", stmt) from None
 
@@ -170,27 +178,49 @@ class BoundedMachine(Machine):
         self.pos += STEP
         return self.pos
 
+    def _env_view(self) -> dict:
+        """A copy of the scalar values for markers, shared until a value changes."""
+        if self._env_copy is None:
+            self._env_copy = dict(self.env)
+        return self._env_copy
+
+    def _set(self, name: str, value) -> None:
+        self.env[name] = value
+        self._env_copy = None
+
     def stmt(self, s: ir.Stmt) -> None:
-        m = Marker(s, "before", dict(self.env), self._next_pos(), self.ctx, self.forced)
+        m = Marker(s, "before", self._env_view(), self._next_pos(), self.ctx, self.forced)
         self.items.append(m)
         self.marker_index.setdefault((id(s), "before"), []).append(m)
         self.execute(s)
-        m = Marker(s, "after", dict(self.env), self._next_pos(), self.ctx, self.forced)
+        m = Marker(s, "after", self._env_view(), self._next_pos(), self.ctx, self.forced)
         self.items.append(m)
         self.marker_index.setdefault((id(s), "after"), []).append(m)
 
     def execute(self, s: ir.Stmt) -> None:
-        if isinstance(s, ir.If):
+        if isinstance(s, ir.Instr):
+            self.instr(s)
+        elif isinstance(s, ir.Block):
+            for x in s.stmts:
+                self.stmt(x)
+        elif isinstance(s, ir.For):
+            self.loop(s)
+        elif isinstance(s, ir.If):
             c = self.eval(s.cond, s)
+            # A branch body or loop body is never where a sync goes (syncs go before or after the
+            # statements in it, or around the if / for): it gets no markers of its own.
             if is_known(c):
                 if c:
-                    self.stmt(s.then)
+                    self.execute(s.then)
                 elif s.other is not None:
-                    self.stmt(s.other)
+                    self.execute(s.other)
                 return
-            self.fork([lambda: self.stmt(s.then), (lambda: self.stmt(s.other)) if s.other is not None else _nothing])
-            return
-        super().execute(s)
+            self.fork([lambda: self.execute(s.then), (lambda: self.execute(s.other)) if s.other is not None else _nothing])
+        elif isinstance(s, ir.Assign):
+            self._set(s.var, self.eval(s.value, s))
+        elif isinstance(s, ir.AliasDef):
+            self.alias(s)
+        # Syncs and TASSIGN of an AUTO kernel compile to nothing.
 
     # ------------------------------------------------------------------ forks
 
@@ -209,6 +239,7 @@ class BoundedMachine(Machine):
             if n:
                 self._control("alt", fid)
             self.env, self.iters, self.gm_rep = dict(entry_env), list(entry_iters), dict(entry_rep)
+            self._env_copy = None
             self.ctx = next(self._ctx_ids)
             self.ctx_parent[self.ctx] = entry_ctx
             alt()
@@ -220,6 +251,7 @@ class BoundedMachine(Machine):
             for k in set(merged) | set(other):
                 merged[k] = join(merged.get(k, UNKNOWN), other.get(k, UNKNOWN))
         self.env = merged
+        self._env_copy = None
 
     # ------------------------------------------------------------------ loops
 
@@ -238,7 +270,30 @@ class BoundedMachine(Machine):
         else:
             self._residue_loop(s, start, step)
         self.env.pop(s.var, None)
+        self._env_copy = None
         self.gm_rep.pop(s.var, None)
+
+    def _analyse(self, s: ir.For, start: int, step: int) -> periodic.LoopShape:
+        """The loop's shape for this run. It is first found with the enclosing values unknown,
+        which all runs share; only when that leaves an expression of known values irregular
+        (`j < i` needs i) is it found again with this run's values."""
+        assigned = self._assigned_names.get(id(s))
+        if assigned is None:
+            assigned = self._assigned_names[id(s)] = sorted(self._assigned_in(s))
+        env = self.env
+        key = (id(s), start, step, tuple(repr(env.get(n)) for n in assigned))
+        shape = self._shapes.get(key)
+        if shape is None:
+            blind = {n: (v if n in assigned else UNKNOWN) for n, v in env.items()}
+            shape = self._shapes[key] = periodic.analyse(s, start, step, blind)
+        if not any(is_known(env.get(n)) for n in shape.irregular_names):
+            return shape
+        names = sorted(shape.irregular_names)
+        key = key + tuple(repr(env.get(n)) for n in names)
+        exact = self._shapes.get(key)
+        if exact is None:
+            exact = self._shapes[key] = periodic.analyse(s, start, step, env)
+        return exact
 
     def _assigned_in(self, s: ir.For) -> set[str]:
         return {x.var for x in ir.walk(s.body) if isinstance(x, ir.Assign)}
@@ -248,9 +303,9 @@ class BoundedMachine(Machine):
         return period + d + self.extra * period
 
     def _iteration(self, s: ir.For, value, ordinal: int) -> None:
-        self.env[s.var] = value
+        self._set(s.var, value)
         self.iters.append((id(s), ordinal))
-        self.stmt(s.body)
+        self.execute(s.body)
         self.iters.pop()
 
     def _note_irregular(self, s: ir.For, shape: periodic.LoopShape) -> None:
@@ -263,7 +318,7 @@ class BoundedMachine(Machine):
                 self._iteration(s, start + k * step, k)
             self.runs.append(LoopRun(s, trips, 1, trips, 0))
             return
-        shape = periodic.analyse(s, start, step, self.env)
+        shape = self._analyse(s, start, step)
         p = shape.period
         r = self._margin(s, p)
         windows = [(0, r)] + [(max(0, lo - r), hi + r + 1) for lo, hi in shape.breaks]
@@ -283,7 +338,7 @@ class BoundedMachine(Machine):
 
     def _open_loop(self, s: ir.For, start: int, step: int) -> None:
         """Unknown trip count: every iteration boundary may be the last."""
-        shape = periodic.analyse(s, start, step, self.env)
+        shape = self._analyse(s, start, step)
         self._note_irregular(s, shape)
         p = shape.period
         h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
@@ -316,11 +371,12 @@ class BoundedMachine(Machine):
             for key in set(merged) | set(other):
                 merged[key] = join(merged.get(key, UNKNOWN), other.get(key, UNKNOWN))
         self.env = merged
+        self._env_copy = None
 
     def _residue_loop(self, s: ir.For, start, step) -> None:
         """Unknown start or step (grid-stride loops): residues modulo the slot period."""
         m = _modulus_of(s)
-        shape = periodic.analyse(s, 0, 1, self.env)
+        shape = self._analyse(s, 0, 1)
         self._note_irregular(s, shape)
         p = periodic.lcm(shape.period, m)
         h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
@@ -347,26 +403,19 @@ class BoundedMachine(Machine):
 
     def instr(self, s: ir.Instr) -> None:
         scalars = [self.eval(a.value, s) for a in s.args if a.kind == "scalar"] if s.op in WINDOWED else []
-        tiles: list[list[TileOperand]] = []
-        gms: list[tuple[ir.Arg, Footprint | None]] = []
-        for a in s.args:
-            if a.kind == "tile":
-                tiles.append(self._tile_operands(a, s))
-            elif a.kind == "gm":
-                gms.append((a, None))
-        accesses: list[Access] = []
-        window = self._window(s, tiles, scalars)
-        for i, ops in enumerate(tiles):
-            for o in ops:
-                fp = self._tile_fp(o, window if i == window[0] else None, s) if window else self._tile_fp(o, None, s)
-                if fp is None:
-                    continue
-                if "r" in o.access:
-                    accesses.append(Access(fp, False, o.text))
-                if "w" in o.access:
-                    accesses.append(Access(fp, True, o.text))
+        tiles: list[list[TileOperand]] = [self._tile_operands(a, s) for a in s.args if a.kind == "tile"]
+        # The tile accesses are a function of the operands' places and shapes: shared by every
+        # instance that sees the same ones.
+        wide = self.widened
+        key = (id(s), tuple(scalars), tuple((o.place, o.valid, (id(o.decl), o.slot) in wide) for ops in tiles for o in ops))
+        tile_accesses = self._tile_accesses.get(key)
+        if tile_accesses is None:
+            tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
+        accesses = list(tile_accesses)
         clip = tiles[0][0].valid if (s.op in ("TLOAD", "TSTORE") and tiles) else None
-        for a, _ in gms:
+        for a in s.args:
+            if a.kind != "gm":
+                continue
             g = a.value.tensor
             if g.param not in self.gm.written:
                 continue  # nothing writes it: no dependence through it
@@ -377,11 +426,25 @@ class BoundedMachine(Machine):
                 accesses.append(Access(fp, False, a.text))
             if a.writes:
                 accesses.append(Access(fp, True, a.text))
-        if self._scratch is not None and s.op in UB_SCRATCH_OPS:
-            accesses.append(Access(self._scratch, True, "the hidden UB scratch"))
         op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx)
         self.items.append(op)
         self.ops.append(op)
+
+    def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list) -> list[Access]:
+        out: list[Access] = []
+        window = self._window(s, tiles, scalars)
+        for i, ops in enumerate(tiles):
+            for o in ops:
+                fp = self._tile_fp(o, window if window and i == window[0] else None, s)
+                if fp is None:
+                    continue
+                if "r" in o.access:
+                    out.append(Access(fp, False, o.text))
+                if "w" in o.access:
+                    out.append(Access(fp, True, o.text))
+        if self._scratch is not None and s.op in UB_SCRATCH_OPS:
+            out.append(Access(self._scratch, True, "the hidden UB scratch"))
+        return out
 
     def _tile_operands(self, a: ir.Arg, s: ir.Instr) -> list[TileOperand]:
         ref: ir.TileRef = a.value

@@ -147,6 +147,16 @@ def classify(kernel: ir.Kernel) -> GmPairs:
     return out
 
 
+def _overlaps_at(c: int, lo_v: float, hi_v: float) -> bool:
+    """Some integer m != 0 has lo_v < c * m < hi_v."""
+    for sign in (1, -1):
+        cc = c * sign
+        ends = sorted((lo_v / cc, hi_v / cc))
+        if ceil(ends[1]) - 1 >= max(1, floor(ends[0]) + 1):
+            return True
+    return False
+
+
 def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
     """Per shared loop, the farthest iteration distance at which the two overlap; None: "may"."""
     if a.form is None or b.form is None or a.extent is None or b.extent is None:
@@ -163,14 +173,14 @@ def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
             return None
         else:
             return None  # a mutable local or anything else the address depends on
-    steps = []
+    steps: list[int | None] = []  # address change per iteration; None: the step is a runtime value
     trips = []
     for i, x in enumerate(common):
         c = ca.get(x.var, 0)
         step = _const_int(x.step)
-        if c and (step is None or (i > 0 and _const_int(x.start) is None)):
+        if c and i > 0 and (step is None or _const_int(x.start) is None):
             return None
-        steps.append(c * (step or 0))
+        steps.append(c * step if step is not None else (c or None))
         trips.append(x.trip_count())
     k = b.form[1] - a.form[1]
     margins: dict[int, int] = {}
@@ -182,8 +192,14 @@ def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
                 if trips[m] is None:
                     return None
                 spread += abs(steps[m]) * max(0, trips[m] - 1)
+        if steps[level] is not None and _const_int(x.step) is None:
+            # A runtime step (a grid-stride loop): the address moves by c * step * d for some
+            # step * d of at least 1 in size. Exact only when no such move overlaps.
+            if _overlaps_at(steps[level], -b.extent - k - spread, a.extent - k + spread):
+                return None
+            continue
         far = 0
-        for c, kk in ((steps[level], k), (-steps[level], k)):
+        for c, kk in ((steps[level] or 0, k), (-(steps[level] or 0), k)):
             # B - A = c * d + (inner terms in [-spread, spread]) + kk, overlapping iff in (-Eb, Ea).
             lo_v, hi_v = -b.extent - kk - spread, a.extent - kk + spread
             if c == 0:

@@ -95,7 +95,7 @@ def _flip_window(a: int, lo, hi) -> tuple[int, int] | None:
     if lo is None or hi is None:
         return None
     ends = (-hi / a, -lo / a)
-    return max(0, floor(min(ends)) - 1), max(0, ceil(max(ends)) + 1)
+    return max(0, floor(min(ends))), max(0, ceil(max(ends)))
 
 
 class Analyser:
@@ -193,6 +193,7 @@ class LoopShape:
     breaks: list[tuple[int, int]] = field(default_factory=list)  # k-intervals that must be kept
     irregular: set[int] = field(default_factory=set)  # ids of expressions to treat as unknown
     irregular_where: list[tuple[Expr, object]] = field(default_factory=list)  # (expression, statement) for warnings
+    irregular_names: set[str] = field(default_factory=set)  # free names of the irregular expressions
 
 
 def behaviour(stmt: ir.Stmt, tiles_seen: set[int]):
@@ -259,6 +260,7 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
             if f is None or f.a:
                 shape.irregular.add(id(e))
                 free = e.free_vars()
+                shape.irregular_names |= free
                 unknown = any(n in env and not is_known(env[n]) for n in free)
                 if not unknown and (loop.var in free or free & set(state)):
                     shape.irregular_where.append((e, where))

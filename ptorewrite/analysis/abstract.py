@@ -186,6 +186,9 @@ def _c_mod(a, b):
     return a - _c_div(a, b) * b
 
 
+_KNOWN_TYPES = frozenset({int, float, bool})
+
+
 class Compiled:
     """`e` as a Python function of the scalar values, for when they are all known; anything
     else (an unknown or residue value, a division by zero) falls back to `evaluate`."""
@@ -197,9 +200,12 @@ class Compiled:
         self.ids = frozenset(_ids(e))
         names: dict[str, str] = {}
         src = _py(e, names)
-        loads = "".join(f"    {v} = env[{n!r}]\n" for n, v in names.items())
-        body = f"def f(env, _div=_c_div, _mod=_c_mod):\n{loads}    return {src}\n"
-        scope = {"_c_div": _c_div, "_c_mod": _c_mod}
+        # Only known values take the fast path: an UNKNOWN or a Residue raises TypeError here
+        # (Python would happily compare them with ==).
+        loads = "".join(f"    {v} = env[{n!r}]\n    if {v}.__class__ not in _known: raise TypeError\n"
+                        for n, v in names.items())
+        body = f"def f(env, _div=_c_div, _mod=_c_mod, _known=_KNOWN_TYPES):\n{loads}    return {src}\n"
+        scope = {"_c_div": _c_div, "_c_mod": _c_mod, "_KNOWN_TYPES": _KNOWN_TYPES}
         exec(body, scope)  # noqa: S102 - source generated from the IR's own expressions
         self.fn = scope["f"]
 

@@ -37,7 +37,7 @@ class Edge:
     carrier: ir.For | None  # None: same iteration of every common loop
     what: str  # operand that carries the dependence, e.g. "x[slot]"
     space: str
-    instances: list[DynDep] = field(default_factory=list)
+    instances: list[DynDep] = field(default_factory=list)  # one per (producer, consumer) instance pair
 
     @property
     def cross_pipe(self) -> bool:
@@ -51,11 +51,44 @@ class Edge:
         return "raw"
 
 
-@dataclass
 class _Cell:
-    bytes: Footprint
-    writers: tuple  # the last write, one per path that reaches here with a different one
-    readers: tuple  # reads since it
+    """Bytes with their last writers (one per path that reaches here with a different one) and
+    the readers since; `lo`, `hi` and `runs` are the footprint's hull and run count, kept as
+    plain ints for a fast first test."""
+
+    __slots__ = ("bytes", "hi", "lo", "readers", "runs", "writers")
+
+    def __init__(self, fp: Footprint, writers: tuple, readers: tuple, hull=None):
+        self.bytes = fp
+        self.lo, self.hi, self.runs = hull or _hull(fp)
+        self.writers = writers
+        self.readers = readers
+
+    def copy(self) -> _Cell:
+        return _Cell(self.bytes, self.writers, self.readers, (self.lo, self.hi, self.runs))
+
+
+_HULLS: dict[int, tuple] = {}
+
+
+def _hull(fp: Footprint) -> tuple[int, int, int]:
+    got = _HULLS.get(id(fp))
+    if got is None or got[3] is not fp:
+        got = (int(fp.starts[0]), int(fp.ends[-1]), len(fp.starts), fp)
+        if len(_HULLS) > 200_000:
+            _HULLS.clear()
+        _HULLS[id(fp)] = got
+    return got[:3]
+
+
+def _overlaps(c: _Cell, fp: Footprint, lo: int, hi: int, runs: int) -> bool:
+    if c.bytes is fp:
+        return True
+    if c.hi <= lo or hi <= c.lo:
+        return False
+    if c.runs == 1 and runs == 1:
+        return True
+    return c.bytes.overlap(fp) is not None
 
 
 class _State:
@@ -70,8 +103,7 @@ class _State:
         self.latest: dict[int, tuple] = latest if latest is not None else {}
 
     def copy(self) -> _State:
-        return _State({k: [_Cell(c.bytes, c.writers, c.readers) for c in v] for k, v in self.cells.items()},
-                      dict(self.latest))
+        return _State({k: [c.copy() for c in v] for k, v in self.cells.items()}, dict(self.latest))
 
     @staticmethod
     def merge(states: list[_State]) -> _State:
@@ -83,7 +115,7 @@ class _State:
                 for c in cells:
                     m = by_fp.get(id(c.bytes))
                     if m is None:
-                        m = _Cell(c.bytes, c.writers, c.readers)
+                        m = c.copy()
                         mine.append(m)
                         by_fp[id(c.bytes)] = m
                     else:
@@ -136,7 +168,8 @@ def _access(state: _State, d, deps: list[DynDep]) -> None:
     for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
         fp = acc.footprint
         space_cells = cells.setdefault(fp.space, [])
-        hit = [c for c in space_cells if c.bytes is fp or c.bytes.overlap(fp) is not None]
+        lo, hi, runs = _hull(fp)
+        hit = [c for c in space_cells if _overlaps(c, fp, lo, hi, runs)]
         for c in hit:
             for w in c.writers:
                 if w is not d:
@@ -196,14 +229,19 @@ def carrier_of(a, b, loops: dict[int, ir.For]) -> ir.For | None:
 def static_edges(deps: list[DynDep], kernel: ir.Kernel) -> list[Edge]:
     loops = {id(s): s for s in ir.walk(kernel.body) if isinstance(s, ir.For)}
     edges: dict[tuple, Edge] = {}
+    pairs: dict[tuple[int, int], Edge] = {}  # the edge of each (producer, consumer) instance pair
     for dep in deps:
-        carrier = carrier_of(dep.src, dep.dst, loops)
-        key = (dep.src.stmt.uid, dep.dst.stmt.uid, id(carrier) if carrier else None)
-        e = edges.get(key)
+        pair = (id(dep.src), id(dep.dst))
+        e = pairs.get(pair)
         if e is None:
-            e = edges[key] = Edge(dep.src.stmt, dep.dst.stmt, set(), carrier, dep.what, dep.space)
+            carrier = carrier_of(dep.src, dep.dst, loops)
+            key = (dep.src.stmt.uid, dep.dst.stmt.uid, id(carrier) if carrier else None)
+            e = edges.get(key)
+            if e is None:
+                e = edges[key] = Edge(dep.src.stmt, dep.dst.stmt, set(), carrier, dep.what, dep.space)
+            pairs[pair] = e
+            e.instances.append(dep)
         e.kinds.add(dep.kind)
-        e.instances.append(dep)
     return list(edges.values())
 
 

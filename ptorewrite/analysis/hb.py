@@ -193,6 +193,7 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
     `op_positions` (per pipe, sorted) makes joins precise: what a path knows about a pipe also
     covers that pipe's ops the path never issued (an op in the other branch of an if)."""
     out = Ordering()
+    events = _without_empty_forks(events)
     know = [_ZERO] * NP  # rows are tuples, replaced when they change
     pending: dict[tuple, tuple] = {}  # key -> (knowledge carried, set position, origin, maybe)
     last_wait: dict[tuple, tuple[int, object]] = {}
@@ -268,6 +269,34 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
     return out
 
 
+def _without_empty_forks(events):
+    """Forks with no sync between them and their join change nothing: leave them out."""
+    out = []
+    opened: list[int] = []  # index in `out` of each open fork
+    busy: list[bool] = []  # a sync event happened since that fork
+    for e in events:
+        kind = e[1]
+        if kind == FORK:
+            opened.append(len(out))
+            busy.append(False)
+            out.append(e)
+        elif kind == JOIN:
+            start = opened.pop()
+            if busy.pop():
+                out.append(e)
+                if busy:
+                    busy[-1] = True
+            else:
+                del out[start:]
+        elif kind in (ALT, EXIT):
+            out.append(e)
+        else:
+            out.append(e)
+            if busy:
+                busy[-1] = True
+    return out
+
+
 def _first_op(ops: list[int], t: int, ranges, limit: int) -> int:
     """The first op position >= t within the path's position ranges, or `limit`."""
     for lo, hi in ranges:
@@ -281,6 +310,19 @@ def _merged_row(rows, paths, limit: int, op_positions) -> tuple:
     """Knowledge every path has. Where paths differ, a path's threshold for pipe p extends up to
     its next p-op (or the join): ops it never issued are vacuously known on it."""
     first = rows[0]
+    if len(rows) == 2:
+        second = rows[1]
+        if second is first or second == first:
+            return first
+        if op_positions is None:
+            return tuple(map(min, first, second))
+        out = list(first)
+        for p in range(NP):
+            a, b = first[p], second[p]
+            if a != b:
+                ops = op_positions[p]
+                out[p] = min(_first_op(ops, a, paths[0], limit), _first_op(ops, b, paths[1], limit))
+        return tuple(out)
     if all(r is first or r == first for r in rows):
         return first
     if op_positions is None:
@@ -301,7 +343,11 @@ def _merge_paths(ends, limit: int, op_positions):
         return ends[0][0]
     states = [st for st, _ in ends]
     paths = [ranges for _, ranges in ends]
-    know = [_merged_row([k[q] for k, _, _ in states], paths, limit, op_positions) for q in range(NP)]
+    knows = [k for k, _, _ in states]
+    if all(k == knows[0] for k in knows[1:]):
+        know = list(knows[0])
+    else:
+        know = [_merged_row([k[q] for k in knows], paths, limit, op_positions) for q in range(NP)]
     pendings = [p for _, p, _ in states]
     pending = {}
     for key in set().union(*pendings):

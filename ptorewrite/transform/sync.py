@@ -39,7 +39,14 @@ from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.sync_check import BarrierCover, PlanTrace
 from ptorewrite.transform.sync_emit import conservative_insertions, emit
 from ptorewrite.transform.sync_ids import EventsExhausted, allocate_events
-from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, barrier_candidate, candidates
+from ptorewrite.transform.sync_model import (
+    BadEventId,
+    PlannedSync,
+    Tree,
+    barrier_candidate,
+    candidates,
+    credit_candidates,
+)
 
 VIRTUAL_BASE = 1000  # provisional event ids while planning; real ids are allocated at the end
 MAX_EXTRA_PERIODS = 4  # settling rounds before giving up
@@ -155,14 +162,9 @@ class _Planner:
             if not reuse:
                 return syncs
             s = reuse[0].first
-            loop = next((a for a in self.tree.chain(s.edge.src)[1:] if isinstance(a, ir.For)
-                         and any(x is a for x in self.tree.chain(s.edge.dst))), None)
-            credit = Edge(s.edge.dst, s.edge.src, {"war"}, loop, s.edge.what, s.edge.space)
             fixed = False
-            for cand in candidates(self.tree, credit, (credit.src.pipe, credit.dst.pipe) in self.one_id,
-                                   lambda _: False):
+            for cand in credit_candidates(self.tree, s, (s.dst, s.src) in self.one_id):
                 cand.event = self.next_event
-                cand.reason = f"{s.edge.what} consumed: {cand.src} -> {cand.dst} (flag reuse)"
                 o = self.order(syncs + [cand])
                 if o is None:
                     continue

@@ -64,10 +64,18 @@ class PlanTrace:
                    for k in e.kinds)
 
     def instances(self, e: Edge) -> list[tuple[int, int, int, int]]:
+        """(producer pipe, producer position, consumer pipe, consumer position) to check. For one
+        consumer only the latest producer matters: knowing an op of a pipe complete means
+        knowing every earlier one of that pipe complete."""
         got = self._instances.get(id(e))
         if got is None:
-            got = self._instances[id(e)] = sorted({(PIPE_INDEX[d.src.pipe], d.src.pos, PIPE_INDEX[d.dst.pipe],
-                                                    d.dst.pos) for d in e.instances})
+            latest: dict[int, int] = {}
+            for d in e.instances:
+                y = d.dst.pos
+                if d.src.pos > latest.get(y, -1):
+                    latest[y] = d.src.pos
+            sp, dp = PIPE_INDEX[e.src.pipe], PIPE_INDEX[e.dst.pipe]
+            got = self._instances[id(e)] = [(sp, x, dp, y) for y, x in sorted(latest.items())]
         return got
 
     def ordered(self, order: Ordering, e: Edge) -> bool:
@@ -121,7 +129,7 @@ class BarrierCover:
     def __init__(self, pt: PlanTrace, flags: Ordering):
         self.pt = pt
         self.flags = flags
-        self.at: dict[int, list[tuple[int, int, int]]] = {}  # pipe -> sorted (position, ctx, barrier no.)
+        self.at: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}  # pipe -> (positions, (ctx, no.))
         self.barriers: list[PlannedSync] = []
         self._open: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -129,10 +137,11 @@ class BarrierCover:
         n = len(self.barriers)
         self.barriers.append(s)
         pipe = -1 if s.src == "ALL" else PIPE_INDEX[s.src]
-        row = self.at.setdefault(pipe, [])
+        positions, owners = self.at.setdefault(pipe, ([], []))
         for m in self.pt.trace.markers.get((id(s.wait_at), "before"), ()):
-            row.append((m.pos, m.ctx, n))
-        row.sort()
+            i = bisect_right(positions, m.pos)
+            positions.insert(i, m.pos)
+            owners.insert(i, (m.ctx, n))
         return n
 
     def _unflagged(self, e: Edge) -> list[tuple[int, int, int]]:
@@ -141,8 +150,8 @@ class BarrierCover:
         got = self._open.get(id(e))
         if got is None:
             pipe = PIPE_INDEX[e.src.pipe]
-            ops = {(d.src.pos, d.dst.pos): d.dst.ctx for d in e.instances}
-            got = self._open[id(e)] = [(sp, dp, ctx) for (sp, dp), ctx in sorted(ops.items())
+            ctx = {d.dst.pos: d.dst.ctx for d in e.instances}
+            got = self._open[id(e)] = [(sp, dp, ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
                                        if not self.flags.ordered(pipe, sp, pipe, dp)]
         return got
 
@@ -151,16 +160,15 @@ class BarrierCover:
         instance has none."""
         pipe = PIPE_INDEX[e.src.pipe]
         within = self.pt.trace.ctx_within
+        rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
         out = []
         for sp, dp, yctx in self._unflagged(e):
             by = set()
-            for row in (self.at.get(pipe, ()), self.at.get(-1, ())):
-                i = bisect_right(row, (sp, 1 << 62, 0))
-                while i < len(row) and row[i][0] < dp:
-                    _pos, ctx, n = row[i]
-                    if within(yctx, ctx):
+            for positions, owners in rows:
+                for i in range(bisect_right(positions, sp), bisect_right(positions, dp)):
+                    ctx, n = owners[i]
+                    if ctx == yctx or within(yctx, ctx):
                         by.add(n)
-                    i += 1
             if not by:
                 return None
             out.append(by)

@@ -223,6 +223,39 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
     return out
 
 
+def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool) -> list[PlannedSync]:
+    """Flags back from the destination pipe of `s` to its source that order each wait of `s`
+    before its next set: set right after the statement the wait precedes, waited right before
+    the statement the set follows (the hand-written reverse flag that returns the "credit").
+    Levels run out from the innermost block holding both; where the wait's statement comes
+    first, a forward flag in the same iteration, else a reverse flag of that block's loop."""
+    a, b = s.wait_at, s.set_at
+    out: list[PlannedSync] = []
+    block = tree.common_block(a, b)
+    while True:
+        ca, cb = tree.child_of(block, a), tree.child_of(block, b)
+        forward = ca is not cb and tree.order[id(ca)] < tree.order[id(cb)]
+        loop = tree.parent.get(id(block))
+        for slotted in (True, False):
+            slot = s.id_expr(True) if slotted and s.ahead is None else None
+            if slotted and (one_id or slot is None):
+                continue
+            if slot is not None and not slot.free_vars() <= (tree.visible_vars(ca) & tree.visible_vars(cb)):
+                continue
+            slots = s.slots if slot is not None else 1
+            reason = f"{s.edge.what} consumed: {s.dst} -> {s.src} (flag reuse)"
+            if forward:
+                out.append(PlannedSync("flag", s.dst, s.src, ca, cb, s.edge, slot=slot, slots=slots, reason=reason))
+            elif isinstance(loop, ir.For):
+                out.append(PlannedSync("flag", s.dst, s.src, ca, cb, s.edge, reverse_loop=loop,
+                                       prime_at=tree.outermost_loop_holding(loop), slot=slot, slots=slots,
+                                       reason=reason))
+        up = next((x for x in tree.chain(block)[1:] if isinstance(x, ir.Block)), None)
+        if up is None:
+            return out
+        block = up
+
+
 def produced_ahead(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, ahead_ok) -> PlannedSync | None:
     """A dependence between consecutive iterations whose two ends index one tile array with
     slots shifted by the loop variable (software pipelining: iteration i loads the slot

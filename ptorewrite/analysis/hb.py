@@ -191,35 +191,45 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
     fork. Positions of syncs must differ from those of ops (ops sit between them).
 
     `op_positions` (per pipe, sorted) makes joins precise: what a path knows about a pipe also
-    covers that pipe's ops the path never issued (an op in the other branch of an if)."""
+    covers that pipe's ops the path never issued (an op in the other branch of an if).
+
+    Flag reuse (a set must follow the wait that consumed the previous signal of its flag) is
+    checked exactly: what each pipe knows about waits is a set of wait events (a bitset), and
+    at a join a path counts as knowing the waits it never issued; the last wait of a flag is
+    the set of waits that can be last on some path."""
     out = Ordering()
     events = _without_empty_forks(events)
     know = [_ZERO] * NP  # rows are tuples, replaced when they change
-    pending: dict[tuple, tuple] = {}  # key -> (knowledge carried, set position, origin, maybe)
-    last_wait: dict[tuple, tuple[int, object]] = {}
+    kw = [0] * NP  # waits each pipe knows complete (bit = wait number)
+    pending: dict[tuple, tuple] = {}  # key -> (knowledge carried, set position, origin, maybe, waits known)
+    last_wait: dict[tuple, tuple[int, object]] = {}  # key -> (waits that may be the last, origin)
     frames: list[list] = []  # [entry state, ends [(state, ranges of the path)], fork position, branch start]
     positions, snapshots = out.positions, out.snapshots
     problems = out.flag_problems
     names = PIPES
-    if op_positions is not None:
-        # Waits are events of their pipe too: a set must know the wait before it reuses a flag.
-        waits: list[list[int]] = [[] for _ in range(NP)]
-        for e in events:
-            if e[1] == WAIT:
-                waits[e[3]].append(e[0])
-        op_positions = [sorted(o + w) if w else o for o, w in zip(op_positions, waits)]
+    waits_on = [0] * NP  # waits of each pipe so far
+    wait_positions: list[int] = []
+
+    def on_path(ranges) -> int:
+        """Waits so far that lie on a path with these position ranges."""
+        m = 0
+        for lo, hi in ranges:
+            i, j = bisect_left(wait_positions, lo), bisect_left(wait_positions, hi)
+            m |= ((1 << j) - 1) ^ ((1 << i) - 1)
+        return m
 
     for pos, kind, a, b, ev, origin in events:
         if kind == SET:
             k = list(know[a])
             k[a] = pos
+            known_waits = kw[a] | waits_on[a]
             key = (names[a], names[b], ev)
             if check_flags:
                 if key in pending:
-                    problems.append(FlagProblem("lost-signal", key, origin, pending[key][2]))
-                elif key in last_wait and k[b] <= last_wait[key][0]:
-                    problems.append(FlagProblem("unordered-reuse", key, origin, last_wait[key][1]))
-            pending[key] = (tuple(k), pos, origin, False)
+                    problems.append(FlagProblem("lost-signal", key, origin, pending[key][2], pos))
+                elif key in last_wait and last_wait[key][0] & ~known_waits:
+                    problems.append(FlagProblem("unordered-reuse", key, origin, last_wait[key][1], pos))
+            pending[key] = (tuple(k), pos, origin, False, known_waits)
         elif kind == WAIT:
             key = (names[a], names[b], ev)
             got = pending.pop(key, None)
@@ -231,7 +241,11 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
             row = know[b] = tuple(map(max, know[b], got[0]))
             positions[b].append(pos)
             snapshots[b].append(row)
-            last_wait[key] = (pos, origin)
+            bit = 1 << len(wait_positions)
+            wait_positions.append(pos)
+            waits_on[b] |= bit
+            kw[b] |= got[4]
+            last_wait[key] = (bit, origin)
             out.spans.append((origin, got[1], pos))
         elif kind == BARRIER:
             row = list(know[a])
@@ -239,33 +253,37 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
             know[a] = row = tuple(row)
             positions[a].append(pos)
             snapshots[a].append(row)
+            kw[a] |= waits_on[a]
         elif kind == ALL_BARRIER:
             merged = tuple(max(pos, *col) for col in zip(*know))
             know = [merged] * NP
+            kw = [(1 << len(wait_positions)) - 1] * NP
             out.all_positions.append(pos)
             out.all_states.append(know)
         elif kind == FORK:
-            frames.append([(know, pending, last_wait), [], pos, pos])
-            know, pending, last_wait = list(know), dict(pending), dict(last_wait)
+            frames.append([(know, pending, last_wait, kw), [], pos, pos])
+            know, pending, last_wait, kw = list(know), dict(pending), dict(last_wait), list(kw)
         elif kind == EXIT:
-            frames[-1][1].append(((list(know), dict(pending), dict(last_wait)), ((0, pos),)))
+            frames[-1][1].append(((list(know), dict(pending), dict(last_wait), list(kw)), ((0, pos),)))
         elif kind == ALT:
             frame = frames[-1]
             entry, ends, fork_pos, start = frame
-            ends.append(((know, pending, last_wait), ((0, fork_pos), (start, pos))))
+            ends.append(((know, pending, last_wait, kw), ((0, fork_pos), (start, pos))))
             frame[3] = pos
-            know, pending, last_wait = list(entry[0]), dict(entry[1]), dict(entry[2])
+            know, pending, last_wait, kw = list(entry[0]), dict(entry[1]), dict(entry[2]), list(entry[3])
             out.all_positions.append(pos)
             out.all_states.append(know[:])
         else:  # JOIN
             _, ends, fork_pos, start = frames.pop()
-            ends.append(((know, pending, last_wait), ((0, fork_pos), (start, pos))))
-            know, pending, last_wait = _merge_paths(ends, pos, op_positions)
+            ends.append(((know, pending, last_wait, kw), ((0, fork_pos), (start, pos))))
+            everything = (1 << len(wait_positions)) - 1
+            off = [everything & ~on_path(ranges) for _, ranges in ends]
+            know, pending, last_wait, kw = _merge_paths(ends, pos, op_positions, off)
             out.all_positions.append(pos)
             out.all_states.append(know[:])
     if check_flags:
-        for key, (_, _, origin, _) in sorted(pending.items(), key=lambda kv: kv[0]):
-            problems.append(FlagProblem("left-set", key, origin))
+        for key, got in sorted(pending.items(), key=lambda kv: kv[0]):
+            problems.append(FlagProblem("left-set", key, got[2]))
     return out
 
 
@@ -338,29 +356,40 @@ def _merged_row(rows, paths, limit: int, op_positions) -> tuple:
     return tuple(out)
 
 
-def _merge_paths(ends, limit: int, op_positions):
+def _merge_paths(ends, limit: int, op_positions, off: list[int]):
+    """What holds on every path into a join. `off[i]`: the waits not on path i (known there)."""
     if len(ends) == 1:
         return ends[0][0]
     states = [st for st, _ in ends]
     paths = [ranges for _, ranges in ends]
-    knows = [k for k, _, _ in states]
+    knows = [st[0] for st in states]
     if all(k == knows[0] for k in knows[1:]):
         know = list(knows[0])
     else:
         know = [_merged_row([k[q] for k in knows], paths, limit, op_positions) for q in range(NP)]
-    pendings = [p for _, p, _ in states]
+    kws = [st[3] for st in states]
+    kw = []
+    for q in range(NP):
+        m = -1
+        for k, o in zip(kws, off):
+            m &= k[q] | o
+        kw.append(m)  # not negative: every path's bits are
+    pendings = [st[1] for st in states]
     pending = {}
     for key in set().union(*pendings):
-        got = [(p[key], r) for p, r in zip(pendings, paths) if key in p]
-        if len(got) == len(states) and all(g is got[0][0] for g, _ in got):
+        got = [(p[key], r, o) for p, r, o in zip(pendings, paths, off) if key in p]
+        if len(got) == len(states) and all(g is got[0][0] for g, _, _ in got):
             pending[key] = got[0][0]
             continue
-        carried = _merged_row([g[0] for g, _ in got], [r for _, r in got], limit, op_positions)
-        maybe = len(got) < len(states) or any(g[3] for g, _ in got)
-        pending[key] = (carried, min(g[1] for g, _ in got), got[0][0][2], maybe)
-    last_wait: dict = dict(states[0][2])
-    for _, _, lw in states[1:]:
-        for key, v in lw.items():
-            if key not in last_wait or v[0] > last_wait[key][0]:
-                last_wait[key] = v
-    return know, pending, last_wait
+        carried = _merged_row([g[0] for g, _, _ in got], [r for _, r, _ in got], limit, op_positions)
+        maybe = len(got) < len(states) or any(g[3] for g, _, _ in got)
+        waits = -1
+        for g, _, o in got:
+            waits &= g[4] | o
+        pending[key] = (carried, min(g[1] for g, _, _ in got), got[0][0][2], maybe, waits)
+    last_wait: dict = {}
+    for st in states:
+        for key, (w, origin) in st[2].items():
+            prev = last_wait.get(key)
+            last_wait[key] = (w | prev[0], prev[1]) if prev else (w, origin)
+    return know, pending, last_wait, kw

@@ -104,59 +104,106 @@ class _Planner:
     # ------------------------------------------------------------------ flags
 
     def flags(self) -> list[PlannedSync]:
+        """Flags for every cross-pipe dependence. Unsafe reuse of an id is first left for credits
+        added at the end (flags placed later often make it safe); when that fails, the flags are
+        planned again requiring every step to be safe at once (with its own credit if needed)."""
+        try:
+            return self._flags(strict=False)
+        except EventsExhausted:
+            self.next_event = VIRTUAL_BASE
+            self.warnings = []
+            return self._flags(strict=True)
+
+    def _accept(self, syncs: list[PlannedSync], cand: PlannedSync, e: Edge, strict: bool):
+        """(new syncs, ordering) with `cand` added (and in strict mode a credit for it), or None."""
+        trial = syncs + [cand]
+        o = self.order(trial)
+        if o is None or not self.pt.ordered(o, e):
+            return None
+        if not o.flag_problems or (not strict and _fixable(o)):
+            return trial, o
+        if not strict or not _fixable(o):
+            return None
+        for credit in credit_candidates(self.tree, cand, (cand.dst, cand.src) in self.one_id):
+            credit.event = self.next_event + cand.slots
+            o2 = self.order(trial + [credit])
+            if o2 is not None and not o2.flag_problems:
+                self.next_event += credit.slots
+                return trial + [credit], o2
+        return None
+
+    def _flags(self, strict: bool) -> list[PlannedSync]:
+        """In strict mode a dependence whose flags cannot be made safe at once waits until all
+        others are placed (they may order it), then gets a flag whose reuse the final repair
+        makes safe; a flag even that cannot make safe is replaced by a full barrier, with a
+        warning."""
         syncs: list[PlannedSync] = []
         order = self.order(syncs)
         todo = sorted(self.pt.unordered(order, self.pt.cross), key=self._edge_order)
+        deferred: list[Edge] = []
         for e in todo:
+            if strict and not self.pt.ordered(order, e):
+                got = self._place(syncs, order, e, strict=True) if _key(e) not in self.full else None
+                if got is None:
+                    deferred.append(e)
+                else:
+                    syncs, order = got
+        for e in deferred if strict else todo:
             if self.pt.ordered(order, e):
                 continue
             if _key(e) in self.full:
                 syncs.append(self._full_barrier(e, self.full[_key(e)]))
                 order = self.order(syncs)
                 continue
-            fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
-            placed = False
-            before = None
-            # First try widening an existing flag (set later, wait earlier) so one pair serves
-            # both, as a hand-written kernel does; then a new flag.
-            for i, merged in self._merges(syncs, fresh):
-                trial = syncs[:i] + [merged] + syncs[i + 1:]
-                o = self.order(trial)
-                if o is None or not self.pt.ordered(o, e) or not _fixable(o):
-                    continue
-                if before is None:
-                    before = {id(x) for x in self.pt.unordered(order, self.pt.cross)}
-                if {id(x) for x in self.pt.unordered(o, self.pt.cross)} <= before:
-                    syncs, order, placed = trial, o, True
-                    break
-            for cand in [] if placed else fresh:
-                cand.event = self.next_event
-                trial = syncs + [cand]
-                o = self.order(trial)
-                # A reused id may be made safe by flags placed later; anything else is final.
-                if o is not None and self.pt.ordered(o, e) and _fixable(o):
-                    syncs, order, placed = trial, o, True
-                    self.next_event += cand.slots
-                    break
-            if not placed:
+            got = self._place(syncs, order, e, strict=False)
+            if got is None:
                 self.warnings.append(((f"cannot order {e.kind.upper()} {e.what} ({e.src.op} at {e.src.loc.short} -> "
                                       f"{e.dst.op}) with flags; using pipe_barrier(PIPE_ALL) before it"), e.dst.loc))
                 syncs.append(self._full_barrier(e, "fallback"))
                 order = self.order(syncs)
+            else:
+                syncs, order = got
+        if strict:
+            return self._prune(self._repair_reuse(self._prune(syncs, tolerate_reuse=True), replace=True))
         # Flags implied by others go first, even while some reuse is unsafe (what they imply is not
         # affected by credits added later); then credits make reuse safe; then what is implied by
         # the credits goes too.
         return self._prune(self._repair_reuse(self._prune(syncs, tolerate_reuse=True)))
 
+    def _place(self, syncs: list[PlannedSync], order: Ordering, e: Edge, strict: bool):
+        """(syncs, ordering) with `e` ordered by a widened or a new flag, or None."""
+        fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
+        before = None
+        # First try widening an existing flag (set later, wait earlier) so one pair serves both,
+        # as a hand-written kernel does; then a new flag.
+        for i, merged in self._merges(syncs, fresh):
+            trial = syncs[:i] + [merged] + syncs[i + 1:]
+            o = self.order(trial)
+            if o is None or not self.pt.ordered(o, e) or not (not o.flag_problems if strict else _fixable(o)):
+                continue
+            if before is None:
+                before = {id(x) for x in self.pt.unordered(order, self.pt.cross)}
+            if {id(x) for x in self.pt.unordered(o, self.pt.cross)} <= before:
+                return trial, o
+        for cand in fresh:
+            cand.event = self.next_event
+            # A reused id may be made safe by flags placed later; anything else is final.
+            got = self._accept(syncs, cand, e, strict)
+            if got is not None:
+                self.next_event += cand.slots
+                return got
+        return None
+
     def _full_barrier(self, e: Edge, why: str) -> PlannedSync:
         at = self.tree.child_of(self.tree.common_block(e.src, e.dst), e.dst)
         return PlannedSync("barrier", "ALL", None, None, at, e, reason=f"{e.kind.upper()} {e.what}: {why}")
 
-    def _repair_reuse(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
+    def _repair_reuse(self, syncs: list[PlannedSync], replace: bool = False) -> list[PlannedSync]:
         """A flag reused across iterations must not be set again before its previous wait ran:
         order the consumer after that wait before the producer's next set (the hand-written
-        reverse flag that returns the "credit")."""
-        for _ in range(len(syncs) + 1):
+        reverse flag that returns the "credit"). With `replace`, a flag no credit makes safe is
+        replaced by a full barrier before its consumer, with a warning."""
+        for _ in range(2 * len(syncs) + 2):
             order = self.order(syncs)
             reuse = [p for p in order.flag_problems if p.kind == "unordered-reuse"]
             if not reuse:
@@ -174,8 +221,15 @@ class _Planner:
                     self.next_event += cand.slots
                     fixed = True
                     break
-            if not fixed:
+            if fixed:
+                continue
+            if not replace:
                 break
+            e = s.edge
+            self.warnings.append(((f"cannot make the reuse of one event for {e.what} ({s.src} -> {s.dst}) safe with "
+                                  "flags; using pipe_barrier(PIPE_ALL) there instead"), s.wait_at.loc))
+            syncs = [x for x in syncs if x is not s] + [PlannedSync(
+                "barrier", "ALL", None, None, s.wait_at, e, reason=f"{e.kind.upper()} {e.what}: fallback")]
         order = self.order(syncs)
         if order.flag_problems:
             p = order.flag_problems[0]

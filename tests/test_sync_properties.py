@@ -132,7 +132,7 @@ VALUES = st.lists(st.tuples(st.sampled_from((0, 1, 2, 3, 5, 9)), st.sampled_from
                   min_size=3, max_size=3, unique=True)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
+@settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=kernels(), values=VALUES)
 def test_rewrite_of_a_random_kernel_is_right_for_values_never_analysed(tmp_path_factory, text, values):
@@ -144,7 +144,8 @@ def test_rewrite_of_a_random_kernel_is_right_for_values_never_analysed(tmp_path_
     out = Path(tmp) / "drawn_manual.cpp"
     out.write_bytes(rewrite(auto, A2A3, reporter).text)
     manual = load_kernel(out, FrontendOptions(auto_mode=False))
-    assert "PIPE_ALL" not in out.read_text(), [d.format() for d in reporter.warnings]
+    if "PIPE_ALL" in out.read_text():  # a last resort, never silent
+        assert any("pipe_barrier(PIPE_ALL)" in d.message for d in reporter.warnings)
     for n, mode in values + [(1, 0), (0, 1)]:
         v = verify(auto, manual, A2A3, {"n": n, "mode": mode}, seed=n + 7 * mode)
         assert v.equivalent and v.check.clean, (text, n, mode, [str(m) for m in v.mismatches[:2]],

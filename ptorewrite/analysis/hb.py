@@ -259,7 +259,7 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
             know = [merged] * NP
             kw = [(1 << len(wait_positions)) - 1] * NP
             out.all_positions.append(pos)
-            out.all_states.append(know)
+            out.all_states.append(know[:])
         elif kind == FORK:
             frames.append([(know, pending, last_wait, kw), [], pos, pos])
             know, pending, last_wait, kw = list(know), dict(pending), dict(last_wait), list(kw)

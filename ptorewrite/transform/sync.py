@@ -164,7 +164,16 @@ class _Planner:
             else:
                 syncs, order = got
         if strict:
-            return self._prune(self._repair_reuse(self._prune(syncs, tolerate_reuse=True), replace=True))
+            syncs = self._repair_reuse(self._prune(syncs, tolerate_reuse=True), replace=True)
+            # A flag replaced by a full barrier may have ordered more (its drain after the loop):
+            # whatever is left unordered gets a full barrier of its own.
+            for e in self.pt.unordered(self.order(syncs), self.pt.cross):
+                if not self.pt.ordered(self.order(syncs), e):
+                    self.warnings.append(((f"cannot order {e.kind.upper()} {e.what} ({e.src.op} at "
+                                           f"{e.src.loc.short} -> {e.dst.op}) with flags; using "
+                                           "pipe_barrier(PIPE_ALL) before it"), e.dst.loc))
+                    syncs = syncs + [self._full_barrier(e, "fallback")]
+            return self._prune(syncs)
         # Flags implied by others go first, even while some reuse is unsafe (what they imply is not
         # affected by credits added later); then credits make reuse safe; then what is implied by
         # the credits goes too.

@@ -43,6 +43,14 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
         for o in flags:
             if s is not o and (s.src, s.dst) == (o.src, o.dst) and _overlap(spans[id(s)], spans[id(o)]):
                 apart.add(frozenset((id(s), id(o))))
+    before = pt.order(syncs)
+    left = pt.unordered(before, pt.cross)
+    if before.flag_problems or left:
+        why = f"{before.flag_problems[0].kind} on {before.flag_problems[0].key}" if before.flag_problems else \
+            f"{left[0].kind} {left[0].what} {left[0].src.op}@{left[0].src.loc.short} -> {left[0].dst.op}@" \
+            f"{left[0].dst.loc.short} unordered"
+        raise PtoError(f"internal error: the planned synchronization does not check out before event ids are "
+                       f"allocated: {why}", flags[0].wait_at.loc)
     saved = {id(s): s.event for s in flags}
     for _ in range(len(flags) * len(flags) + 1):
         failed: PlannedSync | None = None

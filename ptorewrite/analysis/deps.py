@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.execution import Access, Step
 from ptorewrite.analysis.footprint import Footprint
@@ -245,8 +243,11 @@ def static_edges(deps: list[DynDep], kernel: ir.Kernel) -> list[Edge]:
     return list(edges.values())
 
 
-def dependence_graph(edges: list[Edge]) -> nx.MultiDiGraph:
-    """Instructions as nodes (with their pipe), dependences as edges (kind, carrier, operand)."""
+def dependence_graph(edges: list[Edge]):
+    """Instructions as nodes (with their pipe), dependences as edges (kind, carrier, operand):
+    a networkx MultiDiGraph."""
+    import networkx as nx
+
     g = nx.MultiDiGraph()
     for e in edges:
         for s in (e.src, e.dst):

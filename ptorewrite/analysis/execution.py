@@ -36,7 +36,6 @@ from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
-from ptorewrite.emulator import semantics
 
 Number = int | float | bool
 
@@ -190,6 +189,13 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
 
 
 Placement = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
+
+
+def _implemented() -> frozenset[str] | set[str]:
+    """Ops the emulator can execute (its numpy semantics are imported only when needed)."""
+    from ptorewrite.emulator import semantics
+
+    return semantics.implemented()
 
 
 class Machine:
@@ -364,7 +370,7 @@ class Machine:
             self.items.append(step)
 
     def instr(self, s: ir.Instr) -> None:
-        if self.require_semantics and s.op not in semantics.implemented():
+        if self.require_semantics and s.op not in _implemented():
             raise located(f"the emulator does not implement {s.op}", s)
         operands = []
         for a in s.args:

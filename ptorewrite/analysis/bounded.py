@@ -157,6 +157,7 @@ class BoundedMachine(Machine):
         self._assigned_names: dict[int, list[str]] = {}
         self._compiled: dict[int, Compiled] = {}
         self._tile_accesses: dict[tuple, list[Access]] = {}
+        self._operands: dict[tuple, list[TileOperand]] = {}
 
     # ------------------------------------------------------------------ evaluation
 
@@ -453,9 +454,14 @@ class BoundedMachine(Machine):
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
         vr = int(vr) if is_known(vr) else decl.rows
         vc = int(vc) if is_known(vc) else decl.cols
-        vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
-        return [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access, a.text)
-                for slot in self._slots(ref, s)]
+        slots = self._slots(ref, s)
+        key = (id(a), vr, vc, tuple(slots), tuple(self.places.get((id(decl), k)) for k in slots))
+        got = self._operands.get(key)
+        if got is None:
+            vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
+            got = self._operands[key] = [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access,
+                                                     a.text) for slot in slots]
+        return got
 
     def _slots(self, ref: ir.TileRef, stmt) -> list[int]:
         if ref.index is None:

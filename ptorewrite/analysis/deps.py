@@ -165,9 +165,11 @@ def _access(state: _State, d, deps: list[DynDep]) -> None:
     cells = state.cells
     for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
         fp = acc.footprint
-        space_cells = cells.setdefault(fp.space, [])
+        space_cells = cells.get(fp.space)
+        if space_cells is None:
+            space_cells = cells[fp.space] = []
         lo, hi, runs = _hull(fp)
-        hit = [c for c in space_cells if _overlaps(c, fp, lo, hi, runs)]
+        hit = [c for c in space_cells if c.bytes is fp or (c.lo < hi and lo < c.hi and _overlaps(c, fp, lo, hi, runs))]
         for c in hit:
             for w in c.writers:
                 if w is not d:

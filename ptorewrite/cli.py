@@ -1,6 +1,7 @@
 """The `ptorewrite` command line.
 
-Exit status: 0 success, 1 ran and found problems, 2 bad input or usage.
+Exit status: 0 success, 1 ran and found problems, 2 bad input or usage, 3 internal error (a bug
+in ptorewrite: reported in one line, never as a traceback).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ import argparse
 import sys
 
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.parse.frontend import CORE_TYPES, FrontendOptions, load_kernel
+from ptorewrite.inputs import check_output, check_source, load
+from ptorewrite.parse.frontend import CORE_TYPES, FrontendOptions
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -27,6 +29,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> FrontendOptions:
+    from ptorewrite.inputs import check_defines
+
+    check_defines(args.defines)
     return FrontendOptions(
         include_dirs=args.include_dirs, defines=args.defines, arch=args.arch, entry=args.entry,
         core=args.core, pto_isa_root=args.pto_isa_root, build_dir=args.build_dir, auto_mode=auto_mode,
@@ -34,9 +39,13 @@ def frontend_options(args: argparse.Namespace, auto_mode: bool = True) -> Fronte
 
 
 def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
+    check_source(args.kernel, args.defines)
     from ptorewrite.analysis.ir_text import format_kernel
 
-    kernel = load_kernel(args.kernel, frontend_options(args), reporter)
+    # As `check` reads it: a manual build first (events and guarded flags compile), AUTO if it is one.
+    kernel = load(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if kernel.mode == "auto":
+        kernel = load(args.kernel, frontend_options(args), reporter)
     sys.stdout.write(format_kernel(kernel))
     return 0
 
@@ -117,11 +126,15 @@ def _write_atomically(path: str, data: bytes, mode_from: str | None = None) -> N
 
 
 def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
+    if args.in_place:
+        check_output(args.kernel, what="in-place output")
+    elif args.output and args.output != "-":
+        check_output(args.output, args.kernel)
+    kernel = load(args.kernel, frontend_options(args), reporter)  # bad input is refused before the imports
     from ptorewrite.arch import profile
     from ptorewrite.transform.memory_report import format_memory_report
     from ptorewrite.transform.rewrite import RewriteOptions, rewrite
 
-    kernel = load_kernel(args.kernel, frontend_options(args), reporter)
     prof = profile(args.arch)
     if args.capacity:
         prof = prof.with_capacity(dict(args.capacity))
@@ -196,10 +209,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The analysis recurses once per nesting level of the kernel; kernels are refused beyond
+# inputs.MAX_NESTING levels, and this leaves room to spare below that.
+RECURSION_LIMIT = 20000
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     reporter = Reporter()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
         status = args.func(args, reporter)
     except PtoError as e:
@@ -208,6 +228,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a file that went away or cannot be written after the checks
+        reporter.print()
+        where = f" {e.filename}" if e.filename else ""
+        print(f"ptorewrite: error: cannot access{where}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except RecursionError:  # inputs.MAX_NESTING should keep every kernel below this
+        reporter.print()
+        print("ptorewrite: error: the kernel nests too deeply for ptorewrite's analysis; flatten it or split it "
+              "into helpers", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback
+        reporter.print()
+        print(f"ptorewrite: internal error: {type(e).__name__}: {e} (a bug in ptorewrite; please report it "
+              "with the input that caused it)", file=sys.stderr)
+        return 3
+    finally:
+        sys.setrecursionlimit(limit)
     reporter.print()
     return status
 

@@ -43,6 +43,8 @@ DECLARED_INSTRUCTIONS = [
     "TCI", "TTRI", "TDEQUANT", "TQUANT", "TGET_SCALE_ADDR", "THISTOGRAM", "TRANDOM",
     "TRESHAPE", "TSUBVIEW",
     "TPUSH", "TPOP", "TFREE", "TALLOC", "TPUT", "TGET", "TNOTIFY", "TWAIT", "TBROADCAST",
+    "TADDRELUCONV", "TSUBRELUCONV", "TSUBRELU", "TFUSEDMULADD", "TFUSEDMULADDRELU", "TMULADDDST",
+    "TPAIRREDUCESUM", "TADDDEQRELU", "TCONCAT_IMPL",
 ]
 # fmt: on
 
@@ -357,7 +359,52 @@ extern "C" __global__ AICORE void all_forms(__gm__ float *g, float s)
 }
 """
 
+# Names pto-isa's single-instruction tests use beyond the instruction calls themselves.
+TEST_KERNEL_NAMES = r"""
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+template <typename T>
+AICORE void Names(__gm__ T *out)
+{
+    using V = Tile<TileType::Vec, T, 16, 64>;
+    using I = Tile<TileType::Vec, int32_t, 16, 64>;
+    V a, b, c, tmp;
+    I idx;
+    TCOLARGMAX(a, idx, b, tmp);
+    TCOLARGMIN(a, idx, b, tmp);
+    TGATHER<V, V, MaskPattern::P0101, GatherAxis::GATHER_COL>(a, b);
+    TSCATTER<MaskPattern::P1010, ScatterAxis::SCATTER_COL>(a, b);
+    TCONCAT_IMPL(c, a, b);
+    TFUSEDMULADD(c, a, b);
+    TADDDEQRELU(c, a, b, 0.5f, tmp);
+    Event<Op::TADD, Op::TSTORE_VEC> e = TADD(c, a, b);
+    e.Wait();
+    PtoSetWaitFlag<PIPE_V, PIPE_MTE3>();
+    MrgSortExecutedNumList executed;
+    (void)executed;
+    dsb(DSB_ALL);
+    uint64_t mode = QuantMode_t::NoQuant + NoQuant;
+    (void)mode;
+    static_assert(TileSplitAxis::TILE_LEFT_RIGHT_ODD == 4, "fifo split");
+    if constexpr (std::is_same_v<T, half>) {
+        TADDS(a, a, (T)1);
+    }
+    using W = std::conditional_t<sizeof(T) == 4, float, half>;
+    static_assert(std::is_same<W, float>::value, "traits");
+    typedef __SIZE_TYPE__ size_type;
+    constexpr size_type n = sizeof(T);
+    (void)n;
+}
+
+extern "C" __global__ AICORE void names(__gm__ float *out)
+{
+    Names<float>(out);
+}
+"""
+
 SNIPPETS = {
+    "test_kernel_names": (TEST_KERNEL_NAMES, "vec", False),
     "vector_add": (VECTOR_ADD, "vec", True),
     "cube_gemm": (CUBE_GEMM, "cube", True),
     "multi_buffered": (MULTI_BUFFERED, "vec", True),

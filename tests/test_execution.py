@@ -62,9 +62,13 @@ def test_runs_loops_with_runtime_values_and_computes(tmp_path):
 def test_missing_runtime_values_are_named(tmp_path):
     kernel = load(_write(tmp_path, SCALED), auto=False)
     with pytest.raises(PtoError) as e:
-        execution.unroll(kernel, profile("a2a3"), {"n": 1})
+        execution.unroll(kernel, profile("a2a3"), {"scale": 1.0})
     msg = e.value.format()
-    assert "scale" in msg and "--set scale=VALUE" in msg and "'n'" not in msg
+    assert "runtime value(s) n " in msg and "--set n=VALUE" in msg
+    # `scale` only feeds TMULS's data: the trace does not need it, and holds no value for it.
+    trace = execution.unroll(kernel, profile("a2a3"), {"n": 1})
+    tmuls = next(s for s in trace.steps if s.name == "TMULS")
+    assert tmuls.operands[-1] is None
     with pytest.raises(PtoError, match="block_idx"):
         execution.unroll(sample("vec_add", "manual"), profile("a2a3"), {})
 

@@ -14,8 +14,7 @@ from ptorewrite.diagnostics import Reporter
 from ptorewrite.emulator import pipes
 from ptorewrite.emulator.verify import verify
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
-from ptorewrite.parse.source import SourceFile
-from ptorewrite.transform.edits import apply_insertions
+from ptorewrite.transform.edits import edit_kernel
 from ptorewrite.transform.memplan import plan_memory
 from ptorewrite.transform.rewrite import rewrite
 from ptorewrite.transform.sync import conservative_insertions, plan_syncs, sync_insertions
@@ -189,13 +188,12 @@ def test_every_inserted_sync_is_needed(tmp_path, name):
     leaves a race: nothing inserted is implied by the rest."""
     sample = ROOT / "samples" / name
     kernel, mem, plan = _plan(sample / "auto.cpp")
-    src = SourceFile(kernel.file, kernel.source)
     base = tassign_insertions(kernel, mem)
     assert plan.syncs
     for i, _ in enumerate(plan.syncs):
         kept = plan.syncs[:i] + plan.syncs[i + 1:]
         reduced = type(plan)(kept, plan.edges)
-        text = apply_insertions(src, base + sync_insertions(kernel, reduced, kernel.file))
+        text = edit_kernel(kernel, base + sync_insertions(kernel, reduced, kernel.file))
         manual = load_manual(tmp_path, text, f"minus{i}.cpp", include=sample)
         values = {v: 1 for v in manual.runtime_values}
         result = check_kernel(manual, profile("a2a3"), values)

@@ -58,6 +58,7 @@ from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
+GENERAL_LIMIT = 64  # iterations of a `for (v = start; cond; v = update)` loop run exactly
 STEP = 8  # position distance between items; syncs placed at one marker take the positions in between
 MAX_RESIDUE_FORKS = 16
 WHOLE = 1 << 62
@@ -155,16 +156,17 @@ class BoundedMachine(Machine):
         self._env_copy: dict | None = None
         self._shapes: dict[tuple, periodic.LoopShape] = {}
         self._assigned_names: dict[int, list[str]] = {}
-        self._compiled: dict[int, Compiled] = {}
+        self._abstract: dict[int, Compiled] = {}
         self._tile_accesses: dict[tuple, list[Access]] = {}
+        self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
         self._operands: dict[tuple, list[TileOperand]] = {}
 
     # ------------------------------------------------------------------ evaluation
 
     def eval(self, e: Expr, stmt):
-        c = self._compiled.get(id(e))
+        c = self._abstract.get(id(e))
         if c is None:
-            c = self._compiled[id(e)] = Compiled(e)
+            c = self._abstract[id(e)] = Compiled(e)
         try:
             return c(self.env, self.forced)
         except UnboundValue as u:
@@ -257,6 +259,9 @@ class BoundedMachine(Machine):
     # ------------------------------------------------------------------ loops
 
     def loop(self, s: ir.For) -> None:
+        if not s.counted:
+            self._general_loop(s)
+            return
         start, step, stop = (self.eval(x, s) for x in (s.start, s.step, s.stop))
         if is_known(step) and step == 0:
             raise located("loop step is 0", s)
@@ -270,9 +275,52 @@ class BoundedMachine(Machine):
                 self._open_loop(s, start, step)
         else:
             self._residue_loop(s, start, step)
-        self.env.pop(s.var, None)
-        self._env_copy = None
+        self._leave(s)
+
+    def _leave(self, s: ir.For) -> None:
+        """After the loop its variable is gone, or (declared before the loop) keeps the value that
+        ended it: known after a loop run to its end, unknown after one that may stop anywhere."""
+        if s.keeps_var:
+            self._set(s.var, self._last.pop(id(s), UNKNOWN))
+        else:
+            self.env.pop(s.var, None)
+            self._env_copy = None
         self.gm_rep.pop(s.var, None)
+
+    def _general_loop(self, s: ir.For) -> None:
+        """`for (v = start; cond; v = update)`. Run exactly when start, condition and update are
+        known and it ends within GENERAL_LIMIT iterations; otherwise its trip count is unknown and
+        so is its variable."""
+        v = self.eval(s.start, s)
+        values = []
+        env = dict(self.env)
+        while is_known(v) and len(values) <= GENERAL_LIMIT:
+            env[s.var] = v
+            c = evaluate(s.cond, env)
+            if not is_known(c):
+                break
+            if not c:
+                for k, x in enumerate(values):
+                    self._iteration(s, x, k)
+                self._last[id(s)] = v
+                self.runs.append(LoopRun(s, len(values), 1, len(values), 0))
+                self._leave(s)
+                return
+            values.append(v)
+            nxt = evaluate(s.update, env)
+            if is_known(nxt) and nxt == v:
+                raise located(f"the loop variable keeps its value {v!r}: the loop would not terminate", s)
+            v = nxt
+        shape = self._analyse(s, 0, 1)
+        self._note_irregular(s, shape)
+        p = shape.period
+        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        saved = self.forced
+        self.forced = saved | shape.irregular
+        self._run_open(s, h, lambda k: UNKNOWN, None)
+        self.forced = saved
+        self.runs.append(LoopRun(s, None, p, h, 0))
+        self._leave(s)
 
     def _analyse(self, s: ir.For, start: int, step: int) -> periodic.LoopShape:
         """The loop's shape for this run. It is first found with the enclosing values unknown,
@@ -314,6 +362,7 @@ class BoundedMachine(Machine):
             self.irregular.append((e, where, s))
 
     def _counted_loop(self, s: ir.For, start: int, step: int, trips: int) -> None:
+        self._last[id(s)] = start + trips * step
         if trips <= 2:
             for k in range(trips):
                 self._iteration(s, start + k * step, k)

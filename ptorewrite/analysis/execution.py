@@ -27,15 +27,21 @@ Where tiles live
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
+from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Expr, UnboundValue
+from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, semantics
 
 Number = int | float | bool
 
@@ -52,7 +58,7 @@ class Place:
     address: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TileOperand:
     decl: ir.TileDecl
     slot: int
@@ -72,7 +78,7 @@ class TileOperand:
         return self.place.buffer
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class GmOperand:
     tensor: ir.GmTensor
     param: str
@@ -101,14 +107,17 @@ class GmOperand:
         return self.offset + int((sum((n - 1) * s for n, s in zip(self.shape, self.stride)) + 1) * es)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Access:
     footprint: Footprint
     write: bool
     what: str  # the operand as written, for reports
 
 
-@dataclass(eq=False)
+NO_TEMPLATE: Mapping[str, str] = MappingProxyType({})  # the template of syncs (shared, read-only)
+
+
+@dataclass(eq=False, slots=True)
 class Step:
     """One issued instruction or sync."""
 
@@ -119,7 +128,7 @@ class Step:
     seq: int  # scalar statements issued up to and including this one
     operands: tuple = ()  # per C++ argument: TileOperand, GmOperand or an evaluated scalar
     accesses: tuple[Access, ...] = ()
-    template: dict = field(default_factory=dict)
+    template: Mapping[str, str] = field(default_factory=lambda: NO_TEMPLATE)
     src: str | None = None  # set/wait: the flag's pipes and event id
     dst: str | None = None
     event: int | None = None
@@ -180,7 +189,10 @@ def located(message: str, stmt, notes: tuple[Diagnostic, ...] = ()) -> PtoError:
 
 
 def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> None:
-    missing = [n for n in kernel.runtime_values if n not in values]
+    """Every runtime value that steers control flow or addresses must be given; one that only
+    feeds data operands may be missing (the trace does not depend on it)."""
+    steer = steering_values(kernel)
+    missing = [n for n in kernel.runtime_values if n not in values and n in steer]
     if missing:
         hints = {"block_idx": "--block-idx N", "block_num": "--block-num N"}
         how = ", ".join(hints.get(n, f"--set {n}=VALUE") for n in missing)
@@ -191,18 +203,21 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
 Placement = Callable[[ir.TileDecl, int], int]  # (tile, slot) -> byte address in its buffer
 
 
-def _implemented() -> frozenset[str] | set[str]:
-    """Ops the emulator can execute (its numpy semantics are imported only when needed)."""
-    from ptorewrite.emulator import semantics
+# Instruction instances with the same evaluated operands share their operand and footprint objects;
+# each instruction remembers at most this many distinct operand sets.
+_MEMO_PER_INSTR = 256
 
-    return semantics.implemented()
+
+class InstanceLimit(PtoError):
+    """The run would execute more instances than its limit (see :func:`unroll`)."""
 
 
 class Machine:
     """Walks the IR once with concrete values, producing the trace."""
 
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
-                 placement: Placement | None = None, markers: bool = False, require_semantics: bool = True):
+                 placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
+                 max_instances: int | None = DEFAULT_MAX_INSTANCES):
         check_runtime_values(kernel, values)
         self.kernel = kernel
         self.arch = arch
@@ -210,18 +225,30 @@ class Machine:
         self.placement = placement
         self.markers = markers
         self.require_semantics = require_semantics
+        self.implemented = semantics.implemented()
         self.iters: list[tuple[int, int]] = []
+        self.iters_now: tuple[tuple[int, int], ...] = ()  # tuple(self.iters), shared by the steps issued
+        self.loops: list[tuple[ir.For, int]] = []  # the loops being run, with their trip counts
         self.items: list = []
         self.env: dict[str, Number] = dict(values)
+        self.unknown_data = set(kernel.runtime_values) - set(values)  # check_runtime_values: data only
         self.values = dict(values)
         self.steps: list[Step] = []
         self.seq = 0
+        self.executed = 0  # instances so far: issued steps and loop iterations
+        self.max_instances = max_instances
+        self.assigned = _assigned(kernel)
+        # Loops whose bound an assignment can move while they run: no trip count on entry.
+        self.moving_bounds = {id(s) for s in ir.walk(kernel.body)
+                              if isinstance(s, ir.For) and (not s.counted or s.stop.free_vars() & self.assigned)}
         self.places: dict[tuple[int, int], Place] = {}  # (id(decl), slot) -> place
         self.private_top: dict[str, int] = {}  # AUTO: next free byte per virtual buffer
         self.buffer_size = {name: b.capacity for name, b in arch.buffers.items()}
         self.gm_extent: dict[str, int] = {}
         self.gm_dtype: dict[str, str] = {}
         self._footprints: dict[tuple, Footprint | None] = {}
+        self._compiled: dict[int, tuple[Expr, Callable]] = {}
+        self._memo: dict[int, dict] = {}  # id(Instr) -> evaluated operands -> (operands, accesses, template)
         self._scratch = None
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
@@ -229,14 +256,32 @@ class Machine:
     # ------------------------------------------------------------------ evaluation
 
     def eval(self, e: Expr, stmt) -> Number:
+        hit = self._compiled.get(id(e))
+        fn = hit[1] if hit is not None else self._compile(e)
         try:
-            return e.eval(self.env)
-        except UnboundValue as u:
-            raise located(f"'{u.name}' has no value here; give it with --set {u.name}=VALUE", stmt) from None
+            return fn(self.env)
+        except KeyError as u:  # an unbound name (expr.UnboundValue is a KeyError too)
+            name = u.args[0]
+            raise located(f"'{name}' has no value here; give it with --set {name}=VALUE", stmt) from None
         except (ZeroDivisionError, TypeError) as x:
             raise located(f"cannot evaluate {e}: {x}", stmt) from None
 
+    def _compile(self, e: Expr) -> Callable:
+        fn = compile_expr(e)
+        self._compiled[id(e)] = (e, fn)  # the entry keeps e alive, so its id is not reused
+        return fn
+
+    def try_eval(self, e: Expr, env: Mapping[str, Number]) -> Number | None:
+        hit = self._compiled.get(id(e))
+        fn = hit[1] if hit is not None else self._compile(e)
+        try:
+            return fn(env)
+        except (KeyError, ZeroDivisionError, TypeError):
+            return None
+
     def run(self) -> Trace:
+        if self.max_instances is not None:
+            self.check_estimate()
         self.block(self.kernel.body)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
                      self.gm_dtype, self.values, self.items)
@@ -284,11 +329,22 @@ class Machine:
             raise TypeError(type(s).__name__)
 
     def loop(self, s: ir.For) -> None:
+        if not s.counted:
+            self.general_loop(s)
+            return
         v = self.eval(s.start, s)
         step = self.eval(s.step, s)
         k = 0
         if step == 0:
             raise located("loop step is 0", s)
+        trips = None
+        if self.max_instances is not None and id(s) not in self.moving_bounds:
+            # Each iteration is an instance: a loop that cannot fit stops here, not after the limit.
+            trips = _trips(v, self.eval(s.stop, s), step, s.inclusive)
+            if self.executed + trips > self.max_instances:
+                self.loops.append((s, trips))
+                raise self.limit_error(self.executed + trips)
+        self.loops.append((s, trips))
         while True:
             stop = self.eval(s.stop, s)
             if step > 0:
@@ -297,13 +353,162 @@ class Machine:
                 go = v >= stop if s.inclusive else v > stop
             if not go:
                 break
+            self.count()
             self.env[s.var] = v
             self.iters.append((id(s), k))
+            self.iters_now = tuple(self.iters)
             self.stmt(s.body)
             self.iters.pop()
+            self.iters_now = tuple(self.iters)
             v += step
             k += 1
-        self.env.pop(s.var, None)
+        self.loops.pop()
+        self.leave_loop(s, v)
+
+    def general_loop(self, s: ir.For) -> None:
+        """`for (v = start; cond; v = update)`: the condition and the update see the body's
+        assignments, as in C."""
+        self.env[s.var] = self.eval(s.start, s)
+        k = 0
+        self.loops.append((s, None))
+        while self.eval(s.cond, s):
+            self.count()
+            self.iters.append((id(s), k))
+            self.iters_now = tuple(self.iters)
+            self.stmt(s.body)
+            self.iters.pop()
+            self.iters_now = tuple(self.iters)
+            old = self.env[s.var]
+            self.env[s.var] = self.eval(s.update, s)
+            if self.env[s.var] == old:
+                raise located(f"the loop variable keeps its value {old!r}: the loop would not terminate", s)
+            k += 1
+        self.loops.pop()
+        self.leave_loop(s, self.env[s.var])
+
+    def leave_loop(self, s: ir.For, last) -> None:
+        if s.keeps_var:
+            self.env[s.var] = last  # declared before the loop: C leaves it at the value that ended the loop
+        else:
+            self.env.pop(s.var, None)
+
+    # ------------------------------------------------------------------ the instance limit
+
+    def count(self) -> None:
+        self.executed += 1
+        if self.max_instances is not None and self.executed > self.max_instances:
+            raise self.limit_error(None)
+
+    def check_estimate(self) -> None:
+        """Refuse before running when the instances that must run already exceed the limit."""
+        env = {k: v for k, v in self.values.items() if k not in self.assigned}
+        need = self.least_work(self.kernel.body, env)
+        if need > self.max_instances:
+            raise self.limit_error(need, static=True)
+
+    def least_work(self, s: ir.Stmt, env: dict) -> int:
+        """Instances a statement executes at least (exactly, when every trip count and condition it
+        meets is known from `env`); unknown trip counts count as 0."""
+        if isinstance(s, ir.Instr):
+            return 1
+        if isinstance(s, ir.Sync):
+            return 1 if self.manual else 0
+        if isinstance(s, ir.Block):
+            return sum(self.least_work(x, env) for x in s.stmts)
+        if isinstance(s, ir.If):
+            c = self.try_eval(s.cond, env)
+            then = self.least_work(s.then, env)
+            other = self.least_work(s.other, env) if s.other is not None else 0
+            return min(then, other) if c is None else (then if c else other)
+        if isinstance(s, ir.For):
+            if not s.counted:
+                return 0  # a general loop's trip count is known only by running it
+            start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
+            if start is None or stop is None or not step:
+                return 0
+            trips = _trips(start, stop, step, s.inclusive)
+            if not trips:
+                return 0
+            inner = {k: v for k, v in env.items() if k != s.var}
+            return trips * (1 + self.least_work(s.body, inner))
+        return 0
+
+    def limit_error(self, need: int | None, static: bool = False) -> InstanceLimit:
+        """The error for a run over the limit: `need` instances at least (None: the count reached
+        it); `static`: found before running. Notes name the loops (heaviest or running) and sizes."""
+        limit = self.max_instances
+        what = "instances (instructions, syncs and loop iterations)"
+        if need is None:
+            head = f"this run reached the limit of {limit:,} executed {what} and was stopped"
+        else:
+            head = f"this run would execute at least {need:,} {what}, more than the limit of {limit:,}"
+        loops = self.static_loops() if static else list(self.loops)
+        notes = []
+        for s, trips in loops[:12]:
+            runs = "a number of times that changes as the kernel runs" if trips is None else f"{trips:,} times"
+            notes.append(Diagnostic("note", f"loop over '{s.cpp_var or s.var.split('#')[0]}' runs {runs}",
+                                    to_location(s.loc)))
+        msg = (f"{head}; {self.smaller_configuration()}, or raise the limit (--max-instances N of check, "
+               "simulate and verify)")
+        where = loops[0][0].loc if loops else _file_start(self.kernel)
+        return InstanceLimit(msg, where, tuple(notes))
+
+    def static_loops(self) -> list[tuple[ir.For, int | None]]:
+        """The loops of the nest that executes the most (outermost first), then the kernel's other
+        loops in program order, each with its trip count from the given values (None: it depends
+        on enclosing loops or assigned scalars)."""
+        env = {k: v for k, v in self.values.items() if k not in self.assigned}
+        loops = []  # (loop, trips, iterations of its body in the whole run, index of the enclosing loop)
+
+        def walk(s: ir.Stmt, env: dict, weight: int, parent: int | None) -> None:
+            if isinstance(s, ir.Block):
+                for x in s.stmts:
+                    walk(x, env, weight, parent)
+            elif isinstance(s, ir.If):
+                walk(s.then, env, weight, parent)
+                if s.other is not None:
+                    walk(s.other, env, weight, parent)
+            elif isinstance(s, ir.For):
+                trips = None  # general loops: known only by running them
+                if s.counted:
+                    start, stop, step = (self.try_eval(x, env) for x in (s.start, s.stop, s.step))
+                    trips = _trips(start, stop, step, s.inclusive) if None not in (start, stop) and step else None
+                loops.append((s, trips, weight * (trips or 1), parent))
+                walk(s.body, {k: v for k, v in env.items() if k != s.var}, weight * (trips or 1), len(loops) - 1)
+
+        walk(self.kernel.body, env, 1, None)
+        if not loops:
+            return []
+        k = max(range(len(loops)), key=lambda i: loops[i][2])
+        nest = []
+        while k is not None:
+            nest.append(k)
+            k = loops[k][3]
+        order = nest[::-1] + [i for i in range(len(loops)) if i not in nest]
+        return [(loops[i][0], loops[i][1]) for i in order]
+
+    def smaller_configuration(self) -> str:
+        """-D / --set values that make the run fit under the limit, as far as they can be told."""
+        hints = []
+        runtime = sorted({n for s in ir.walk(self.kernel.body) if isinstance(s, ir.For)
+                          for n in _free_vars(s) if n in self.values and isinstance(self.values[n], int)})
+        if runtime:
+            env = {k: v for k, v in self.values.items() if k not in self.assigned}
+            for shift in range(1, 64):
+                trial = dict(env)
+                for n in runtime:
+                    trial[n] = max(1, self.values[n] >> shift) if self.values[n] > 0 else self.values[n]
+                if self.least_work(self.kernel.body, trial) <= self.max_instances // 2:
+                    opts = {"block_idx": "--block-idx ", "block_num": "--block-num "}
+                    hints.append("try " + " ".join(f"{opts.get(n, '--set ' + n + '=')}{trial[n]}" for n in runtime))
+                    break
+        defaults = overridable_macros(self.kernel.source)
+        if defaults:
+            hints.append("give smaller compile-time sizes with -D (this file's defaults: "
+                         + " ".join(f"-D{n}={v}" for n, v in defaults) + ")")
+        if not hints:
+            hints.append("make the kernel's trip counts smaller")
+        return "; ".join(hints)
 
     # ------------------------------------------------------------------ placement
 
@@ -323,15 +528,23 @@ class Machine:
         if not isinstance(addr, int) or addr < 0 or addr + decl.nbytes > buf.capacity:
             raise located(f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr!r}, outside {buf.name} "
                           f"({buf.capacity} B)", s)
+        if addr % buf.alignment:
+            raise located(f"TASSIGN places '{s.ref}' at {addr:#x}, which is not a multiple of {buf.alignment}: "
+                          f"{decl.tile_type} tiles ({buf.name}) need {buf.alignment}-byte alignment", s)
         self.places[(id(decl), slot)] = Place(buf.name, addr)
 
     def alias(self, s: ir.AliasDef) -> None:
         base = self.place_of(s.src, s)
         off = self.eval(s.offset_bytes, s)
+        if not isinstance(off, int) or off < 0 or off >= max(1, s.src.tile.nbytes):
+            raise located(f"{s.kind} '{s.dst}' starts at byte {off!r} of '{s.src}', outside its "
+                          f"{s.src.tile.nbytes} B", s)
         self.places[(id(s.dst.tile), self.slot_of(s.dst, s))] = Place(base.buffer, base.address + int(off))
 
     def place_of(self, ref: ir.TileRef, stmt) -> Place:
-        slot = self.slot_of(ref, stmt)
+        return self.place_at(ref, self.slot_of(ref, stmt), stmt)
+
+    def place_at(self, ref: ir.TileRef, slot: int, stmt) -> Place:
         key = (id(ref.tile), slot)
         p = self.places.get(key)
         if p is not None:
@@ -365,26 +578,50 @@ class Machine:
         self.issue(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
 
     def issue(self, step: Step) -> None:
+        self.count()
         self.steps.append(step)
         if self.markers:
             self.items.append(step)
 
     def instr(self, s: ir.Instr) -> None:
-        if self.require_semantics and s.op not in _implemented():
+        if self.require_semantics and s.op not in self.implemented:
             raise located(f"the emulator does not implement {s.op}", s)
-        operands = []
+        # Evaluate what the operands depend on; instances that agree share the operand objects.
+        inputs = []
         for a in s.args:
             if a.kind == "tile":
-                operands.append(self.tile_operand(a, s))
+                inputs.append(self.tile_inputs(a, s))
             elif a.kind == "gm":
-                operands.append(self.gm_operand(a, s))
+                inputs.append(self.gm_inputs(a, s))
+            elif self.unknown_data and a.value.free_vars() & self.unknown_data:
+                inputs.append(None)  # a data-only value not given: the trace does not depend on it
             else:
-                operands.append(self.eval(a.value, s))
-        accesses = self.accesses(s, operands)
-        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, tuple(operands), tuple(accesses),
-                               template_dict(s.template_args), iters=tuple(self.iters)))
+                v = self.eval(a.value, s)
+                inputs.append(v if type(v) is int else (type(v), repr(v), v))
+        key = tuple(inputs)
+        memo = self._memo.get(id(s))
+        if memo is None:
+            memo = self._memo[id(s)] = {}
+        hit = memo.get(key)
+        if hit is None:
+            operands = []
+            for a, x in zip(s.args, inputs):
+                if a.kind == "tile":
+                    slot, buffer, address, vr, vc = x
+                    operands.append(TileOperand(a.value.tile, slot, Place(buffer, address), (vr, vc), a.access,
+                                                a.text))
+                elif a.kind == "gm":
+                    operands.append(self.gm_operand(a, x))
+                else:
+                    operands.append(x if x is None or type(x) is int else x[2])
+            hit = (tuple(operands), tuple(self.accesses(s, operands)), template_dict(s.template_args))
+            if len(memo) < _MEMO_PER_INSTR:
+                memo[key] = hit
+        operands, accesses, template = hit
+        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
+                        iters=self.iters_now))
 
-    def tile_operand(self, a: ir.Arg, s: ir.Instr) -> TileOperand:
+    def tile_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         ref: ir.TileRef = a.value
         decl = ref.tile
         if decl.elem_bytes != int(decl.elem_bytes):
@@ -393,15 +630,34 @@ class Machine:
         vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
         if not (0 <= vr <= decl.rows and 0 <= vc <= decl.cols):
             raise located(f"valid shape {vr}x{vc} of '{ref}' exceeds its {decl.rows}x{decl.cols} capacity", s)
-        return TileOperand(decl, self.slot_of(ref, s), self.place_of(ref, s), (vr, vc), a.access, a.text)
+        slot = self.slot_of(ref, s)
+        place = self.place_at(ref, slot, s)
+        return slot, place.buffer, place.address, vr, vc
 
-    def gm_operand(self, a: ir.Arg, s: ir.Instr) -> GmOperand:
+    def gm_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         g: ir.GmTensor = a.value.tensor
+        hit = self._compiled.get(id(g))
+        if hit is None:
+            hit = self._compiled[id(g)] = (g, compile_ints((*g.shape, *g.stride, g.offset_bytes)))
+        try:
+            vals = hit[1](self.env)
+        except Exception:  # noqa: BLE001 - evaluated again one by one below, for the located error
+            vals = None
+        if vals is not None:
+            ns = len(g.shape)
+            shape, stride, off = vals[:ns], vals[ns:-1], vals[-1]
+            if min(vals) >= 0:
+                return shape, stride, off
         shape = tuple(int(self.eval(x, s)) for x in g.shape)
         stride = tuple(int(self.eval(x, s)) for x in g.stride)
         off = int(self.eval(g.offset_bytes, s))
         if any(n < 0 for n in shape) or any(x < 0 for x in stride) or off < 0:
             raise located(f"GM window '{g.name}' has a negative shape, stride or offset", s)
+        return shape, stride, off
+
+    def gm_operand(self, a: ir.Arg, inputs: tuple) -> GmOperand:
+        g: ir.GmTensor = a.value.tensor
+        shape, stride, off = inputs
         op = GmOperand(g, g.param, off, shape, stride, a.access, a.text)
         self.gm_extent[g.param] = max(self.gm_extent.get(g.param, 0), op.extent)
         self.gm_dtype.setdefault(g.param, g.dtype)
@@ -475,6 +731,88 @@ class Machine:
         return self._footprints[key]
 
 
+# ---------------------------------------------------------------------------------- helpers
+
+_PY_OPS = frozenset({"+", "-", "*", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="})
+
+
+def compile_expr(e: Expr) -> Callable[[Mapping[str, Number]], Number]:
+    """`e.eval` as one Python function of the environment: the same operations in the same order
+    (C division and remainder, eager && and ||), without a call per tree node. An unbound name
+    raises KeyError; an expression Python cannot compile (too deep) falls back to `e.eval`."""
+    fn = _compile([e], "{}")
+    return e.eval if fn is None else fn
+
+
+def compile_ints(exprs: tuple[Expr, ...]) -> Callable[[Mapping[str, Number]], tuple[int, ...]]:
+    """One function computing `tuple(int(e.eval(env)) for e in exprs)`."""
+    fn = _compile(list(exprs), "(" + "".join("int({}), " for _ in exprs) + ")")
+    return fn if fn is not None else (lambda env: tuple(int(e.eval(env)) for e in exprs))
+
+
+def _compile(exprs: list[Expr], shape: str) -> Callable | None:
+    consts: list = []
+
+    def emit(x: Expr) -> str:
+        if isinstance(x, ex.Const):
+            consts.append(x.value)
+            return f"k[{len(consts) - 1}]"
+        if isinstance(x, ex.Var):
+            return f"env[{x.name!r}]"
+        if isinstance(x, ex.BinOp):
+            a, b = emit(x.lhs), emit(x.rhs)
+            if x.op in _PY_OPS:
+                return f"({a} {x.op} {b})"
+            if x.op == "/":
+                return f"div({a}, {b})"
+            if x.op == "%":
+                return f"mod({a}, {b})"
+            if x.op in ("&&", "||"):
+                return f"(bool({a}) {'&' if x.op == '&&' else '|'} bool({b}))"
+        if isinstance(x, ex.UnOp) and x.op in ("-", "!", "~"):
+            return f"({'not ' if x.op == '!' else x.op}{emit(x.operand)})"
+        if isinstance(x, ex.Select):
+            return f"({emit(x.then)} if {emit(x.cond)} else {emit(x.other)})"
+        raise TypeError(type(x).__name__)
+
+    try:
+        body = shape.format(*(emit(e) for e in exprs))
+        return eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex._c_div, "mod": ex._c_mod})
+    except (TypeError, RecursionError, MemoryError, SyntaxError):
+        return None
+
+
+def _trips(start, stop, step, inclusive: bool) -> int:
+    """How many times `for (v = start; v < stop (or <=, >, >=); v += step)` runs (step != 0)."""
+    span, step = (stop - start, step) if step > 0 else (start - stop, -step)
+    if inclusive:
+        return int(span // step) + 1 if span >= 0 else 0
+    return int(-(-span // step)) if span > 0 else 0
+
+
+def _assigned(kernel: ir.Kernel) -> frozenset[str]:
+    """Scalars the kernel assigns (their values change while it runs)."""
+    return frozenset(s.var for s in ir.walk(kernel.body) if isinstance(s, ir.Assign))
+
+
+def _free_vars(loop: ir.For) -> frozenset[str]:
+    return loop.start.free_vars() | loop.stop.free_vars() | loop.step.free_vars()
+
+
+_OVERRIDABLE = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*\n"
+                          r"[ \t]*#[ \t]*define[ \t]+\1[ \t]+([-+]?\w+)[ \t]*$", re.MULTILINE)
+
+
+def overridable_macros(source: bytes) -> list[tuple[str, str]]:
+    """`#ifndef NAME` / `#define NAME value` pairs of a kernel file: the sizes -D can set."""
+    text = source.decode("utf-8", "replace")
+    return [(m.group(1), m.group(2)) for m in _OVERRIDABLE.finditer(text)]
+
+
+def _file_start(kernel: ir.Kernel) -> ir.SourceRange:
+    return ir.SourceRange(kernel.file, 1, 1, 1, 1, 0, 0)
+
+
 def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
     """`AccPhase::Final` -> {"AccPhase": "Final"}; other arguments are kept by position."""
     out: dict[str, str] = {}
@@ -487,7 +825,29 @@ def template_dict(targs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+_LIMIT = [DEFAULT_MAX_INSTANCES]  # what `unroll` applies when not told
+
+
+@contextmanager
+def instance_limit(n: int | None):
+    """Within the block, runs that are not given a limit use `n` (e.g. the analyses of a rewrite
+    that a command runs on behalf of its --max-instances)."""
+    old = _LIMIT[0]
+    _LIMIT[0] = n
+    try:
+        yield
+    finally:
+        _LIMIT[0] = old
+
+
 def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
-           placement: Placement | None = None, markers: bool = False, require_semantics: bool = True) -> Trace:
-    """The kernel's issued instructions and syncs with concrete operands (see module doc)."""
-    return Machine(kernel, arch, values, placement, markers, require_semantics).run()
+           placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
+           max_instances: int | None | str = "default") -> Trace:
+    """The kernel's issued instructions and syncs with concrete operands (see module doc).
+
+    A run that would execute more than `max_instances` instances (instructions, syncs and loop
+    iterations; None: no limit; "default": DEFAULT_MAX_INSTANCES or the `instance_limit` in force)
+    raises :class:`InstanceLimit` naming the loops and smaller sizes: before running when the trip
+    counts known from `values` already exceed it, else on reaching it."""
+    limit = _LIMIT[0] if max_instances == "default" else max_instances
+    return Machine(kernel, arch, values, placement, markers, require_semantics, limit).run()

@@ -7,7 +7,7 @@ such as two column halves of one tile do not falsely overlap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,14 +17,12 @@ class Footprint:
     space: str  # on-chip buffer name ("UB", "L1", ...) or "GM:<param>"
     starts: np.ndarray  # int64, sorted, disjoint and non-adjacent
     ends: np.ndarray
+    lo: int = field(init=False)  # first byte and one past the last, as Python ints (compared often)
+    hi: int = field(init=False)
 
-    @property
-    def lo(self) -> int:
-        return int(self.starts[0])
-
-    @property
-    def hi(self) -> int:
-        return int(self.ends[-1])
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lo", int(self.starts[0]))
+        object.__setattr__(self, "hi", int(self.ends[-1]))
 
     @property
     def nbytes(self) -> int:
@@ -52,6 +50,8 @@ class Footprint:
         """Every byte of `other` is in self."""
         if self.space != other.space or other.lo < self.lo or other.hi > self.hi:
             return False
+        if len(self.starts) == 1:
+            return True
         j = np.searchsorted(self.ends, other.starts, side="right")
         if (j >= len(self.starts)).any():
             return False
@@ -79,6 +79,12 @@ def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]])
             run *= n
         else:
             rest.append((n, s))
+    if not rest:  # one contiguous run
+        return single(space, base, base + run * elem_bytes)
+    if len(rest) == 1 and rest[0][1] > run:  # rows with gaps between them: already sorted and disjoint
+        n, s = rest[0]
+        starts = base + np.arange(n, dtype=np.int64) * (s * elem_bytes)
+        return Footprint(space, starts, starts + run * elem_bytes)
     offsets = np.zeros(1, np.int64)
     for n, s in rest:
         offsets = (offsets[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).reshape(-1)

@@ -177,7 +177,9 @@ def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
     trips = []
     for i, x in enumerate(common):
         c = ca.get(x.var, 0)
-        step = _const_int(x.step)
+        if c and not x.counted:
+            return None  # a geometric or otherwise general loop: no fixed distance per iteration
+        step = _const_int(x.step) if x.counted else None
         if c and i > 0 and (step is None or _const_int(x.start) is None):
             return None
         steps.append(c * step if step is not None else (c or None))
@@ -192,7 +194,7 @@ def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
                 if trips[m] is None:
                     return None
                 spread += abs(steps[m]) * max(0, trips[m] - 1)
-        if steps[level] is not None and _const_int(x.step) is None:
+        if steps[level] is not None and (not x.counted or _const_int(x.step) is None):
             # A runtime step (a grid-stride loop): the address moves by c * step * d for some
             # step * d of at least 1 in size. Exact only when no such move overlaps.
             if _overlaps_at(steps[level], -b.extent - k - spread, a.extent - k + spread):

@@ -62,17 +62,21 @@ _TABLE: list[OpInfo] = [
     *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
     *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r r r", n3="rw r r"),
     # Vector: elementwise.
-    *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD TPOW",
+    *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD",
           "V", "w r*"),
+    # TPOW(dst, base, exp, tmp) / TPOWS(dst, base, scalar, tmp): the scratch is written.
+    *_ops("TPOW", "V", "w r r", n4="w r r rw"),
+    *_ops("TPOWS", "V", "w r", n3="w r rw"),
     *_ops("TREM TPRELU", "V", "w r r", n4="w r r rw"),
     *_ops("TSEL", "V", "w r r r", n5="w r r r rw"),
     # Vector: tile-scalar (the scalar is a non-tile argument).
     *_ops("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS TLRELU "
-          "TAXPY TADDSC TSUBSC TFMODS TPOWS", "V", "w r*"),
+          "TAXPY TADDSC TSUBSC TFMODS", "V", "w r*"),
     *_ops("TSELS", "V", "w r r", n4="w r r rw"),
     *_ops("TEXPANDS TCI", "V", "w"),
     # Vector: unary; TCVT may take a scratch tile.
-    *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP", "V", "w r"),
+    *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRECIP", "V", "w r"),
+    *_ops("TRSQRT", "V", "w r", n3="w r rw"),
     *_ops("TCVT", "V", "w r", n3="w r rw"),
     # Reductions: destination, source, scratch; arg-reductions may write a value and an index.
     *_ops("TROWSUM TROWMAX TROWMIN TROWPROD", "V", "w r rw"),
@@ -86,7 +90,22 @@ _TABLE: list[OpInfo] = [
     # Layout, gather and sort.
     *_ops("TTRANS", "V", "w r", n3="w r rw"),
     *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw"),
-    *_ops("TSCATTER TCONCAT TFILLPAD TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    *_ops("TSCATTER TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
+    # TFILLPAD(dst, src): on a Mat (L1) tile the padding is written by MTE2, on a Vec tile by V.
+    *_ops("TFILLPAD", "fill", "w r"),
+    # TCONCAT(dst, src0, src1[, dstIdx], src0Idx, src1Idx): the index form also writes dstIdx.
+    *_ops("TCONCAT", "V", "w r r", n5="w r r r r", n6="w r r w r r"),
+    # Arg-partial reductions: (dst, src0, src1, dstIdx, src0Idx, src1Idx).
+    *_ops("TPARTARGMAX TPARTARGMIN", "V", "w r r w r r"),
+    # Fused forms; the multiply-adds read their destination.
+    *_ops("TADDRELUCONV TSUBRELUCONV TSUBRELU", "V", "w r r"),
+    *_ops("TFUSEDMULADD TFUSEDMULADDRELU TMULADDDST", "V", "rw r r"),
+    *_ops("TADDDEQRELU", "V", "w r r rw"),
+    *_ops("TPAIRREDUCESUM", "V", "w r"),
+    # TDEQUANT(dst, src, scale, offset); TGATHERB(dst, src, offsets); TTRI(dst, diagonal).
+    *_ops("TDEQUANT", "V", "w r r r"),
+    *_ops("TGATHERB THISTOGRAM", "V", "w r r"),
+    *_ops("TTRI", "V", "w"),
     # TMRGSORT(dst, src, blockLen) or (dst, executedNumList, tmp, src0, src1[, src2, src3]).
     *_ops("TMRGSORT", "V", "w r", n4="w rw r r", n5="w rw r r r", n6="w rw r r r r"),
 ]
@@ -134,6 +153,8 @@ def pipe_of(op: OpInfo, tile_types: list[str], arch: ArchProfile) -> str:
                 raise PipeRuleError(f"TSTORE from a Mat (L1) tile is not available on {arch.name}")
             return "MTE3"
         raise PipeRuleError(f"TSTORE from a {src} tile is not supported")
+    if op.pipe == "fill":
+        return "MTE2" if tile_types[:1] == ["Mat"] else "V"
     if op.pipe in ("move", "insert"):
         if len(tile_types) < 2:
             raise PipeRuleError(f"{op.name} needs a destination and a source tile")
@@ -151,3 +172,95 @@ def lookup(name: str, arch: ArchProfile) -> OpInfo | None:
     if op is None or arch.name not in op.archs:
         return None
     return op
+
+
+# ---------------------------------------------------------------- operand rules
+# What each instruction needs of its operands (spec §2-3; pto-isa's own compile-time checks say
+# the same). `analysis.operands` checks every call against these rules.
+
+
+@dataclass(frozen=True)
+class OperandRule:
+    # TileType(s) each tile operand may have, in order; the last entry covers any further operands.
+    types: tuple[frozenset[str], ...] = ()
+    # Overloads that differ in tile count: count -> types.
+    types_by_count: tuple[tuple[int, tuple[frozenset[str], ...]], ...] = ()
+    same_dtype: tuple[int, ...] = ()  # tile operands (by position) that must hold one element type
+    same_valid_shape: tuple[int, ...] = ()  # tile operands whose valid rows x cols must agree
+
+    def types_for(self, n_tiles: int) -> tuple[frozenset[str], ...]:
+        for n, types in self.types_by_count:
+            if n == n_tiles:
+                return types
+        return self.types
+
+
+def _types(spec: str) -> tuple[frozenset[str], ...]:
+    """"Acc Left Right" -> one set per operand; "Vec|Mat" allows either."""
+    return tuple(frozenset(t.split("|")) for t in spec.split())
+
+
+def _rules(names: str, types: str = "Vec", same: str = "", shape: str = "", **by_count: str) -> dict[str, OperandRule]:
+    rule = OperandRule(_types(types), tuple((int(k[1:]), _types(v)) for k, v in sorted(by_count.items())),
+                       tuple(int(i) for i in same.split()), tuple(int(i) for i in shape.split()))
+    return {n: rule for n in names.split()}
+
+
+OPERAND_RULES: dict[str, OperandRule] = {
+    # Every vector instruction works on UB tiles (TEXPANDS also fills L1 tiles).
+    **{op.name: OperandRule(_types("Vec")) for op in _TABLE if op.pipe == "V"},
+    **_rules("TEXPANDS", "Vec|Mat"),
+    # Elementwise: one element type, one valid shape.
+    **_rules("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TSHL TSHR", same="0 1 2", shape="0 1 2"),
+    **_rules("TXOR TPRELU TREM", same="0 1 2", shape="0 1 2"),
+    **_rules("TADDC TSUBC", same="0 1 2 3", shape="0 1 2 3"),
+    **_rules("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TFMODS TLRELU "
+             "TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP", same="0 1", shape="0 1"),
+    **_rules("TCMP", same="1 2", shape="1 2"),
+    # Reductions and broadcasts keep the element type.
+    **_rules("TROWSUM TROWMAX TROWMIN TCOLSUM TCOLMAX TCOLMIN TROWEXPAND TCOLEXPAND", same="0 1"),
+    **_rules("TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL TROWEXPANDDIV TROWEXPANDMAX TROWEXPANDMIN",
+             same="0 1 2"),
+    **_rules("TSORT32", same="0 1"),
+    # Loads fill UB or L1 tiles.
+    **_rules("TLOAD", "Vec|Mat"),
+    # Cube: acc, left, right (TMATMUL_ACC may name the accumulator twice; TMATMUL_BIAS adds a bias).
+    # Their element types are checked against MATMUL_DTYPES.
+    **_rules("TMATMUL TGEMV", "Acc Left Right", n3="Acc Left Right"),
+    **_rules("TMATMUL_BIAS TGEMV_BIAS", "Acc Left Right Bias"),
+    **_rules("TMATMUL_ACC TGEMV_ACC", "Acc Acc Left Right", n3="Acc Left Right"),
+}
+
+# (acc, left, right) element types a matmul accepts.
+MATMUL_DTYPES: dict[str, frozenset[tuple[str, str, str]]] = {
+    "a2a3": frozenset({("int32", "int8", "int8"), ("fp32", "fp16", "fp16"), ("fp32", "fp32", "fp32"),
+                       ("fp32", "bf16", "bf16")}),
+    "a5": frozenset({("int32", "int8", "int8"), ("fp32", "fp16", "fp16"), ("fp32", "fp32", "fp32"),
+                     ("fp32", "bf16", "bf16"), ("fp32", "fp8_e4m3", "fp8_e4m3"), ("fp32", "fp8_e4m3", "fp8_e5m2"),
+                     ("fp32", "fp8_e5m2", "fp8_e4m3"), ("fp32", "fp8_e5m2", "fp8_e5m2"), ("fp32", "hif8", "hif8")}),
+}
+
+# A row of a RowMajor tile without fractal boxes (a column of a ColMajor one) is a whole number
+# of these blocks.
+BLOCK_BYTES = 32
+
+
+# pto-isa's typed events (`Event<Op::A, Op::B>`) name instruction classes, not instructions; each
+# class belongs to one pipe, and the event's flag runs between those two pipes. Classes not listed
+# here are vector (PIPE_V) classes; OP_COUNT belongs to no pipe.
+_EVENT_CLASSES_OFF_V = {
+    "MTE2": "TLOAD TEXPANDS_MAT TPREFETCH TFILLPAD_MAT MGATHER_MAT",
+    "MTE3": "TSTORE_VEC TSTORE_MAT",
+    "S": "SCALAR TRESHAPE TCI SETFMATRIX SET_IMG2COL_RPT SET_IMG2COL_PADDING",
+    "FIX": "TMOV_V2M TEXTRACT_V2M TMOV_M2S TMOV_A2V TMOV_A2M TSTORE_ACC TEXTRACT_A2M TINSERT_A2M",
+    "MTE1": "TMOV_M2B TMOV_M2L TMOV_M2R TEXTRACT_M2LR TIMG2COL",
+    "M": "TMATMUL TGEMV",
+}
+EVENT_CLASS_PIPE: dict[str, str] = {c: pipe for pipe, names in _EVENT_CLASSES_OFF_V.items() for c in names.split()}
+
+
+def event_class_pipe(op_class: str) -> str | None:
+    """The pipe of an `Op::NAME` event class; None for a name that is no class (OP_COUNT, typos)."""
+    if op_class in EVENT_CLASS_PIPE:
+        return EVENT_CLASS_PIPE[op_class]
+    return None if op_class == "OP_COUNT" or not op_class.isupper() else "V"

@@ -25,8 +25,9 @@ from ptorewrite.analysis.liveness import Liveness
 from ptorewrite.arch import TILE_TYPE_BUFFER
 
 
-def decl_key(tile: ir.TileDecl) -> tuple[str, int]:
-    return tile.loc.file, tile.loc.offset
+def decl_key(tile: ir.TileDecl) -> tuple[str, int, int]:
+    """One declarator in the source: the inlinings of one helper share it, `TileT a, b;` has two."""
+    return tile.loc.file, tile.loc.offset, tile.declarator
 
 
 def interference_graph(live: Liveness) -> nx.Graph:

@@ -71,6 +71,7 @@ class TileDecl:
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it
+    declarator: int = -1  # offset of its name: tells apart the tiles of one declaration (`TileT a, b;`)
 
     @property
     def elem_bytes(self) -> float:
@@ -225,22 +226,44 @@ class Block(Stmt):
 
 @dataclass(eq=False)
 class For(Stmt):
-    """for (var = start; var < stop; var += step): half-open, step may be negative with `>`."""
+    """A loop over one induction variable.
+
+    Counted form (`cond is None`): `for (var = start; var < stop; var += step)`, half-open, the
+    step may be negative with `>`; `stop` is evaluated before every iteration, `step` once.
+    General form (`cond` set): `for (var = start; cond; var = update)`, for geometric steps
+    (`*= 4`, `>>= 1`) and conditions that are not a comparison of `var` with a bound
+    (`blockLen * 4 <= n`); `stop` and `step` are None. The sync planner treats a general loop
+    as one whose trip count it does not know (`trip_count()` is None)."""
 
     var: str
     start: Expr
-    stop: Expr
-    step: Expr
+    stop: Expr | None
+    step: Expr | None
     body: Block
     loc: SourceRange
     inclusive: bool = False  # `<=` / `>=` bounds
     kind: str = "for"  # "for" or "MultiBuffered"
     buffers: int | None = None  # MultiBuffered<N>
     cpp_var: str = ""  # how the induction variable is spelled in C++ inside the body
+    cond: Expr | None = None  # general form: the loop runs while this holds
+    update: Expr | None = None  # general form: the variable's next value
+    keeps_var: bool = False  # the variable is declared before the loop and keeps its last value after it
+
+    @property
+    def counted(self) -> bool:
+        return self.cond is None
+
+    def control_exprs(self) -> tuple[Expr, ...]:
+        """Every expression the loop's control evaluates."""
+        if self.counted:
+            return (self.start, self.stop, self.step)
+        return (self.start, self.cond, self.update)
 
     def trip_count(self, env=None) -> int | None:
         from ptorewrite.analysis.expr import try_eval
 
+        if not self.counted:
+            return None
         env = env or {}
         s, e, st = (try_eval(x, env) for x in (self.start, self.stop, self.step))
         if s is None or e is None or st is None or st == 0:

@@ -61,8 +61,11 @@ def format_stmt(s: ir.Stmt, depth: int, out: list[str]) -> None:
     elif isinstance(s, ir.Instr):
         out.append(pad + format_instr(s))
     elif isinstance(s, ir.For):
-        op = "<=" if s.inclusive else "<"
-        head = f"for {s.var} = {s.start}; {s.var} {op} {s.stop}; {s.var} += {s.step}"
+        if s.counted:
+            op = "<=" if s.inclusive else "<"
+            head = f"for {s.var} = {s.start}; {s.var} {op} {s.stop}; {s.var} += {s.step}"
+        else:
+            head = f"for {s.var} = {s.start}; {s.cond}; {s.var} = {s.update}"
         if s.kind == "MultiBuffered":
             head = f"MultiBuffered<{s.buffers}> " + head
         trips = s.trip_count()

@@ -203,7 +203,7 @@ def behaviour(stmt: ir.Stmt, tiles_seen: set[int]):
     if isinstance(stmt, ir.If):
         yield stmt.cond, stmt
     elif isinstance(stmt, ir.For):
-        for e in (stmt.start, stmt.stop, stmt.step):
+        for e in stmt.control_exprs():
             yield e, stmt
     elif isinstance(stmt, ir.Assign):
         yield stmt.value, stmt
@@ -275,6 +275,8 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
 
 def _range(loop: ir.For, env: Mapping[str, object]) -> tuple[int, int] | None:
     """Values an inner loop's variable takes, when its bounds are known here."""
+    if not loop.counted:
+        return None
     try:
         vals = [evaluate(x, env) for x in (loop.start, loop.stop, loop.step)]
     except UnboundValue:

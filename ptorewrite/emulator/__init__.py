@@ -9,3 +9,8 @@ timeline   SVG picture of a schedule
 verify     AUTO vs manual equivalence on random inputs plus the manual kernel's check
 commands   the `check`, `simulate` and `verify` subcommands
 """
+
+# A run stops once it has executed this many instances (instructions, syncs and loop iterations):
+# about a minute of `verify` on two cores. `--max-instances` raises it. (Here, not in the modules
+# that enforce it, so that the command line can show it without importing numpy.)
+DEFAULT_MAX_INSTANCES = 2_000_000

@@ -12,7 +12,8 @@ import tempfile
 
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import PtoError, Reporter
-from ptorewrite.parse.frontend import load_kernel
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
+from ptorewrite.inputs import check_output, check_source, load
 
 
 def _value(text: str):
@@ -33,12 +34,25 @@ def _setting(text: str) -> tuple[str, object]:
     return name.strip(), _value(value.strip())
 
 
+def _count(text: str) -> int:
+    try:
+        n = int(text.replace("_", "").replace(",", ""), 0)
+    except ValueError:
+        n = -1
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive count, got '{text}'")
+    return n
+
+
 def _runtime_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("runtime values")
     g.add_argument("--set", dest="settings", action="append", default=[], type=_setting, metavar="NAME=VALUE",
                    help="value of a scalar kernel argument (repeatable)")
     g.add_argument("--block-idx", type=int, default=0, metavar="N", help="get_block_idx() (default 0)")
     g.add_argument("--block-num", type=int, default=1, metavar="N", help="get_block_num() (default 1)")
+    g.add_argument("--max-instances", type=_count, default=DEFAULT_MAX_INSTANCES, metavar="N",
+                   help="stop a run that would execute more than N instances: instructions, syncs and loop "
+                        f"iterations (default {DEFAULT_MAX_INSTANCES:,})")
 
 
 def runtime_values(args: argparse.Namespace) -> dict:
@@ -49,9 +63,9 @@ def runtime_values(args: argparse.Namespace) -> dict:
 
 def _load(path: str, args, reporter: Reporter, frontend_options, want: str | None = None):
     """Parse a kernel as manual (auto_mode=False); re-parse as AUTO when it turns out to be one."""
-    kernel = load_kernel(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
+    kernel = load(path, frontend_options(args, auto_mode=(want == "auto")), reporter)
     if want is None and kernel.mode == "auto":
-        kernel = load_kernel(path, frontend_options(args, auto_mode=True), reporter)
+        kernel = load(path, frontend_options(args, auto_mode=True), reporter)
     return kernel
 
 
@@ -61,6 +75,7 @@ def _print_diagnostics(diags) -> None:
 
 
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
+    check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes
 
@@ -68,7 +83,9 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     if kernel.mode != "manual":
         raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                        "(use `verify` to check an AUTO kernel's rewrite)")
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
+    # The check needs only what each instruction touches, not its arithmetic.
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                             max_instances=args.max_instances, require_semantics=False)
     result = pipes.check(trace)
     reporter.print()
     reporter.diagnostics.clear()
@@ -80,6 +97,9 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
 
 
 def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
+    if args.timeline:
+        check_output(args.timeline, args.kernel, what="timeline")
+    check_source(args.kernel, args.defines)
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import pipes, schedule, timeline
 
@@ -88,7 +108,8 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
     if kernel.mode == "auto" and not serial:
         reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
         serial = True
-    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args))
+    trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                             max_instances=args.max_instances)
     matches, problems = pipes.match_flags(trace)
     sched = schedule.simulate(trace, serial=serial, matches=matches)
     reporter.print()
@@ -108,11 +129,14 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
 
 def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[str, str]:
     try:
-        from ptorewrite.transform.rewrite import rewrite
+        from ptorewrite.transform.rewrite import RewriteOptions, rewrite
     except ImportError:
         raise PtoError("verify without MANUAL.cpp needs the rewriter (ptorewrite.transform.rewrite), which is "
                        "not available in this build; give the manual kernel explicitly") from None
-    text = rewrite(kernel, profile(args.arch), reporter).text
+    # Analyse with the runtime values the kernel is verified with (auto2manual --set does the same).
+    values = {k: v for k, v in runtime_values(args).items()
+              if k in kernel.runtime_values and isinstance(v, int) and not isinstance(v, bool)}
+    text = rewrite(kernel, profile(args.arch), reporter, RewriteOptions(values=values)).text
     tmpdir = tempfile.mkdtemp(prefix="ptorewrite-verify-")
     path = os.path.join(tmpdir, os.path.basename(auto_path))
     with open(path, "wb") as f:
@@ -121,6 +145,9 @@ def _rewrite_to_temp(auto_path: str, kernel, args, reporter: Reporter) -> tuple[
 
 
 def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
+    for path in (args.auto, args.manual):
+        if path is not None:
+            check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
 
     auto = _load(args.auto, args, reporter, frontend_options, want="auto")
@@ -130,7 +157,10 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     manual_path = args.manual
     try:
         if manual_path is None:
-            manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
+            from ptorewrite.analysis.execution import instance_limit
+
+            with instance_limit(args.max_instances):  # the rewrite's own runs obey --max-instances too
+                manual_path, tmpdir = _rewrite_to_temp(args.auto, auto, args, reporter)
             # The rewrite lives in a temporary directory: keep the original's includes reachable.
             args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
         manual = _load(manual_path, args, reporter, frontend_options, want="manual")
@@ -138,7 +168,8 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             raise PtoError(f"{manual_path} has no TASSIGN or sync: not a manual-mode kernel")
         rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
         atol = DEFAULT_ATOL if args.atol is None else args.atol
-        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol)
+        verdict = verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol,
+                         max_instances=args.max_instances)
         if tmpdir is not None and args.keep_rewrite:
             print(f"rewritten kernel kept at {manual_path}")
     finally:
@@ -150,6 +181,9 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     reporter.diagnostics.clear()
     _print_diagnostics(verdict.check.diagnostics())
     shown = args.manual or "the rewrite"
+    if verdict.drawn:
+        drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(verdict.drawn.items()))
+        print(f"data-only runtime values drawn from seed {args.seed}: {drawn} (set them with --set NAME=VALUE)")
     for m in verdict.mismatches:
         print(f"mismatch: {m}")
     ok_out = "equivalent" if verdict.equivalent else f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"

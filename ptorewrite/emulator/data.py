@@ -2,7 +2,7 @@
 
 Every on-chip buffer is one byte array (at its real capacity in MANUAL mode; AUTO mode's private
 storage may be larger), every pointer argument one GM byte array. Operands become numpy views of
-those bytes and each instruction is handed to :func:`semantics.execute` in program order - which
+those bytes and each instruction is handed to its :mod:`semantics` function in program order - which
 is what the hardware computes when the kernel is race-free (:mod:`pipes` checks that).
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ptorewrite.analysis.execution import GmOperand, TileOperand, Trace, located
 from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
@@ -42,20 +43,30 @@ def is_float(dt: np.dtype) -> bool:
     return dt.kind == "f" or dt in (NP_DTYPES["bf16"], NP_DTYPES["fp8_e4m3"], NP_DTYPES["fp8_e5m2"])
 
 
+# Elements handled per numpy call when generating and comparing GM arrays: bounds the temporary
+# float64 / bool arrays to a few MiB whatever the argument's size.
+CHUNK = 1 << 19
+
+
 def random_gm(extents: dict[str, int], dtypes: dict[str, str], seed: int) -> dict[str, np.ndarray]:
-    """Deterministic inputs: floats uniform in [-1, 1), integers small, per pointer argument."""
+    """Deterministic inputs: floats uniform in [-1, 1), integers small, per pointer argument.
+
+    Drawn in chunks, which takes the same values from the generator's stream as one draw would."""
     rng = np.random.default_rng(seed)
     out = {}
     for param in sorted(extents):
         dt = np_dtype(dtypes.get(param, "uint8"))
         n = -(-extents[param] // dt.itemsize)
-        if is_float(dt):
-            vals = rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dt)
-        elif dt.kind == "u":
-            vals = rng.integers(0, 16, n).astype(dt)
-        else:
-            vals = rng.integers(-8, 8, n).astype(dt)
-        out[param] = np.frombuffer(vals.tobytes(), np.uint8).copy()
+        vals = np.empty(n, dt)
+        for lo in range(0, n, CHUNK):
+            m = min(CHUNK, n - lo)
+            if is_float(dt):
+                vals[lo:lo + m] = rng.uniform(-1.0, 1.0, m).astype(np.float32).astype(dt)
+            elif dt.kind == "u":
+                vals[lo:lo + m] = rng.integers(0, 16, m).astype(dt)
+            else:
+                vals[lo:lo + m] = rng.integers(-8, 8, m).astype(dt)
+        out[param] = vals.view(np.uint8)
     return out
 
 
@@ -64,6 +75,7 @@ class Memory:
         self.trace = trace
         self.buffers = {name: np.full(size, POISON, np.uint8) for name, size in trace.buffer_size.items()}
         self.gm = gm
+        self._plans: dict[int, tuple] = {}
         for param, extent in trace.gm_extent.items():
             if param not in gm or len(gm[param]) < extent:
                 raise ValueError(f"GM argument {param} needs {extent} bytes")
@@ -86,6 +98,25 @@ class Memory:
             return full.reshape(o.rows, o.cols), full
 
     def execute(self, step) -> None:
+        # Instances with the same operands share one operand tuple (see execution.Machine.instr):
+        # their views and call layout are built once. GM windows move with the loops: not kept.
+        plan = self._plans.get(id(step.operands))
+        if plan is None or plan[0] is not step.operands:
+            plan = self.plan(step)
+            if not any(isinstance(o, GmOperand) for o in step.operands):
+                self._plans[id(step.operands)] = plan
+        _, fn, dst, srcs, scalars, tmp, template, writeback = plan
+        if fn is None:
+            raise located(f"the emulator does not implement {step.name}", step.stmt)
+        try:
+            fn(semantics.OpCall(step.name, dst, srcs, scalars, tmp, template))
+        except (ValueError, TypeError, IndexError, KeyError, NotImplementedError) as e:
+            raise located(f"{step.name} cannot execute: {e}", step.stmt) from None
+        for home, v in writeback:
+            home[...] = v.reshape(home.shape)
+
+    def plan(self, step) -> tuple:
+        """(operands, semantic function, dst, srcs, scalars, tmp, template, GM write-backs)."""
         writeback = []
         views = []
         for o in step.operands:
@@ -112,15 +143,8 @@ class Memory:
         first_src = next((o for kind, o, _ in arrays[1:] if kind == "tile"), None)
         if first_src is not None:
             template.setdefault("TileType", first_src.decl.tile_type)
-        call = semantics.OpCall(step.name, dst, srcs, [v for kind, _, v in views if kind == "scalar"], tmp, template)
-        try:
-            semantics.execute(call)
-        except semantics.UnknownInstruction:
-            raise located(f"the emulator does not implement {step.name}", step.stmt) from None
-        except (ValueError, TypeError, IndexError, KeyError, NotImplementedError) as e:
-            raise located(f"{step.name} cannot execute: {e}", step.stmt) from None
-        for home, v in writeback:
-            home[...] = v.reshape(home.shape)
+        scalars = [v for kind, _, v in views if kind == "scalar"]
+        return (step.operands, semantics.SEMANTICS.get(step.name), dst, srcs, scalars, tmp, template, writeback)
 
     def poison_scratch(self) -> None:
         lo, hi = self.trace.arch.ub_scratch
@@ -131,15 +155,19 @@ def run(trace: Trace, gm: dict[str, np.ndarray]) -> Memory:
     """Execute the trace's instructions in program order on `gm` (modified in place)."""
     mem = Memory(trace, gm)
     clobbers = trace.mode == "manual" and trace.arch.ub_scratch is not None
-    for step in trace.steps:
-        if step.kind != "op":
-            continue
-        scratch = clobbers and step.name in UB_SCRATCH_OPS
-        if scratch:  # the op uses the hidden scratch: a tile placed there is garbage, read or written
-            mem.poison_scratch()
-        mem.execute(step)
-        if scratch:
-            mem.poison_scratch()
+    # Tile matmuls are small (L0-sized): a second BLAS thread only adds hand-off costs, and on a
+    # busy machine its spinning makes every call many times slower.
+    # np.errstate: division by zero, overflow: hardware gives inf/wrap, no trap (as semantics.execute).
+    with threadpool_limits(limits=1, user_api="blas"), np.errstate(all="ignore"):
+        for step in trace.steps:
+            if step.kind != "op":
+                continue
+            scratch = clobbers and step.name in UB_SCRATCH_OPS
+            if scratch:  # the op uses the hidden scratch: a tile placed there is garbage, read or written
+                mem.poison_scratch()
+            mem.execute(step)
+            if scratch:
+                mem.poison_scratch()
     return mem
 
 
@@ -165,34 +193,63 @@ class Mismatch:
 def compare(expected: dict[str, np.ndarray], got: dict[str, np.ndarray], dtypes: dict[str, str],
             rtol: float | None, atol: float | None) -> list[Mismatch]:
     """Elementwise comparison of every GM argument; integers always exactly, floats by
-    |got - expected| <= atol + rtol * |expected| (NaN must meet NaN) or exactly when both are None."""
+    |got - expected| <= atol + rtol * |expected| (NaN must meet NaN) or exactly when both are None.
+
+    Works chunk by chunk, and only looks at the values of chunks whose bytes differ (equal bytes
+    are equal values, and close ones), so memory stays small and equal arguments cost one pass."""
     out = []
     for param in sorted(set(expected) | set(got)):
         a, b = expected.get(param), got.get(param)
         dt = np_dtype(dtypes.get(param, "uint8"))
-        n = min(len(a), len(b)) // dt.itemsize * dt.itemsize if a is not None and b is not None else 0
         if a is None or b is None or len(a) != len(b):
             out.append(Mismatch(param, dt.name, -1, 0, 0, None, None, None))
             continue
-        ea, eb = a[:n].view(dt), b[:n].view(dt)
-        if is_float(dt) and (rtol is not None or atol is not None):
-            x, y = ea.astype(np.float64), eb.astype(np.float64)
-            with np.errstate(invalid="ignore"):
-                close = np.isclose(y, x, rtol=rtol or 0.0, atol=atol or 0.0, equal_nan=True)
-            bad = ~close
-        else:
-            bad = a[:n].reshape(-1, dt.itemsize) != b[:n].reshape(-1, dt.itemsize)
-            bad = bad.any(axis=1)
-        tail_bad = bool((a[n:] != b[n:]).any())
-        if bad.any() or tail_bad:
-            idx = np.flatnonzero(bad)
-            first = int(idx[0]) if len(idx) else n // dt.itemsize
-            max_abs = None
-            if is_float(dt) and len(idx):
-                with np.errstate(invalid="ignore"):
-                    d = np.abs(ea[idx].astype(np.float64) - eb[idx].astype(np.float64))
-                max_abs = float(np.nanmax(d)) if np.isfinite(d).any() else float("nan")
-            exp_v = ea[first] if len(idx) else None
-            got_v = eb[first] if len(idx) else None
-            out.append(Mismatch(param, dt.name, len(idx) + int(tail_bad), len(ea), first, exp_v, got_v, max_abs))
+        if a is b:  # one array shared by both runs (an argument neither writes)
+            continue
+        m = _compare_one(param, a, b, dt, rtol, atol)
+        if m is not None:
+            out.append(m)
     return out
+
+
+def _compare_one(param: str, a: np.ndarray, b: np.ndarray, dt: np.dtype, rtol, atol) -> Mismatch | None:
+    isz = dt.itemsize
+    n = len(a) // isz * isz
+    ea, eb = a[:n].view(dt), b[:n].view(dt)
+    by_value = is_float(dt) and (rtol is not None or atol is not None)
+    count, first, max_abs, any_finite = 0, -1, float("-inf"), False
+    for lo in range(0, len(ea), CHUNK):
+        hi = min(len(ea), lo + CHUNK)
+        ca, cb = a[lo * isz:hi * isz], b[lo * isz:hi * isz]
+        if np.array_equal(ca, cb):
+            continue
+        if by_value:
+            x, y = ea[lo:hi].astype(np.float64), eb[lo:hi].astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isclose(y, x, rtol=rtol or 0.0, atol=atol or 0.0, equal_nan=True)
+        else:
+            bad = (ca.reshape(-1, isz) != cb.reshape(-1, isz)).any(axis=1)
+        idx = np.flatnonzero(bad)
+        if not len(idx):
+            continue
+        if first < 0:
+            first = lo + int(idx[0])
+        count += len(idx)
+        if is_float(dt):
+            with np.errstate(invalid="ignore"):
+                d = np.abs(ea[lo + idx].astype(np.float64) - eb[lo + idx].astype(np.float64))
+            any_finite = any_finite or bool(np.isfinite(d).any())
+            d = d[~np.isnan(d)]
+            if len(d):
+                max_abs = max(max_abs, float(d.max()))
+    tail_bad = bool((a[n:] != b[n:]).any())
+    if not count and not tail_bad:
+        return None
+    if not is_float(dt) or not count:
+        max_abs = None
+    elif not any_finite:
+        max_abs = float("nan")
+    exp_v = ea[first] if count else None
+    got_v = eb[first] if count else None
+    return Mismatch(param, dt.name, count + int(tail_bad), len(ea), first if count else n // isz, exp_v, got_v,
+                    max_abs)

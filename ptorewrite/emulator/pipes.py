@@ -83,9 +83,9 @@ class FlagProblem:
                    f"an earlier set_flag that no wait_flag has consumed: one signal is lost and a later wait hangs")
             notes = (Diagnostic("note", "the earlier set_flag", to_location(self.steps[1].loc)),)
         elif self.kind == "unordered-reuse":
-            msg = (f"deadlock: possible lost signal: set_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is not ordered after the "
-                   f"wait_flag that consumes the previous set of this {flag}; when PIPE_{s.dst} is busy, PIPE_{s.src} "
-                   f"can set it again while it is still set, one signal is lost and a later wait hangs")
+            msg = (f"deadlock: possible lost signal: set_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is not ordered after "
+                   f"the wait_flag that consumes the previous set of this {flag}; when PIPE_{s.dst} is busy, "
+                   f"PIPE_{s.src} can set it again while it is still set, one signal is lost and a later wait hangs")
             notes = (Diagnostic("note", "the wait_flag it must follow", to_location(self.steps[1].loc)),
                      Diagnostic("note", "the previous set_flag", to_location(self.steps[2].loc)))
         elif self.kind == "set-at-end":
@@ -237,12 +237,28 @@ class Race:
         return Diagnostic("error", msg, to_location(b.loc), _via_notes(b) + notes)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Live:
     step: Step
     access: Access
     pipe: int
     epoch: int
+    seq: int  # position among every access recorded (reports keep the order of a single list)
+
+
+class _Space:
+    """The accesses of one buffer or GM argument that a later access may still race with.
+
+    Reads and writes are kept apart (a read is only compared with writes), and an access every
+    pipe still to run is ordered after is dropped (it can never race again), so the lists stay
+    as short as the accesses in flight and the check is linear in the trace."""
+
+    __slots__ = ("prune_at", "reads", "writes")
+
+    def __init__(self) -> None:
+        self.reads: list[_Live] = []
+        self.writes: list[_Live] = []
+        self.prune_at = 64
 
 
 def _kind(first_write: bool, second_write: bool) -> str:
@@ -285,7 +301,7 @@ def check(trace: Trace) -> CheckResult:
     zero = [0] * n
     front = {p: list(zero) for p in PIPES}
     count = [0] * n
-    step_vc: dict[int, list[int]] = {}  # sets: the clock they carry; scalar stallers: completion
+    step_vc: dict[int, list[int]] = {}  # sets not yet waited for: their clock; scalar stallers: completion
     blocker: list[int | None] = []
     last_block = None
     for s in steps:
@@ -296,13 +312,27 @@ def check(trace: Trace) -> CheckResult:
     reuse_after = _previous_waits(steps, matches, flags)
     wait_epoch: dict[int, tuple[int, int]] = {}  # wait -> (pipe, epoch): a set after it on its pipe covers it
     reuse: list[FlagProblem] = []
-    live: dict[str, list[_Live]] = {}
+    live: dict[str, _Space] = {}
     races: dict[tuple, Race] = {}
+    # Position in `order` of each pipe's last op: a pipe with none left adds no access to check.
+    last_op = [-1] * n
+    for pos, i in enumerate(order):
+        if steps[i].kind == "op":
+            last_op[PIPE_INDEX[steps[i].pipe]] = pos
+    position = 0
+    seq = [0]
+
+    def retired() -> list[int]:
+        """Per pipe: ops (in pipe order) that every op still to run is ordered after."""
+        active = [front[q] for q in PIPES if last_op[PIPE_INDEX[q]] >= position]
+        if not active:
+            return [1 << 62] * n
+        return [min(f[k] for f in active) for k in range(n)]
 
     def join(a: list[int], b: list[int]) -> list[int]:
         return [max(x, y) for x, y in zip(a, b)]
 
-    for i in order:
+    for position, i in enumerate(order):
         s = steps[i]
         b = blocker[i]
         if s.pipe == "ALL":
@@ -325,7 +355,7 @@ def check(trace: Trace) -> CheckResult:
             epoch = count[p]
             count[p] += 1
             front[s.pipe] = base
-            _check_accesses(s, p, epoch, base, live, races, same_pipe)
+            _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired)
             if s.pipe == "S":
                 done = list(base)
                 done[p] = count[p]
@@ -339,11 +369,14 @@ def check(trace: Trace) -> CheckResult:
             if w is not None and not (w in wait_epoch and vc[wait_epoch[w][0]] > wait_epoch[w][1]):
                 reuse.append(FlagProblem("unordered-reuse", (s, steps[w], steps[matches[w]])))
         elif s.kind == "wait":
-            vc = join(base, step_vc[matches[i]])
-            wait_epoch[i] = (p, count[p])
+            m = matches[i]
+            # A set is matched by one wait: its clock is not needed again (unless it stalls the scalar unit).
+            vc = join(base, step_vc[m] if _blocks_scalar(steps[m]) else step_vc.pop(m))
+            wait_epoch[i] = (p, count[p])  # a wait is an event of its pipe: later sets there follow it
             count[p] += 1
             front[s.pipe] = vc
-            step_vc[i] = vc
+            if _blocks_scalar(s):
+                step_vc[i] = vc
         else:  # barrier
             vc = list(base)
             vc[p] = count[p]
@@ -373,25 +406,19 @@ def _previous_waits(steps: list[Step], matches: dict[int, int], flags: list[Flag
     return out
 
 
-def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, list[_Live]],
-                    races: dict[tuple, Race], same_pipe: dict[int, frozenset]) -> None:
+def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, _Space],
+                    races: dict[tuple, Race], same_pipe: dict[int, frozenset], seq: list[int], retired) -> None:
     for acc in s.accesses:
         fp = acc.footprint
-        entries = live.setdefault(fp.space, [])
-        for x in entries:
-            if x.step is s or not (acc.write or x.access.write):
-                continue
-            ov = x.access.footprint.overlap(fp)
-            if ov is None:
-                continue
-            if vc[x.pipe] > x.epoch:
-                continue  # happens before
-            kind = _kind(x.access.write, acc.write)
-            if x.pipe == p:
-                if kind not in same_pipe.get(p, ()):
-                    continue  # this pipe keeps such pairs in program order
-                if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
-                    continue  # in-order accumulation into one L0C tile
+        space = live.get(fp.space)
+        if space is None:
+            space = live[fp.space] = _Space()
+        hits = _unordered(s, acc, p, vc, space.writes, same_pipe)
+        if acc.write:
+            hits += _unordered(s, acc, p, vc, space.reads, same_pipe)
+            if len(hits) > 1:
+                hits.sort(key=lambda h: h[0].seq)
+        for x, kind, ov in hits:
             if x.step.index < s.index:
                 r = Race(x.step, s, x.access, acc, kind, fp.space, ov[0], ov[1])
             else:  # processed out of issue order: report the pair in program order
@@ -402,10 +429,41 @@ def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, 
             else:
                 old.count += 1
     for acc in s.accesses:
-        entries = live[acc.footprint.space]
+        fp = acc.footprint
+        space = live[fp.space]
         if acc.write:
             # Accesses this write covers and follows are subsumed: a later access racing with
             # them overlaps this write and is ordered no better, so it still gets reported.
-            entries[:] = [x for x in entries
-                          if x.step is s or not (vc[x.pipe] > x.epoch and acc.footprint.covers(x.access.footprint))]
-        entries.append(_Live(s, acc, p, epoch))
+            for entries in (space.reads, space.writes):
+                entries[:] = [x for x in entries
+                              if x.step is s or not (vc[x.pipe] > x.epoch and fp.covers(x.access.footprint))]
+        seq[0] += 1
+        (space.writes if acc.write else space.reads).append(_Live(s, acc, p, epoch, seq[0]))
+        if len(space.reads) + len(space.writes) > space.prune_at:
+            done = retired()
+            space.reads = [x for x in space.reads if x.epoch >= done[x.pipe]]
+            space.writes = [x for x in space.writes if x.epoch >= done[x.pipe]]
+            space.prune_at = 64 + 2 * (len(space.reads) + len(space.writes))
+
+
+def _unordered(s: Step, acc: Access, p: int, vc: list[int], entries: list[_Live],
+               same_pipe: dict[int, frozenset]) -> list[tuple[_Live, str, tuple[int, int]]]:
+    """The recorded accesses that overlap `acc` and that nothing orders before it."""
+    fp = acc.footprint
+    lo, hi = fp.lo, fp.hi
+    out = []
+    for x in entries:
+        xf = x.access.footprint
+        if xf.hi <= lo or hi <= xf.lo or x.step is s or vc[x.pipe] > x.epoch:
+            continue
+        ov = xf.overlap(fp)
+        if ov is None:
+            continue
+        kind = _kind(x.access.write, acc.write)
+        if x.pipe == p:
+            if kind not in same_pipe.get(p, ()):
+                continue  # this pipe keeps such pairs in program order
+            if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
+                continue  # in-order accumulation into one L0C tile
+        out.append((x, kind, ov))
+    return out

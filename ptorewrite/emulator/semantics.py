@@ -138,7 +138,8 @@ def _calc(a: np.ndarray) -> np.ndarray:
 
 
 def _store(dst: np.ndarray, value) -> None:
-    dst[...] = np.asarray(value).astype(dst.dtype)
+    """dst = value cast to dst's type (numpy copes with a value that overlaps dst)."""
+    np.copyto(dst, np.asarray(value), casting="unsafe")
 
 
 def _fit(src: np.ndarray, shape) -> np.ndarray:
@@ -221,6 +222,15 @@ def _div(a, b):
 
 def _floor_mod(a, b):
     return np.mod(a, b)
+
+
+def _move(call: OpCall, dst: np.ndarray, src: np.ndarray) -> None:
+    """dst = src through the optional ReLU and a value conversion; a same-type move without ReLU
+    is a plain copy (the float32 round trip of _calc would give back the same values)."""
+    if src.dtype == dst.dtype and _enum(call, "ReluPreMode", "NoRelu") in ("NoRelu", ""):
+        dst[...] = src
+    else:
+        dst[...] = _convert(_relu_pre(call, _calc(src)), dst.dtype)
 
 
 def _convert(x: np.ndarray, dtype, mode: str = "CAST_RINT", saturate: bool = True) -> np.ndarray:
@@ -545,20 +555,37 @@ def matmul(call: OpCall) -> None:
         prod = left.astype(np.int64) @ right.astype(np.int64)
     else:
         prod = left.astype(np.float32) @ right.astype(np.float32)
-    if acc_in is not None:
-        prod = prod + _fit(acc_in, (m, n)).astype(prod.dtype)
-    if call.name.endswith("_BIAS"):
-        prod = prod + srcs[2][0, :n].astype(prod.dtype)
-    _store(_fit(call.dst, (m, n)), prod)
+    out = _fit(call.dst, (m, n))
+    if acc_in is not None or call.name.endswith("_BIAS"):
+        # Add in the accumulator's memory order (L0C is column-major): one transposing copy.
+        total = np.empty_like(out, dtype=prod.dtype)
+        total[...] = prod
+        if acc_in is not None:
+            total += _fit(acc_in, (m, n)).astype(prod.dtype, copy=False)
+        if call.name.endswith("_BIAS"):
+            total += srcs[2][0, :n].astype(prod.dtype, copy=False)
+        prod = total
+    _store(out, prod)
 
 
 # ----------------------------------------------------------------------------- data movement
 
 
+def _staged(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """`src`, first packed in its own memory order when it is large and laid out across `dst`
+    (row-major GM into a column-major tile, or back): numpy's copy then walks two compact arrays,
+    which is several times faster than one strided transposing walk."""
+    if src.ndim != 2 or src.size < 4096 or src.flags.c_contiguous or src.flags.f_contiguous:
+        return src
+    if (abs(src.strides[0]) < abs(src.strides[1])) == (abs(dst.strides[0]) < abs(dst.strides[1])):
+        return src
+    return src.copy(order="K")
+
+
 def _same_size_copy(dst: np.ndarray, src: np.ndarray, what: str) -> None:
     """DMA copy: identical element size required; a differing type is a raw bit reinterpretation."""
     if src.dtype == dst.dtype:
-        dst[...] = src
+        dst[...] = _staged(src, dst)
     elif src.dtype.itemsize == dst.dtype.itemsize:
         dst[...] = np.ascontiguousarray(src).view(dst.dtype)
     else:
@@ -601,8 +628,7 @@ def store(call: OpCall) -> None:
 @semantic("TMOV")
 def move(call: OpCall) -> None:
     """TMOV(dst, src): copy with value conversion (e.g. Acc fp32 -> Mat fp16), optional ReLU."""
-    src = _fit(call.srcs[0], call.dst.shape)
-    call.dst[...] = _convert(_relu_pre(call, _calc(src)), call.dst.dtype)
+    _move(call, call.dst, _fit(call.srcs[0], call.dst.shape))
 
 
 @semantic("TEXTRACT")
@@ -610,7 +636,7 @@ def extract(call: OpCall) -> None:
     """TEXTRACT(dst, src, indexRow, indexCol): dst = src[r:r+R, c:c+C], converted."""
     r, c = (list(map(int, _numbers(call))) + [0, 0])[:2]
     src = call.srcs[0][r:, c:]
-    call.dst[...] = _convert(_relu_pre(call, _calc(_fit(src, call.dst.shape))), call.dst.dtype)
+    _move(call, call.dst, _fit(src, call.dst.shape))
 
 
 @semantic("TINSERT")
@@ -621,7 +647,7 @@ def insert(call: OpCall) -> None:
     window = call.dst[r: r + src.shape[0], c: c + src.shape[1]]
     if window.shape != src.shape:
         raise ValueError(f"TINSERT window at ({r},{c}) of {src.shape} exceeds dst {call.dst.shape}")
-    window[...] = _convert(_relu_pre(call, _calc(src)), call.dst.dtype)
+    _move(call, window, src)
 
 
 @semantic("TCONCAT")
@@ -734,8 +760,20 @@ def sort32(call: OpCall) -> None:
     idx values; dst receives the (value, index) structs at the same struct positions."""
     src, idx = call.srcs[:2]
     per = 8 // call.dst.itemsize
-    for r in range(min(call.dst.shape[0], src.shape[0])):
-        for start in range(0, src.shape[1], 32):
+    rows = min(call.dst.shape[0], src.shape[0])
+    full = src.shape[1] // 32 * 32  # whole blocks: sorted all at once
+    if full and idx.shape[0] >= rows and idx.shape[1] >= full and call.dst.shape[1] >= full * per:
+        v = src[:rows, :full].reshape(rows, -1, 32)
+        order = np.argsort(-v.astype(np.float64), axis=-1, kind="stable")
+        values = np.take_along_axis(v, order, -1).reshape(-1)
+        index = np.take_along_axis(idx[:rows, :full].reshape(rows, -1, 32), order, -1).reshape(-1)
+        packed = _pack_structs(values, index.astype(np.uint32), call.dst.dtype)
+        call.dst[:rows, :full * per] = packed.reshape(rows, full * per)
+        first = full
+    else:
+        first = 0
+    for r in range(rows):
+        for start in range(first, src.shape[1], 32):
             v, i = src[r, start: start + 32], idx[r, start: start + 32]
             order = _sort_desc(v)
             packed = _pack_structs(v[order], i[order].astype(np.uint32), call.dst.dtype)
@@ -743,7 +781,31 @@ def sort32(call: OpCall) -> None:
 
 
 def _merge(lists, exhausted: bool):
-    """K-way descending merge of (values, index) lists; returns merged pairs and counts used."""
+    """K-way descending merge of (values, index) lists; returns merged pairs and counts used.
+
+    Lists sorted descending (the normal input) merge as one stable sort of their concatenation
+    (ties go to the lower list, as in the step-by-step merge); `exhausted` keeps the prefix up to
+    the first list's last element. Unsorted lists or NaNs take the step-by-step merge."""
+    dtype = lists[0][0].dtype
+    as64 = [v.astype(np.float64) for v, _ in lists]
+    if any(v.dtype != dtype for v, _ in lists) or any(np.isnan(x).any() or (x[1:] > x[:-1]).any() for x in as64):
+        return _merge_stepwise(lists, exhausted)
+    sizes = [len(x) for x in as64]
+    if exhausted and 0 in sizes:
+        return np.array([], dtype), np.array([], np.uint32), [0] * len(lists)
+    order = np.argsort(-np.concatenate(as64), kind="stable")
+    if exhausted:
+        where = np.empty(len(order), np.int64)
+        where[order] = np.arange(len(order))
+        ends = np.cumsum(sizes) - 1
+        order = order[: int(where[ends].min()) + 1]
+    owner = np.repeat(np.arange(len(lists)), sizes)[order]
+    values = np.concatenate([v for v, _ in lists])[order]
+    index = np.concatenate([i for _, i in lists]).astype(np.uint32)[order]
+    return values, index, [int(n) for n in np.bincount(owner, minlength=len(lists))]
+
+
+def _merge_stepwise(lists, exhausted: bool):
     heads = [0] * len(lists)
     out_v, out_i = [], []
     while True:

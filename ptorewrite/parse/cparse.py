@@ -181,6 +181,7 @@ _BINARY_PREC = {
     "<": 10, "<=": 10, ">": 10, ">=": 10, "<<": 11, ">>": 11,
     "+": 12, "-": 12, "*": 13, "/": 13, "%": 13,
 }
+_ANGLE_OPS = frozenset({"<", ">", "<=", ">=", ">>"})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 
 
@@ -254,7 +255,7 @@ class Parser:
             return Conditional(off, cond, then, other)
         return cond
 
-    def binary(self, min_prec: int) -> Node:
+    def binary(self, min_prec: int, exclude: frozenset[str] = frozenset()) -> Node:
         lhs = self.unary()
         while True:
             t = self.peek()
@@ -262,10 +263,10 @@ class Parser:
                 return lhs
             op = t.text
             prec = _BINARY_PREC.get(op)
-            if prec is None or prec < min_prec:
+            if prec is None or prec < min_prec or op in exclude:
                 return lhs
             self.next()
-            rhs = self.binary(prec + 1)
+            rhs = self.binary(prec + 1, exclude)
             lhs = Binary(t.offset, op, lhs, rhs)
 
     def unary(self) -> Node:
@@ -431,7 +432,8 @@ class Parser:
             if self._starts_type() and not self._is_value_name():
                 args.append(self.type_id())  # records its own end
             else:
-                args.append(self._ended(self.binary(12)))  # no bare `>` or `>>` inside template arguments
+                # No bare `<`, `>` or `>>` inside template arguments: they would close the list.
+                args.append(self._ended(self.binary(4, _ANGLE_OPS)))
             if self.at(","):
                 self.next()
                 continue

@@ -49,15 +49,29 @@ def compile_commands_flags(build_dir: str, file: Path) -> tuple[list[str], list[
     """-I and -D flags for `file` from BUILD_DIR/compile_commands.json."""
     db_path = Path(build_dir) / "compile_commands.json"
     try:
-        entries = json.loads(db_path.read_text())
+        entries = json.loads(db_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise PtoError(f"malformed JSON: {e.msg}", Location(str(db_path), e.lineno, e.colno)) from None
     except (OSError, ValueError) as e:
-        raise PtoError(f"cannot read {db_path}: {e}") from None
+        raise PtoError(f"cannot read {db_path}: {getattr(e, 'strerror', None) or e}") from None
+    if not isinstance(entries, list) or not all(
+            isinstance(x, dict) and isinstance(x.get("file"), str) for x in entries):
+        raise PtoError("a compilation database is a JSON list of objects, each with a \"file\"",
+                       Location(str(db_path), 1, 1))
     target = file.resolve()
     for entry in entries:
         directory = Path(entry.get("directory", "."))
         if (directory / entry["file"]).resolve() != target:
             continue
-        argv = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        argv = entry.get("arguments") or entry.get("command", "")
+        try:
+            argv = shlex.split(argv) if isinstance(argv, str) else argv
+        except ValueError as e:
+            raise PtoError(f"cannot split the command line for {entry['file']}: {e}", Location(str(db_path), 1, 1)) \
+                from None
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            raise PtoError(f"the entry for {entry['file']} has no command line (\"arguments\" or \"command\")",
+                           Location(str(db_path), 1, 1))
         incs, defs = [], []
         it = iter(argv[1:])
         for a in it:
@@ -256,7 +270,7 @@ def _lower(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, repo
         raise PtoError(f"several kernel entry functions ({names}); choose one with --entry",
                        Location(str(file), entries[1].location.line, entries[1].location.column))
     entry = entries[0]
-    low = Lowering(tu, main, arch, reporter, objects, frozenset(functions), user_files)
+    low = Lowering(tu, main, arch, reporter, objects, frozenset(functions), user_files, auto_mode=opts.auto_mode)
     scope = Scope(low.globals)
     params = []
     for p in entry.get_children():
@@ -310,7 +324,7 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
                     yield from g.shape
                     yield from g.stride
         elif isinstance(s, ir.For):
-            yield from (s.start, s.stop, s.step)
+            yield from s.control_exprs()
         elif isinstance(s, ir.If):
             yield s.cond
         elif isinstance(s, ir.Assign):

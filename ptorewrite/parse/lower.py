@@ -11,6 +11,7 @@ each instruction's location inside the helper and the chain of call sites.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,9 +22,7 @@ from ptorewrite.analysis.expr import (
     Const,
     Expr,
     Var,
-    as_expr,
     binop,
-    cpp_text,
     select,
     unop,
 )
@@ -39,106 +38,49 @@ from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.calls import CallInlining
+from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
+from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
+from ptorewrite.parse.events import EventLowering
+from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
+from ptorewrite.parse.values import (
+    NAMESPACES,
+    Binding,
+    EventObject,
+    Frame,
+    Function,
+    GmState,
+    LaneContext,
+    LoweringError,
+    MultiBufferLoop,
+    Ptr,
+    PtrState,
+    Scope,
+    StructValue,
+    describe,
+    elem_bytes,
+    tile_type_of,
+)
 
-NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
+__all__ = ["Binding", "Lowering", "LoweringError", "Ptr", "Scope"]  # what the front end driver uses
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
+# Device set-up calls with no tile data and no ordering between the pipes of one core.
+IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb"})
+# Implementation entry points kernels sometimes call directly: the instruction they implement.
+IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT"}
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
-
-
-# ---------------------------------------------------------------- values and bindings
-
-
-@dataclass(frozen=True)
-class Ptr:
-    """A GM pointer: a kernel argument plus a byte offset."""
-
-    param: str
-    offset_bytes: Expr
-    dtype: str
-
-
-@dataclass(frozen=True)
-class MultiBufferLoop:
-    """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
-
-    buffers: int
-    dims: tuple[int, ...] | None
-
-
-@dataclass(frozen=True)
-class LaneContext:
-    """The `ctx` a MultiBuffered body receives."""
-
-    iter: Expr
-    buffer_id: Expr
-    phase: Expr
-
-
-@dataclass
-class GmState:
-    """Bookkeeping of a GlobalTensor variable, for TASSIGN(tensor, ptr) re-pointing."""
-
-    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
-    used_in: set = field(default_factory=set)  # enclosing loop ids at each use
-    repointed_at: ir.SourceRange | None = None  # set when re-pointed inside a deeper block
-
-
-@dataclass
-class Function:
-    cursor: Cursor
-    name: str
-
-
-@dataclass
-class Binding:
-    kind: str  # "value", "type", "tile", "ref", "gm", "ptr", "mutable", "funcs", "lazy_type", "lazy_value", "alias_template"
-    value: Any
-    extra: Any = None
-
-
-class Scope:
-    def __init__(self, parent: Scope | None = None):
-        self.parent = parent
-        self.names: dict[str, Binding] = {}
-
-    def lookup(self, name: str) -> Binding | None:
-        s: Scope | None = self
-        while s is not None:
-            b = s.names.get(name)
-            if b is not None:
-                return b
-            s = s.parent
-        return None
-
-    def define(self, name: str, binding: Binding) -> None:
-        self.names[name] = binding
-
-
-@dataclass
-class Frame:
-    """One inlined call: its source file and the call sites above it."""
-
-    src: SourceFile
-    via: tuple[ir.SourceRange, ...]
-    func_key: str
-
-
-class LoweringError(Exception):
-    def __init__(self, message: str, offset: int | None = None, cursor: Cursor | None = None):
-        super().__init__(message)
-        self.offset = offset
-        self.cursor = cursor
 
 
 # ---------------------------------------------------------------- the lowering
 
 
 @dataclass
-class Lowering:
+class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -146,12 +88,16 @@ class Lowering:
     macros: dict[str, str]  # object-like macros usable in expressions
     function_macros: frozenset[str]
     user_files: set[str]
+    auto_mode: bool = False  # __PTO_AUTO__ is defined: TASSIGN-free, sync-free source (events compile to nothing)
     files: dict[str, SourceFile] = field(default_factory=dict)
     tiles: list[ir.TileDecl] = field(default_factory=list)
     gm_tensors: list[ir.GmTensor] = field(default_factory=list)
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
+    prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
+    _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
+    _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -168,6 +114,8 @@ class Lowering:
         self.files[self.main.path] = self.main
         self.globals = Scope()
         self._define_builtins(self.globals)
+        self._collect_library_constants(self.tu.cursor, self.globals)
+        self._enum_names = enum_names(self.tu.cursor)
         self._collect_globals(self.tu.cursor, self.globals)
 
     # -- setup
@@ -179,6 +127,17 @@ class Lowering:
             scope.define(f"EVENT_ID{i}", Binding("value", Const(i)))
         for name, var in RUNTIME_BUILTINS.items():
             scope.define(name, Binding("value", Var(var)))
+
+    def _collect_library_constants(self, cursor: Cursor, scope: Scope) -> None:
+        """Namespace-scope constants of the PTO headers (`BLOCK_BYTE_SIZE`, `C0_SIZE_BYTE`, ...),
+        evaluated on first use; the user's own names, collected after, take precedence."""
+        for c in cursor.get_children():
+            if c.location.file is None or c.location.file.name in self.user_files:
+                continue
+            if c.kind == CursorKind.NAMESPACE and c.spelling == "pto":
+                for k in c.get_children():
+                    if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
+                        scope.define(k.spelling, Binding("lazy_value", k))
 
     def _collect_globals(self, cursor: Cursor, scope: Scope) -> None:
         """Namespace-scope aliases, constexpr values and function definitions of user files."""
@@ -192,6 +151,14 @@ class Lowering:
                 scope.define(c.spelling, Binding("lazy_type", c))
             elif k == CursorKind.TYPE_ALIAS_TEMPLATE_DECL:
                 scope.define(c.spelling, Binding("alias_template", c))
+            elif k in (CursorKind.CLASS_TEMPLATE, CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION):
+                # A type selector (`template <...> struct Sel; template <...> struct Sel<..., X> {
+                # using Type = ...; };`): the primary and its partial specializations.
+                b = scope.names.get(c.spelling)
+                if b is None or b.kind != "class_template":
+                    b = Binding("class_template", [])
+                    scope.define(c.spelling, b)
+                b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
@@ -237,13 +204,27 @@ class Lowering:
         return LoweringError(message, offset, cursor)
 
     def located(self, err: LoweringError | cp.ParseError) -> PtoError:
+        src = getattr(err, "src", None) or self.src
         if isinstance(err, cp.ParseError):
-            return PtoError(f"cannot parse expression: {err}", self.src.range(err.offset, err.offset))
+            return PtoError(f"cannot parse expression: {err}", src.range(err.offset, err.offset))
         if err.cursor is not None:
             return PtoError(str(err), self.range_of(err.cursor))
         if err.offset is not None:
-            return PtoError(str(err), self.src.range(err.offset, err.offset))
+            return PtoError(str(err), src.range(err.offset, err.offset))
         return PtoError(str(err))
+
+    @contextmanager
+    def frame(self, src: SourceFile, via: tuple[ir.SourceRange, ...], key: str):
+        """Lower inside another file or call: errors raised in it keep the file their offsets count in."""
+        self._stack.append(Frame(src, via, key))
+        try:
+            yield
+        except (LoweringError, cp.ParseError) as e:
+            if getattr(e, "src", None) is None and getattr(e, "cursor", None) is None:
+                e.src = src
+            raise
+        finally:
+            self._stack.pop()
 
     # -- parsing with scope-aware predicates
 
@@ -273,24 +254,25 @@ class Lowering:
         return out
 
     def _is_template(self, name: str, scope: Scope) -> bool:
-        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker"):
+        if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
+                name in VALUE_TRAITS or name in TYPE_TRAITS or name == "PtoSetWaitFlag":
             return True
         if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
             return True
         b = scope.lookup(name)
         if b is None:
             return False
-        if b.kind == "alias_template":
+        if b.kind in ("alias_template", "class_template"):
             return True
         if b.kind == "funcs":
             return any(f.cursor.kind == CursorKind.FUNCTION_TEMPLATE for f in b.value)
         return False
 
     def _is_type(self, name: str, scope: Scope) -> bool:
-        if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES:
+        if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES or name in self._enum_names:
             return True
         b = scope.lookup(name)
-        return b is not None and b.kind in ("type", "lazy_type", "alias_template")
+        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template")
 
     # -- evaluation
 
@@ -317,6 +299,8 @@ class Lowering:
 
     def _eval_Name(self, node: cp.Name, scope: Scope):
         parts = [p for p in node.parts if p not in NAMESPACES] or list(node.parts[-1:])
+        if parts[0] in VALUE_TRAITS and node.targs is not None and parts[1:] in ([], ["value"]):
+            return self.value_trait(parts[0], node, scope)
         if len(parts) == 1:
             name = parts[0]
             if node.targs is not None or name in ty.PTO_TYPE_TEMPLATES:
@@ -329,9 +313,11 @@ class Lowering:
             return self.binding_value(b, name, node.offset, scope)
         # Qualified: an enum member (`TileType::Vec`) or a static member of a type (`TileT::Rows`).
         head = scope.lookup(parts[0])
-        if head is not None and head.kind in ("type", "lazy_type", "alias_template") or parts[0] in ty.PTO_TYPE_TEMPLATES:
+        if head is not None and head.kind in ("type", "lazy_type", "alias_template", "class_template") or \
+                parts[0] in ty.PTO_TYPE_TEMPLATES:
+            # `Sel<A, B>::Member`: the template arguments belong to the head.
             t = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],),
-                                                                 node.targs if len(parts) == 1 else None)), scope)
+                                                                 node.targs if len(parts) <= 2 else None)), scope)
             return self.member_of_type(t, parts[1], node.offset)
         return Const("::".join(parts))
 
@@ -359,29 +345,11 @@ class Lowering:
                                  f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
                                  "outside that block", offset)
             b.extra.used_in.add(tuple(self._loop_ids))
-        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct"):
             return b.value
         if k == "funcs":
             return b.value
         raise self.error(f"'{name}' cannot be used here", offset)
-
-    def member_of_type(self, t, member: str, offset: int):
-        if isinstance(t, ty.TileType):
-            members = {
-                "Rows": t.rows, "Cols": t.cols, "RowStride": t.row_stride, "ColStride": t.col_stride,
-                "ValidRow": t.valid_rows if t.valid_rows is not None else Const(-1),
-                "ValidCol": t.valid_cols if t.valid_cols is not None else Const(-1),
-                "Numel": t.rows * t.cols,
-            }
-            if member in members:
-                return as_expr(members[member])
-            if member == "DType":
-                return ty.ScalarType(t.dtype)
-            if member == "Loc":
-                return Const("TileType::" + t.tile_type)
-        if isinstance(t, ty.GmType) and member == "DType":
-            return ty.ScalarType(t.dtype)
-        raise self.error(f"member '{member}' of this type is not supported", offset)
 
     def _eval_Member(self, node: cp.Member, scope):
         base = self.eval(node.base, scope)
@@ -421,8 +389,11 @@ class Lowering:
         v = self.eval(node.operand, scope)
         if node.op == "+":
             return v
+        if node.op == "*" and isinstance(v, Ptr):
+            # A scalar the scalar unit reads from GM: data, known only at run time.
+            return Var(f"*{self.node_text(node.operand) or v.param}")
         if node.op in ("&", "*"):
-            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor)):
+            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
                 return v
             raise self.error(f"operator '{node.op}' is not supported here", node.offset)
         if isinstance(v, Expr):
@@ -463,6 +434,8 @@ class Lowering:
     def _eval_Index(self, node: cp.Index, scope):
         base = self.eval(node.base, scope)
         idx = self.scalar(node.index, scope)
+        if isinstance(base, ScalarArray):
+            return self.array_element(base, idx, node.offset)
         if isinstance(base, ir.TileDecl):
             if base.count is None:
                 raise self.error(f"'{base.cpp_name}' is not a tile array", node.offset)
@@ -480,6 +453,8 @@ class Lowering:
 
     def _eval_Call(self, node: cp.Call, scope):
         callee = node.callee
+        if isinstance(callee, cp.Member):
+            return self.member_call(callee, node, scope)
         if isinstance(callee, cp.Name):
             name = callee.last
             if name in RUNTIME_CALLS and not node.args:
@@ -488,6 +463,9 @@ class Lowering:
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
+            b = scope.lookup(name) if len(callee.parts) == 1 or callee.parts[0] in NAMESPACES else None
+            if b is not None and b.kind == "funcs":  # `CeilDiv<uint16_t>(a, b)`, `CeilDiv(a, b)`
+                return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
@@ -495,6 +473,31 @@ class Lowering:
             if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
+
+    def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
+        """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
+        base = self.eval(callee.base, scope)
+        name = callee.name
+        if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
+            return Ptr(base.param, base.offset_bytes, base.dtype)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if isinstance(base, ir.TileRef) and name == "data" and not node.args:
+            # Manual kernels compute addresses from a tile's own (`TASSIGN(row, (uint64_t)t.data() + off)`).
+            i = base.index.const_value() if base.index is not None else 0
+            addr = self._tile_addresses.get((id(base.tile), i)) if isinstance(i, int) else None
+            if addr is None:
+                raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
+                                 "constant slot before this use)", node.offset)
+            return addr
+        if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
+            t = base.tile
+            v = t.valid_rows if name == "GetValidRow" else t.valid_cols
+            if v is None:
+                raise self.error(f"'{t.cpp_name}' has a run-time valid shape that its declaration does not give",
+                                 node.offset)
+            return v
+        raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
 
     def construct(self, t, args: list[cp.Node], scope: Scope, offset: int, text: str):
         """A temporary built by a functional cast, e.g. `GmT(a + off)` or `float(x)`."""
@@ -519,134 +522,19 @@ class Lowering:
             dims[i] = v
         return replace(t, dims=tuple(dims))
 
-    # -- types
-
-    def resolve_type(self, node: cp.TypeId, scope: Scope):
-        base = node.base
-        parts = [p for p in base.parts if p not in NAMESPACES] or list(base.parts[-1:])
-        name = parts[-1]
-        if node.pointer:
-            inner = self.resolve_type(replace(node, pointer=0, reference=False), scope)
-            if isinstance(inner, ty.ScalarType):
-                return ty.PointerType(inner.dtype)
-            raise self.error("pointers to this type are not supported", node.offset)
-        if name == "NestedLoopInvoker":
-            # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
-            return ty.OpaqueType(base.text)
-        if len(parts) > 1:
-            head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],))), scope)
-            v = self.member_of_type(head, name, node.offset)
-            if isinstance(v, (ty.ScalarType,)):
-                return v
-            raise self.error(f"'{base.text}' is not a type", node.offset)
-        b = scope.lookup(name)
-        if b is not None:
-            if b.kind == "alias_template":
-                return self._instantiate_alias_template(b.value, base, scope)
-            if b.kind in ("type", "lazy_type"):
-                return self.binding_value(b, name, node.offset, scope)
-        if name in ty.DTYPE_NAMES:
-            return ty.ScalarType(ty.DTYPE_NAMES[name])
-        if name in ty.PTO_TYPE_TEMPLATES:
-            args = [self.eval(a, scope) for a in (base.targs or ())]
-            text = self.node_text(node)
-            try:
-                if name == "Tile":
-                    return ty.make_tile(args, text)
-                if name in ("Shape", "Stride"):
-                    return ty.make_dims(name.lower(), args)
-                if name == "TileShape2D":
-                    return ty.make_shape2d(args)
-                if name == "BaseShape2D":
-                    return ty.make_stride2d(args)
-                if name == "GlobalTensor":
-                    return ty.make_global_tensor(args, text)
-                if name == "MultiBuffered":
-                    return ty.MultiBufferType(int(args[0].const_value()))
-                if name == "Range":
-                    return ty.RangeType(tuple(int(a.const_value()) for a in args))
-                return ty.make_alias_tile(name, args, self.arch.name, text)
-            except TypeError as e:
-                raise self.error(f"{name}<...>: {e}", node.offset) from None
-        if name in ("void",):
-            return ty.OpaqueType(name)
-        raise self.error(f"unknown type '{base.text}'", node.offset)
-
-    def node_text(self, node: cp.Node) -> str:
-        """The source spelling of a parsed argument, name or type-id (whitespace collapsed)."""
-        end = self._node_ends.get(node)
-        if end is None and isinstance(node, cp.TypeId):
-            end = self._node_ends.get(node.base)
-        if end is None:
-            return ""
-        return " ".join(self.src.text[node.offset:end].split())
-
-    def _resolve_alias_cursor(self, cursor: Cursor, scope: Scope | None = None):
-        """`using X = T;` or `typedef T X;` at namespace scope or in a function."""
-        scope = scope or self.globals
-        src = self.file_of(cursor)
-        text, off = src.text[cursor.extent.start.offset:cursor.extent.end.offset], cursor.extent.start.offset
-        if cursor.kind == CursorKind.TYPE_ALIAS_DECL:
-            eq = text.index("=")
-            type_text, type_off = text[eq + 1:], off + eq + 1
-        else:
-            name_at = cursor.location.offset - off
-            type_text, type_off = text[len("typedef"):name_at], off + len("typedef")
-        self._stack.append(Frame(src, self.via, "alias"))
-        try:
-            p = self.parser(type_text, type_off, scope)
-            return self.resolve_type(p.type_id(), scope)
-        finally:
-            self._stack.pop()
-
-    def _instantiate_alias_template(self, cursor: Cursor, base: cp.Name, scope: Scope):
-        src = self.file_of(cursor)
-        params = template_params(cursor, src)
-        args = [self.eval(a, scope) for a in (base.targs or ())]
-        inner = Scope(self.globals)
-        self._stack.append(Frame(src, self.via, "alias"))
-        try:
-            self.bind_template_params(params, args, inner, src)
-            alias = next(c for c in cursor.get_children() if c.kind == CursorKind.TYPE_ALIAS_DECL)
-            text = src.text[alias.extent.start.offset:alias.extent.end.offset]
-            eq = text.index("=")
-            p = self.parser(text[eq + 1:], alias.extent.start.offset + eq + 1, inner)
-            return self.resolve_type(p.type_id(), inner)
-        finally:
-            self._stack.pop()
-
-    def bind_template_params(self, params, args, scope: Scope, src: SourceFile) -> None:
-        for i, (kind, pname, default) in enumerate(params):
-            if i < len(args):
-                v = args[i]
-            elif default is not None:
-                node = self.parse(default[0], default[1], scope)
-                v = self.eval(node, scope)
-            else:
-                raise self.error(f"template parameter '{pname}' has no argument")
-            if kind == "type":
-                scope.define(pname, Binding("type", v))
-            else:
-                scope.define(pname, Binding("value", as_expr(v) if not isinstance(v, (ty.ScalarType,)) else v))
-
-    def _global_value(self, cursor: Cursor):
-        src = self.file_of(cursor)
-        self._stack.append(Frame(src, self.via, "global"))
-        try:
-            decl = self.parse_var_decl(cursor, self.globals)
-            if decl.init is None:
-                raise self.error(f"'{cursor.spelling}' has no initializer", cursor=cursor)
-            return self.eval(decl.init[0], self.globals)
-        finally:
-            self._stack.pop()
-
     # -- statements
 
     def lower_function_body(self, fn: Cursor, scope: Scope) -> list[ir.Stmt]:
         body = next((c for c in fn.get_children() if c.kind == CursorKind.COMPOUND_STMT), None)
         if body is None:
             raise self.error(f"'{fn.spelling}' has no body", cursor=fn)
-        return self.lower_compound(body, scope)
+        entry = not self._stack
+        opening = self.text_of(body)[0][:1]
+        if opening != "{":
+            raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
+                             "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
+        stmts = self.lower_compound(body, scope)
+        return self.prologue + stmts if entry else stmts
 
     def lower_compound(self, cursor: Cursor, scope: Scope) -> list[ir.Stmt]:
         inner = Scope(scope)
@@ -660,12 +548,14 @@ class Lowering:
             # `if (cond) return;` guards the rest of the block: lower it as `if (!cond) { rest }`.
             if c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
                 cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
-                rest: list[ir.Stmt] = []
-                self._lower_list(children[i + 1:], scope, rest)
                 if isinstance(cond, Const):
                     if not cond.value:
-                        out.extend(rest)
+                        self._lower_list(children[i + 1:], scope, out)
                     return
+                before = dict(self.known)
+                rest: list[ir.Stmt] = []
+                self._lower_list(children[i + 1:], scope, rest)
+                self.merge_known(before, self.known)  # the rest may not run
                 out.append(ir.If(unop("!", cond), ir.Block(rest, uid=next(self._uid)), None, self.range_of(c)))
                 return
             self.lower_stmt(c, scope, out)
@@ -683,6 +573,13 @@ class Lowering:
         return False
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
+        n0 = len(out)
+        self._lower_stmt(c, scope, out)
+        for s in out[n0:]:  # straight-line assignments: their values are known from here on
+            if isinstance(s, ir.Assign):
+                self.note_assign(s)
+
+    def _lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         k = c.kind
         try:
             if k == CursorKind.COMPOUND_STMT:
@@ -767,7 +664,7 @@ class Lowering:
         array = None
         if q.at("["):
             q.next()
-            array = q.expression()
+            array = cp.InitList(q.offset(), ()) if q.at("]") else q.expression()  # `[]`: sized by its initializer
             q.expect("]")
         init = None
         style = ""
@@ -793,7 +690,7 @@ class Lowering:
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
         if isinstance(t, ty.TileType):
-            self.declare_tile(d, decl, t, scope, group)
+            self.declare_tile(d, decl, t, scope, group, out)
             return
         if isinstance(t, ty.GmType):
             g = self.make_gm_tensor(t, self.node_text(decl.type_node), decl.init or [], scope,
@@ -812,12 +709,25 @@ class Lowering:
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
             return
+        if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
+            scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
+            return
+        if isinstance(t, ty.EventType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            ev = self.declare_event(t, decl.name, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("event", ev))
+            if decl.init:  # `Event<..> e = TLOAD(...);` records it
+                self.lower_recording(ev, decl.init[0], scope, loc, out, d)
+            return
         if decl.array is not None:
-            raise self.error("arrays of scalars are not supported", decl.name_offset)
+            if t is not None and not isinstance(t, ty.ScalarType):
+                raise self.error(f"arrays of {describe(t)} are not supported", decl.name_offset)
+            self.declare_array(decl, t.dtype if t is not None else "int32", scope, d)
+            return
         if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
                 and decl.init[0].parts == ("nullptr",):
             # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
-            scope.define(decl.name, Binding("ptr", None, self._control_level()))
+            scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
@@ -825,7 +735,7 @@ class Lowering:
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
             if isinstance(t, ty.PointerType) and t.dtype != value.dtype:
                 value = replace(value, dtype=t.dtype)
-            scope.define(decl.name, Binding("ptr", value, self._control_level()))
+            scope.define(decl.name, self.pointer_binding(value, d, decl.name, out))
             return
         if isinstance(value, ir.GmTensor):
             scope.define(decl.name, Binding("gm", value))
@@ -841,30 +751,71 @@ class Lowering:
             scope.define(decl.name, Binding("value", value))
         else:
             var = self.unique_name(decl.name)
+            self._mutables.add(var)
             scope.define(decl.name, Binding("mutable", var))
             out.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
 
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
+        return bool(self._assignment_sites(decl))
+
+    def _assigned_deeper(self, decl: Cursor) -> bool:
+        """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
+        return any(nested for _, nested in self._assignment_sites(decl))
+
+    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool]]:
+        """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
+        nested in a loop, an if or a lambda."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
             fn = fn.semantic_parent
         if fn is None:
-            return False
+            return []
         target = decl.hash
-        for c in fn.walk_preorder():
+        found: list[tuple[Cursor, bool]] = []
+        nesting = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.IF_STMT,
+                   CursorKind.LAMBDA_EXPR, CursorKind.CXX_FOR_RANGE_STMT)
+        todo = [(c, False) for c in fn.get_children()]
+        while todo:
+            c, nested = todo.pop()
             if c.kind in (CursorKind.BINARY_OPERATOR, CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                           CursorKind.UNARY_OPERATOR):
                 kids = list(c.get_children())
                 if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None \
                         and kids[0].referenced.hash == target:
                     text, _ = self.text_of(c)
-                    after = text[len(kids[0].spelling):].lstrip()
-                    if c.kind == CursorKind.UNARY_OPERATOR and ("++" in text or "--" in text):
-                        return True
-                    if c.kind != CursorKind.UNARY_OPERATOR and after[:1] in "=+-*/%&|^<>" and not after.startswith("=="):
-                        return True
+                    if c.kind == CursorKind.UNARY_OPERATOR:
+                        if "++" in text or "--" in text:
+                            found.append((c, nested))
+                    else:
+                        after = cp.tokenize(text[len(kids[0].spelling):])
+                        if after and after[0].text in cp.ASSIGN_OPS:
+                            found.append((c, nested))
+            elif c.kind == CursorKind.CALL_EXPR:
+                args = list(c.get_arguments())
+                for i, a in enumerate(args):
+                    while a.kind == CursorKind.UNEXPOSED_EXPR and len(list(a.get_children())) == 1:
+                        a = next(a.get_children())
+                    if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
+                            a.referenced.hash == target and self._by_reference(c, i, len(args)):
+                        found.append((c, nested))  # the callee may assign it
+            inner = nested or c.kind in nesting
+            todo.extend((k, inner) for k in c.get_children())
+        return found
+
+    def _by_reference(self, call: Cursor, index: int, nargs: int) -> bool:
+        """Some user function of the called name takes argument `index` by non-const reference."""
+        words = [t.text for t in cp.tokenize(self.text_of(call)[0]) if t.kind == "id"]
+        name = next((w for w in words if w not in NAMESPACES), None)
+        b = self.globals.lookup(name) if name else None
+        if b is None or b.kind != "funcs":
+            return False
+        for f in b.value:
+            params = [c for c in f.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
+            if index < len(params) and param_count_fits(f.cursor, nargs) and \
+                    is_mutable_reference(params[index], self.file_of(f.cursor)):
+                return True
         return False
 
     def unique_name(self, base: str) -> str:
@@ -873,7 +824,7 @@ class Lowering:
         return base if n == 0 else f"{base}#{n + 1}"
 
     def declare_tile(self, d: Cursor, decl: Lowering.VarDecl, t: ty.TileType, scope: Scope,
-                     group: Cursor | None = None) -> None:
+                     group: Cursor | None = None, out: list[ir.Stmt] | None = None) -> None:
         count = None
         if decl.array is not None:
             c = self.scalar(decl.array, scope).const_value()
@@ -883,15 +834,25 @@ class Lowering:
         vr, vc = t.valid_rows, t.valid_cols
         if decl.init and decl.init_style in ("(", "{"):
             dyn = [self.scalar(a, scope) for a in decl.init]
-            if len(dyn) >= 1 and vr is None:
-                vr = dyn[0]
-            if len(dyn) >= 2 and vc is None:
-                vc = dyn[1 if t.valid_rows is None else 0]
+            if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
+                vr = dyn[0] if vr is None else vr
+                vc = dyn[1] if vc is None else vc
+            elif len(dyn) == 1:  # one dynamic dimension: the argument is that one
+                if vr is None:
+                    vr = dyn[0]
+                elif vc is None:
+                    vc = dyn[0]
         loc = self.range_of(group or d, include_semicolon=True)
+        if out is not None:
+            # A valid shape is fixed when the tile is constructed: one read from a variable that
+            # changes later is captured in a scalar of its own.
+            vr = self._captured(vr, f"{decl.name}.validRow", loc, out)
+            vc = self._captured(vc, f"{decl.name}.validCol", loc, out)
         tile = ir.TileDecl(
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
+            declarator=decl.name_offset,
         )
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
@@ -904,6 +865,13 @@ class Lowering:
             scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
             return
         scope.define(decl.name, Binding("tile", tile))
+
+    def _captured(self, e: Expr | None, name: str, loc: ir.SourceRange, out: list[ir.Stmt]) -> Expr | None:
+        if e is None or not (e.free_vars() & self._mutables):
+            return e
+        var = self.unique_name(name)
+        out.append(ir.Assign(var, e, loc))
+        return Var(var)
 
     _scope_uid: int = 0
     _cond_depth: int = 0  # enclosing if/else with a run-time condition
@@ -938,38 +906,6 @@ class Lowering:
 
     # -- control flow
 
-    def lower_for(self, c: Cursor, scope: Scope) -> ir.For:
-        text, off = self.text_of(c)
-        lp = text.index("(")
-        header_end = matching_paren(text, lp)
-        header = text[lp + 1:header_end]
-        pieces = split_top_level(header, ";")
-        if len(pieces) != 3:
-            raise self.error("range-based for loops are not supported", cursor=c)
-        (init_t, init_o), (cond_t, cond_o), (inc_t, inc_o) = [(s, off + lp + 1 + o) for s, o in pieces]
-        inner = Scope(scope)
-        var, start = self._loop_init(init_t, init_o, inner, c)
-        ivar = self.unique_loop_var(var)
-        inner.define(var, Binding("value", Var(ivar)))
-        cond = self.parse(cond_t, cond_o, inner)
-        stop, inclusive, descending = self._loop_cond(cond, var, inner, c)
-        step = self._loop_step(self.parse(inc_t, inc_o, inner), var, inner, c)
-        sv = step.const_value()
-        if sv is not None and (sv > 0) == descending:
-            raise self.error("loop step goes away from the bound; the loop would not terminate", cursor=c)
-        body_cursor = list(c.get_children())[-1]
-        trips = ir.For(ivar, start, stop, step, ir.Block([]), self.range_of(c), inclusive=inclusive).trip_count()
-        self._loop_vars.append(ivar)
-        self._loop_ids.append(next(self._loop_serial))
-        self._loops.append((ivar, start, step, trips, var, len(self._stack)))
-        try:
-            body = self._lower_body(body_cursor, inner)
-        finally:
-            self._loop_vars.pop()
-            self._loop_ids.pop()
-            self._loops.pop()
-        return ir.For(ivar, start, stop, step, body, self.range_of(c), inclusive=inclusive, cpp_var=var)
-
     def unique_loop_var(self, name: str) -> str:
         if name not in self._loop_vars:
             return name
@@ -991,57 +927,14 @@ class Lowering:
             self._scope_uid = saved
         return ir.Block(stmts, self.range_of(cursor), uid=uid)
 
-    def _loop_init(self, text: str, offset: int, scope: Scope, c: Cursor) -> tuple[str, Expr]:
-        p = self.parser(text, offset, scope)
-        if p.peek() is not None and p.peek().text in cp.BUILTIN_TYPE_WORDS | set(ty.DTYPE_NAMES) | cp.QUALIFIER_WORDS:
-            while p.peek() is not None and p.peek(1) is not None and p.peek(1).text not in ("=", "(", "{"):
-                p.next()
-        name_tok = p.next()
-        if name_tok.kind != "id":
-            raise self.error("loop must declare or assign an induction variable", offset)
-        if p.at("="):
-            p.next()
-            start = self.scalar(p.expression(), scope)
-        elif p.at("(") or p.at("{"):
-            close = ")" if p.at("(") else "}"
-            p.next()
-            start = self.scalar(p.arguments(close)[0], scope)
-        else:
-            raise self.error("loop induction variable needs an initial value", offset)
-        return name_tok.text, start
-
-    def _loop_cond(self, cond: cp.Node, var: str, scope: Scope, c: Cursor) -> tuple[Expr, bool, bool]:
-        if isinstance(cond, cp.Binary) and cond.op in ("<", "<=", ">", ">=", "!="):
-            lhs, rhs, op = cond.lhs, cond.rhs, cond.op
-            if isinstance(rhs, cp.Name) and rhs.parts == (var,) and not (isinstance(lhs, cp.Name) and lhs.parts == (var,)):
-                lhs, rhs = rhs, lhs
-                op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}[op]
-            if isinstance(lhs, cp.Name) and lhs.parts == (var,):
-                bound = self.scalar(rhs, scope)
-                return bound, op in ("<=", ">="), op in (">", ">=")
-        raise self.error(f"loop condition must compare '{var}' with a bound", cursor=c)
-
-    def _loop_step(self, inc: cp.Node, var: str, scope: Scope, c: Cursor) -> Expr:
-        def is_var(n):
-            return isinstance(n, cp.Name) and n.parts == (var,)
-
-        if isinstance(inc, cp.Unary) and inc.op in ("++", "--") and is_var(inc.operand):
-            return Const(1 if inc.op == "++" else -1)
-        if isinstance(inc, cp.Binary) and is_var(inc.lhs):
-            if inc.op in ("+=", "-="):
-                s = self.scalar(inc.rhs, scope)
-                return s if inc.op == "+=" else unop("-", s)
-            if inc.op == "=" and isinstance(inc.rhs, cp.Binary) and inc.rhs.op in "+-" and is_var(inc.rhs.lhs):
-                s = self.scalar(inc.rhs.rhs, scope)
-                return s if inc.rhs.op == "+" else unop("-", s)
-        raise self.error(f"loop increment must step '{var}' by a fixed amount", cursor=c)
-
     def lower_if(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         kids = list(c.get_children())
         cond_cursor = kids[0]
         if cond_cursor.kind == CursorKind.DECL_STMT or cond_cursor.kind == CursorKind.VAR_DECL:
             raise self.error("declarations in if conditions are not supported", cursor=cond_cursor)
         cond = self.scalar(self.parse(*self.text_of(cond_cursor), scope), scope)
+        if isinstance(self.with_known(cond), Const):
+            cond = self.with_known(cond)  # decided by values known here (see consteval)
         then_c = kids[1]
         else_c = kids[2] if len(kids) > 2 else None
         if isinstance(cond, Const):
@@ -1051,9 +944,14 @@ class Lowering:
                 out.append(self._lower_body(chosen, scope))
             return
         self._cond_depth += 1
+        before = dict(self.known)
         try:
             then = self._lower_body(then_c, scope)
+            after_then = dict(self.known)
+            self.known.clear()
+            self.known.update(before)
             other = self._lower_body(else_c, scope) if else_c is not None else None
+            self.merge_known(after_then, self.known)
         finally:
             self._cond_depth -= 1
         out.append(ir.If(cond, then, other, self.range_of(c)))
@@ -1069,14 +967,26 @@ class Lowering:
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope)
         loc = self.range_of(c, include_semicolon=True)
+        if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
+            b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
+            if b is not None and b.kind == "event":
+                self.lower_recording(b.value, node.rhs, scope, loc, out, c)
+                return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member):
+            base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
+            if isinstance(base, EventObject):
+                self.lower_event_method(base, node, loc, out)
+                return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
             if stmt is not None:  # None: a GM pointer was rebound
                 out.append(stmt)
             return
         if isinstance(node, cp.Unary) and node.op in ("++", "--"):
-            out.append(self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
-                                                   node.operand, cp.Num(node.offset, 1)), scope, loc))
+            stmt = self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
+                                               node.operand, cp.Num(node.offset, 1)), scope, loc)
+            if stmt is not None:
+                out.append(stmt)
             return
         if isinstance(node, cp.Cast) and node.type.base.parts == ("void",):
             return  # `(void)x;`
@@ -1090,12 +1000,20 @@ class Lowering:
         self.lower_call(node, scope, loc, out, c)
 
     def lower_assign(self, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign:
+        if isinstance(node.lhs, cp.Index):
+            arr = self.eval(node.lhs.base, scope)
+            if isinstance(arr, ScalarArray):
+                value = self.scalar(node.rhs, scope)
+                idx = self.scalar(node.lhs.index, scope)
+                if node.op != "=":
+                    value = binop(node.op[:-1], self.array_element(arr, idx, node.offset), value)
+                self.store_element(arr, idx, value, node.lhs.offset)
+                return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
         if b is not None and b.kind == "ptr" and node.op in ("=", "+=", "-="):
-            self.assign_pointer(b, node, scope)
-            return None
+            return self.assign_pointer(b, node, scope, loc)
         if b is None or b.kind != "mutable":
             raise self.error(f"cannot assign to '{node.lhs.parts[0]}'", node.offset)
         rhs = self.scalar(node.rhs, scope)
@@ -1103,16 +1021,36 @@ class Lowering:
             rhs = binop(node.op[:-1], Var(b.value), rhs)
         return ir.Assign(b.value, rhs, loc)
 
-    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope) -> None:
-        """`p = base + off;`: rebinds the pointer; only where it runs exactly once per declaration."""
-        if b.extra != self._control_level():
-            raise self.error(f"GM pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
-                             "condition; derive a new pointer there instead", node.lhs.offset)
+    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
+        """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""
+        name = node.lhs.parts[0]
+        state = b.extra if isinstance(b.extra, PtrState) else PtrState(b.extra or (0, 0))
         rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
         value = self.eval(rhs, scope)
         if not isinstance(value, Ptr):
             raise self.error("GM pointers must be derived from a kernel argument", node.rhs.offset)
-        b.value = value if b.value is None else replace(value, dtype=b.value.dtype)
+        dtype = b.value.dtype if b.value is not None else value.dtype
+        here = state.level == self._control_level()
+        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
+            b.value = Ptr(value.param, Var(state.offset_var), dtype)
+            return ir.Assign(state.offset_var, value.offset_bytes, loc)
+        if not here:
+            what = "pointed at another kernel argument" if state.offset_var else "reassigned"
+            raise self.error(f"GM pointer '{name}' is {what} inside a loop or a run-time condition; derive "
+                             "a new pointer there instead", node.lhs.offset)
+        b.value = replace(value, dtype=dtype)
+        return None
+
+    def pointer_binding(self, value: Ptr | None, cursor: Cursor | None, name: str,
+                        out: list[ir.Stmt]) -> Binding:
+        """A GM pointer variable or by-value parameter; `cursor` declares it (see PtrState)."""
+        level = self._control_level()
+        if value is None or cursor is None or not self._is_assigned_later(cursor) or \
+                not self._assigned_deeper(cursor):
+            return Binding("ptr", value, PtrState(level))
+        var = self.unique_name(f"{name}@offset")
+        out.append(ir.Assign(var, value.offset_bytes, self.range_of(cursor)))
+        return Binding("ptr", Ptr(value.param, Var(var), value.dtype), PtrState(level, var))
 
     def lower_call(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt], c: Cursor) -> None:
         callee = node.callee
@@ -1121,9 +1059,21 @@ class Lowering:
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
             return
-        op = lookup(name, self.arch)
+        op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:
+            node = self.lower_event_waits(node, scope, loc, out)
             out.append(self.lower_instruction(op, node, scope, loc))
+            return
+        if name in ("TSYNC", "WaitAllEvents"):
+            if callee.targs:
+                for t in callee.targs:
+                    self.class_barrier(ty.enum_member(self.eval(t, scope), "Op"), t.offset, loc, out)
+            rest = self.lower_event_waits(node, scope, loc, out)
+            if rest.args:
+                raise self.error(f"{name} takes events", rest.args[0].offset)
+            return
+        if name == "PtoSetWaitFlag":
+            self.lower_set_wait_pair(node, scope, loc, out)
             return
         if name in ALIAS_OPS:
             out.append(self.lower_alias(name, node, scope, loc))
@@ -1139,7 +1089,7 @@ class Lowering:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
-        if name in CONFIG_OPS or name in ("TSYNC",) or name in MASK_BUILTINS:
+        if name in CONFIG_OPS or name in MASK_BUILTINS or name in IGNORED_BUILTINS:
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
@@ -1176,6 +1126,8 @@ class Lowering:
                 gm_seen += 1
             elif isinstance(v, Expr):
                 args.append(ir.Arg("scalar", v, "", text))
+            elif isinstance(v, StructValue):
+                continue  # a result the scalar unit reads afterwards (TMRGSORT's executed counts)
             else:
                 raise self.error(f"unsupported operand {describe(v)} for {op.name}", a.offset)
         if gm_seen < len(op.gm):
@@ -1269,6 +1221,10 @@ class Lowering:
         a, i = addr.const_value(), (ref.index.const_value() if ref.index is not None else 0)
         if isinstance(a, int) and isinstance(i, int):
             ref.tile.fixed_addresses.setdefault(i, a)
+        if isinstance(i, int):
+            # What `tile.data()` reads later; unknown once two TASSIGNs disagree.
+            key = (id(ref.tile), i)
+            self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:
@@ -1291,315 +1247,3 @@ class Lowering:
         if c is not None and not (isinstance(c, int) and 0 <= c < 8):
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
-
-    def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
-                            loc: ir.SourceRange) -> ir.For:
-        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
-        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""
-        targs = [self.eval(a, scope) for a in (node.callee.targs or ())]
-        dims = mb.dims
-        if dims is None:
-            if not targs or not isinstance(targs[0], ty.RangeType):
-                raise self.error("MultiBuffered::loop needs a Range<...> template argument", node.offset)
-            dims, targs = targs[0].dims, targs[1:]
-        first_k = int(targs[0].const_value()) if len(targs) > 0 else 0
-        last_k = int(targs[1].const_value()) if len(targs) > 1 else 0
-        if len(node.args) != 1 or not isinstance(node.args[0], cp.Lambda):
-            raise self.error("MultiBuffered::loop takes one lambda", node.offset)
-        lam = node.args[0]
-        n = dims[0]
-        names = [p[1] for p in lam.params]
-        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
-        i = Var(ivar)
-        slot = binop("%", i, Const(mb.buffers))
-        phase = select(binop("<", i, Const(first_k)), Const("Phase::Prologue"),
-                       select(binop(">=", i, Const(n - last_k)), Const("Phase::Epilogue"), Const("Phase::Main")))
-        inner = Scope(scope)
-        if not names or len(names) > 2 or (len(names) == 2 and len(dims) < 2):
-            raise self.error("the MultiBuffered body takes (ctx) or, for a nested Range, (ctx, inner)", lam.offset)
-        inner.define(names[0], Binding("mbctx", LaneContext(i, slot, phase)))
-        if len(names) == 2:
-            inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
-        self._loop_vars.append(ivar)
-        self._loop_ids.append(next(self._loop_serial))
-        self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
-        self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
-        uid = next(self._uid)
-        saved, self._scope_uid = self._scope_uid, uid
-        try:
-            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
-        finally:
-            self._loop_vars.pop()
-            self._loop_ids.pop()
-            self._loops.pop()
-            self._lanes.pop()
-            self._scope_uid = saved
-        body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
-        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
-                      cpp_var=f"{names[0]}.iter")
-
-    def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
-        """Which copy a per-lane tile uses in this iteration.
-
-        AUTO mode promises each lane its own copy; which physical copy serves an iteration is
-        an allocation choice. The lane id restarts with every run of the loop, so a loop that
-        runs once per output tile would use copy 0 every time and the next run could not load
-        while this one computes. Counting the iterations of the enclosing loops of the same
-        function as well (when their trip counts are constant) alternates the copies across
-        runs, as a hand-written kernel's ping-pong index does.
-        """
-        depth = len(self._stack)
-        frames = []
-        for f in reversed(self._loops):
-            if f[5] != depth:
-                break
-            frames.insert(0, f)
-        if len(frames) < 2 or any(f[3] is None for f in frames):
-            return buffers, lane, lane_text
-        count: Expr = Const(0)
-        for var, start, step, trips, _, _ in frames:
-            index = binop("-", Var(var), start)
-            if step != Const(1):
-                index = binop("/", index, step)
-            count = binop("+", binop("*", count, Const(trips)), index)
-        physical = binop("%", count, Const(buffers))
-        names = {f[0]: f[4] for f in frames}
-        return buffers, physical, cpp_text(physical, names)
-
-    def _lambda_body_cursor(self, lam: cp.Lambda) -> Cursor:
-        fname = self.src.path
-        for c in self._cursors_in_file(fname):
-            if c.kind == CursorKind.COMPOUND_STMT and c.extent.start.offset == lam.body_start:
-                return c
-        raise self.error("cannot find the lambda body", lam.offset)
-
-    def _cursors_in_file(self, fname: str):
-        cache = self.__dict__.setdefault("_compound_cache", {})
-        if fname not in cache:
-            found = []
-            for top in self.tu.cursor.get_children():
-                if top.location.file is not None and top.location.file.name == fname:
-                    found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
-            cache[fname] = found
-        return cache[fname]
-
-    # -- inlining user functions
-
-    def _pick_function(self, funcs: list[Function], nargs: int, offset: int) -> Function:
-        fits = [f for f in funcs if param_count_fits(f.cursor, nargs)]
-        if not fits:
-            raise self.error(f"no overload of '{funcs[0].name}' takes {nargs} arguments", offset)
-        return fits[0]
-
-    def inline_call(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope,
-                    loc: ir.SourceRange, ) -> list[ir.Stmt]:
-        fn = self._pick_function(funcs, len(node.args), node.offset)
-        key = fn.cursor.get_usr() or fn.name
-        if any(f.func_key == key for f in self._stack):
-            raise self.error(f"recursion is not supported ('{fn.name}' calls itself)", node.offset)
-        fsrc = self.file_of(fn.cursor)
-        out_ptrs = self._pointer_out_args(fn, node, scope, fsrc)
-        args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
-        targs = [self.eval(a, scope) for a in (callee.targs or ())]
-        inner = Scope(self.globals)
-        nested = bool(self._stack)
-        self._stack.append(Frame(fsrc, self.via + (loc,), key))
-        try:
-            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs)
-            body = self.lower_function_body(fn.cursor, inner)
-        finally:
-            self._stack.pop()
-        if not nested:
-            return body  # the kernel template called from the entry: its body is the kernel
-        # A helper call stays one statement at the call site: synchronization around it is
-        # written at the call, where the caller's names are in scope.
-        return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
-
-    def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
-        """A constexpr helper like `CeilDiv(a, b)`: its body must be a single return statement."""
-        fn = self._pick_function(funcs, len(node.args), node.offset)
-        body = next(c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT)
-        stmts = list(body.get_children())
-        if len(stmts) != 1 or stmts[0].kind != CursorKind.RETURN_STMT:
-            raise self.error(f"'{fn.name}' is used as a value but is not a single return statement", node.offset)
-        args = [self.eval(a, scope) for a in node.args]
-        targs = [self.eval(a, scope) for a in (callee.targs or ())]
-        fsrc = self.file_of(fn.cursor)
-        inner = Scope(self.globals)
-        self._stack.append(Frame(fsrc, self.via, fn.cursor.get_usr() or fn.name))
-        try:
-            self._bind_call(fn, targs, args, inner, fsrc, node)
-            ret = stmts[0]
-            text, off = self.text_of(ret)
-            expr_text = text[len("return"):].rstrip().rstrip(";")
-            return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
-        finally:
-            self._stack.pop()
-
-    @staticmethod
-    def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
-        """Arguments passed to `T *&` parameters: the callee shares the caller's pointer binding."""
-        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
-        shared = {}
-        for i, (a, p) in enumerate(zip(node.args, params)):
-            if not (isinstance(a, cp.Name) and len(a.parts) == 1):
-                continue
-            b = scope.lookup(a.parts[0])
-            ptext = "".join(fsrc.text[p.extent.start.offset:p.location.offset].split())
-            if b is not None and b.kind == "ptr" and ptext.endswith("*&"):
-                shared[i] = b
-        return shared
-
-    def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
-                   shared: dict[int, Binding] | None = None):
-        tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
-        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
-        # Deduce omitted type parameters from tile / tensor / pointer arguments.
-        bound = list(targs)
-        if len(bound) < len(tparams):
-            deduced: dict[str, Any] = {}
-            for p, a in zip(params, args):
-                ptext = fsrc.text[p.extent.start.offset:p.location.offset]
-                words = [w for w in cp.tokenize(ptext) if w.kind == "id" and w.text not in cp.QUALIFIER_WORDS]
-                if not words:
-                    continue
-                tname = words[-1].text
-                d = deduce_type(a)
-                if d is not None:
-                    deduced.setdefault(tname, d)
-            for kind, pname, default in tparams[len(bound):]:
-                if pname in deduced and deduced[pname] is not None:
-                    bound.append(deduced[pname])
-                elif default is not None:
-                    break
-                else:
-                    raise self.error(f"cannot deduce template parameter '{pname}' of '{fn.name}'; "
-                                     "give it explicitly", node.offset)
-        self.bind_template_params(tparams, bound, inner, fsrc)
-        if len(args) > len(params):
-            raise self.error(f"too many arguments to '{fn.name}'", node.offset)
-        shared = shared or {}
-        for i, (p, a) in enumerate(zip(params, args)):
-            inner.define(p.spelling, shared[i] if i in shared else self._param_binding(a))
-        for p in params[len(args):]:
-            default = param_default(p, fsrc)
-            if default is None:
-                raise self.error(f"missing argument '{p.spelling}' to '{fn.name}'", node.offset)
-            inner.define(p.spelling, self._param_binding(self.eval(self.parse(*default, inner), inner)))
-
-    @staticmethod
-    def _param_binding(a) -> Binding:
-        if isinstance(a, ir.TileRef):
-            return Binding("ref", a)
-        if isinstance(a, ir.TileDecl):
-            return Binding("tile", a)
-        if isinstance(a, ir.GmTensor):
-            return Binding("gm", a)
-        if isinstance(a, Ptr):
-            return Binding("ptr", a)
-        if isinstance(a, (ty.TileType, ty.GmType, ty.ScalarType)):
-            return Binding("type", a)
-        return Binding("value", a)
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def describe(v) -> str:
-    if isinstance(v, ir.TileRef):
-        return f"tile '{v}'"
-    if isinstance(v, ir.TileDecl):
-        return f"tile array '{v.cpp_name}'"
-    if isinstance(v, ir.GmTensor):
-        return f"GlobalTensor '{v.name}'"
-    if isinstance(v, Ptr):
-        return "a GM pointer"
-    if isinstance(v, Expr):
-        return "a scalar"
-    if isinstance(v, list):
-        return "a function"
-    return type(v).__name__
-
-
-def elem_bytes(dtype: str) -> int:
-    return max(1, int(ir.DTYPE_BYTES.get(dtype, 1)))
-
-
-def tile_type_of(t: ir.TileDecl) -> ty.TileType:
-    return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
-                       t.slayout, t.type_text)
-
-
-def deduce_type(a):
-    if isinstance(a, ir.TileRef):
-        return tile_type_of(a.tile)
-    if isinstance(a, ir.TileDecl):
-        return tile_type_of(a)
-    if isinstance(a, ir.GmTensor):
-        return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
-    if isinstance(a, Ptr):
-        return ty.ScalarType(a.dtype)
-    return None
-
-
-def template_params(cursor: Cursor, src: SourceFile) -> list[tuple[str, str, tuple[str, int] | None]]:
-    """(kind, name, default text and offset) of a template's parameters, in order."""
-    out = []
-    for c in cursor.get_children():
-        if c.kind in (CursorKind.TEMPLATE_TYPE_PARAMETER, CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
-                      CursorKind.TEMPLATE_TEMPLATE_PARAMETER):
-            text = src.text[c.extent.start.offset:c.extent.end.offset]
-            default = None
-            if c.spelling and "=" in text:
-                name_end = c.location.offset - c.extent.start.offset + len(c.spelling)
-                eq = text.find("=", name_end)
-                if eq >= 0:
-                    default = (text[eq + 1:], c.extent.start.offset + eq + 1)
-            kind = "type" if c.kind == CursorKind.TEMPLATE_TYPE_PARAMETER else "value"
-            out.append((kind, c.spelling, default))
-    return out
-
-
-def param_default(p: Cursor, src: SourceFile) -> tuple[str, int] | None:
-    text = src.text[p.extent.start.offset:p.extent.end.offset]
-    name_end = p.location.offset - p.extent.start.offset + len(p.spelling)
-    eq = text.find("=", name_end)
-    return (text[eq + 1:], p.extent.start.offset + eq + 1) if eq >= 0 else None
-
-
-def param_count_fits(fn: Cursor, nargs: int) -> bool:
-    params = [c for c in fn.get_children() if c.kind == CursorKind.PARM_DECL]
-    if nargs > len(params):
-        return False
-    required = 0
-    for p in params:
-        text = " ".join(t.spelling for t in p.get_tokens())
-        if "=" not in text:
-            required += 1
-    return nargs >= required
-
-
-def matching_paren(text: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise LoweringError("unbalanced parentheses")
-
-
-def split_top_level(text: str, sep: str) -> list[tuple[str, int]]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append((text[start:i], start))
-            start = i + 1
-    parts.append((text[start:], start))
-    return parts

@@ -22,7 +22,24 @@ DTYPE_NAMES = {
     "bool": "bool", "int4b_t": "int4", "float8_e4m3_t": "fp8_e4m3", "float8_e5m2_t": "fp8_e5m2",
     "hifloat8_t": "hif8", "float4_e2m1x2_t": "fp4_e2m1", "float4_e1m2x2_t": "fp4_e1m2",
     "event_t": "int32", "pipe_t": "int32", "auto": "auto",
+    "long int": "int64", "long long int": "int64", "unsigned long int": "uint64", "long unsigned int": "uint64",
+    "unsigned long long": "uint64", "unsigned long long int": "uint64", "long long unsigned int": "uint64",
+    "short int": "int16", "unsigned short int": "uint16", "short unsigned int": "uint16", "signed": "int32",
+    "signed int": "int32", "signed short": "int16", "signed long": "int64",
+    "ptrdiff_t": "int64", "intptr_t": "int64", "uintptr_t": "uint64", "ssize_t": "int64",
 }
+
+# Type macros every clang/gcc predefines (the standard headers spell size_t, int32_t, ... with them);
+# values for the LP64 targets the device compiler and the host share.
+PREDEFINED_TYPE_MACROS = {
+    "__SIZE_TYPE__": "uint64", "__PTRDIFF_TYPE__": "int64", "__INTPTR_TYPE__": "int64",
+    "__UINTPTR_TYPE__": "uint64", "__INTMAX_TYPE__": "int64", "__UINTMAX_TYPE__": "uint64",
+    "__WCHAR_TYPE__": "int32", "__WINT_TYPE__": "uint32", "__CHAR16_TYPE__": "uint16", "__CHAR32_TYPE__": "uint32",
+    "__INT8_TYPE__": "int8", "__INT16_TYPE__": "int16", "__INT32_TYPE__": "int32", "__INT64_TYPE__": "int64",
+    "__UINT8_TYPE__": "uint8", "__UINT16_TYPE__": "uint16", "__UINT32_TYPE__": "uint32",
+    "__UINT64_TYPE__": "uint64",
+}
+DTYPE_NAMES.update(PREDEFINED_TYPE_MACROS)
 
 TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
 
@@ -94,7 +111,26 @@ class RangeType:
     dims: tuple[int, ...]
 
 
-ResolvedType = ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
+@dataclass(frozen=True)
+class EventType:
+    """pto-isa's `Event<Op::Src, Op::Dst, AutoToken = true, EventID = 0>`."""
+
+    src_class: str  # the Op enumerator names, e.g. "TLOAD"
+    dst_class: str
+    auto_token: bool
+    event_id: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class ClassType:
+    """A user class template's selected specialization (members resolved on use)."""
+
+    name: str
+    cursor: object  # the libclang cursor of the specialization
+    scope: object  # its template parameters, bound
+
+
+ResolvedType = ClassType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
 
 DYNAMIC = -1
 
@@ -209,7 +245,19 @@ def make_global_tensor(args: list, text: str) -> GmType:
     return GmType(dtype, shape.dims, stride.dims, layout, text)
 
 
+def make_event(args: list) -> EventType:
+    if len(args) < 2:
+        raise TypeError("Event needs a source and a destination Op")
+    src, dst = enum_member(args[0], "Op"), enum_member(args[1], "Op")
+    auto = bool(_int(args[2])) if len(args) > 2 else True
+    event_id = args[3] if len(args) > 3 else Const(0)
+    return EventType(src, dst, auto, event_id)
+
+
+# Plain structs of the PTO API that kernels declare and pass to instructions.
+PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
+
 PTO_TYPE_TEMPLATES = frozenset(
-    {"Tile", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
+    {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
      *_ALIAS_TILES}
 )

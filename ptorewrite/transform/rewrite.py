@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis import ir
+from ptorewrite.analysis.operands import check_operands
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
-from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
-from ptorewrite.transform.edits import Insertion, apply_insertions
+from ptorewrite.transform.edits import Insertion, edit_kernel
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.tassign import tassign_insertions
 
@@ -38,11 +38,12 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             options: RewriteOptions | None = None) -> RewriteResult:
     options = options or RewriteOptions()
     refuse_manual(kernel)
+    check_operands(kernel, profile, reporter)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     if options.insert_sync:
         insertions += _sync_insertions(kernel, plan, profile, reporter, options)
-    text = apply_insertions(SourceFile(kernel.file, kernel.source), insertions)
+    text = edit_kernel(kernel, insertions)
     return RewriteResult(text, plan, insertions)
 
 

@@ -86,7 +86,7 @@ class _Planner:
     def _ahead_ok(self, s: PlannedSync) -> bool:
         """The producer's slot one iteration back is the consumer's slot, wherever the wait runs."""
         loop = s.ahead
-        step = loop.step.eval({}) if not loop.step.free_vars() else None
+        step = loop.step.eval({}) if loop.counted and not loop.step.free_vars() else None
         if step is None:
             return False
         start = loop.start.eval({}) if not loop.start.free_vars() else None

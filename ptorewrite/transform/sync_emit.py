@@ -84,8 +84,7 @@ def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int
     if loc.file != main:
         raise PtoError(f"synchronization is needed inside {loc.file}, which ptorewrite does not edit; "
                        "move the helper into the kernel file", loc)
-    anchor = loc.offset if where == "before" else max(loc.offset, loc.end_offset - 1)
-    return Insertion(anchor, where, code, reason, order)
+    return Insertion.at(loc, where, code, reason, order)
 
 
 def _dedupe(ins: list[Insertion]) -> list[Insertion]:

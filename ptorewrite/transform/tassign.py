@@ -26,17 +26,16 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
             raise PtoError(f"'{p.name}' is declared in {decl.file}; auto2manual edits only {kernel.file}, so it "
                            "cannot place this tile (declare it in the kernel file, or place it there with "
                            "TASSIGN)", decl)
-        anchor = max(decl.offset, decl.end_offset - 1)  # the line holding the closing ';'
         if p.tile.per_lane:
             # TASSIGN<addr> needs a constant; a copy index counted across loop runs is not one.
             constant = checked and p.tile.lane_constexpr
             note = "" if constant or not checked else "; address varies by iteration, so not TASSIGN<>"
-            out.append(Insertion(anchor, "after", _per_lane_line(kernel, plan, p, constant),
+            out.append(Insertion.at(decl, "after", _per_lane_line(kernel, plan, p, constant),
                                  f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane{note}"))
             continue
         for order, slot in enumerate(free):
             ref = f"{p.name}[{slot}]" if p.tile.count else p.name
-            out.append(Insertion(anchor, "after", _tassign(ref, f"0x{p.addresses[slot]:x}", checked),
+            out.append(Insertion.at(decl, "after", _tassign(ref, f"0x{p.addresses[slot]:x}", checked),
                                  f"{p.buffer} {fmt_bytes(p.nbytes)}", order=order))
     return out
 

@@ -172,4 +172,21 @@ AICORE uint64_t get_sys_cnt();
 AICORE uint64_t sbitset0(uint64_t value, int64_t bit);
 AICORE uint64_t sbitset1(uint64_t value, int64_t bit);
 
+// Data synchronisation barrier of the scalar unit's memory accesses.
+typedef int mem_dsb_t;
+constexpr mem_dsb_t DSB_ALL = 0;
+constexpr mem_dsb_t DSB_DDR = 1;
+constexpr mem_dsb_t DSB_UB = 2;
+AICORE void dsb(mem_dsb_t scope);
+
+// Fixpipe quantization modes (a plain enum: kernels name them with and without the prefix).
+enum QuantMode_t {
+    NoQuant = 0,
+    F322F16 = 1,
+    VDEQF16 = 4,
+    DEQF16 = 5,
+    F322BF16 = 16,
+    QF322B8_PRE = 24,
+};
+
 #endif // PTOREWRITE_ARCH_HPP

@@ -12,6 +12,8 @@ enum TileSplitAxis : uint8_t {
     TILE_NO_SPLIT = 0,
     TILE_UP_DOWN = 1,
     TILE_LEFT_RIGHT = 2,
+    TILE_UP_DOWN_ODD = 3,    // rows split unevenly: the first vector core takes the extra row
+    TILE_LEFT_RIGHT_ODD = 4, // columns split unevenly: the first vector core takes the extra column
 };
 
 enum Direction : uint8_t {

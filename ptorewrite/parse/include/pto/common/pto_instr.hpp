@@ -652,6 +652,17 @@ PTOREWRITE_DECL RecordEvent TCOLARGMAX(TileDataOut &dst, TileDataIn &src, TileDa
 template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TCOLARGMIN(TileDataOut &dst, TileDataIn &src, TileDataTmp &tmp, WaitEvents &...events);
 
+// Column arg-reductions that write both the extreme value and its index.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TCOLARGMAX(TileDataOutVal &dstVal, TileDataOutIdx &dstIdx, TileDataIn &src,
+                                       TileDataTmp &tmp, WaitEvents &...events);
+
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TCOLARGMIN(TileDataOutVal &dstVal, TileDataOutIdx &dstIdx, TileDataIn &src,
+                                       TileDataTmp &tmp, WaitEvents &...events);
+
 // ======================================================================================
 // Vector: broadcasts. TROWEXPAND*(dst, src0, src1): src1 holds one value per row of src0;
 // TCOLEXPAND*(dst, src0, src1): src1 holds one value per column.
@@ -762,8 +773,9 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
 PTOREWRITE_DECL RecordEvent TGATHER(TileDataD &dst, TileDataS &src0, TileDataS1 &k_value, TileDataC &cdst,
                                     TileDataTmp &tmp, int offset, WaitEvents &...events);
 
-// Gather by a fixed bit pattern.
-template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, PTOREWRITE_EVENTS>
+// Gather by a fixed bit pattern, along rows (default) or columns.
+template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType = GatherAxis::GATHER_ROW,
+          PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TGATHER(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, PTOREWRITE_EVENTS>
@@ -772,6 +784,11 @@ PTOREWRITE_DECL RecordEvent TGATHERB(TileDataDst &dst, TileDataSrc &src, TileDat
 
 template <typename TileDataD, typename TileDataS, typename TileDataI, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TSCATTER(TileDataD &dst, TileDataS &src, TileDataI &indexes, WaitEvents &...events);
+
+// Scatter by a fixed bit pattern, along rows (default) or columns.
+template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
+          typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TSCATTER(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
 
 // TSORT32 takes no events in pto-isa (callers TSYNC explicitly).
 template <typename DstTileData, typename SrcTileData, typename IdxTileData>
@@ -810,6 +827,25 @@ template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0I
           detail::enable_if_t<is_tile_data_v<Src0IdxTile> && is_tile_data_v<Src1IdxTile>, int> = 0>
 PTOREWRITE_DECL RecordEvent TCONCAT(DstTile &dst, Src0Tile &src0, Src1Tile &src1, Src0IdxTile &src0Idx,
                                     Src1IdxTile &src1Idx, WaitEvents &...events);
+
+// The implementation entry points some kernels call directly (same operands as TCONCAT).
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+PTOREWRITE_DECL void TCONCAT_IMPL(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1);
+
+template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
+PTOREWRITE_DECL void TCONCAT_IMPL(DstTile &dst, Src0Tile &src0, Src1Tile &src1, Src0IdxTile &src0Idx,
+                                  Src1IdxTile &src1Idx);
+
+template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+          typename Src1IdxTile>
+PTOREWRITE_DECL void TCONCAT_IMPL(DstTile &dst, Src0Tile &src0, Src1Tile &src1, DstIdxTile &dstIdx,
+                                  Src0IdxTile &src0Idx, Src1IdxTile &src1Idx);
+
+// Concatenation that also writes the index of every output element.
+template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+          typename Src1IdxTile, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TCONCAT(DstTile &dst, Src0Tile &src0, Src1Tile &src1, DstIdxTile &dstIdx,
+                                    Src0IdxTile &src0Idx, Src1IdxTile &src1Idx, WaitEvents &...events);
 
 // Fill the area outside the valid region with the tile's PadVal (Mat tiles) / dst's (Vec).
 template <typename TileData, PadValue PadVal = PadValue::Zero,
@@ -920,6 +956,45 @@ PTOREWRITE_DECL RecordEvent TWAIT(Args &&...args);
 template <auto... Modes, typename... Args>
 PTOREWRITE_DECL RecordEvent TBROADCAST(Args &&...args);
 
+
+// ======================================================================================
+// Vector: fused and paired arithmetic
+// ======================================================================================
+
+// dst = relu(src0 + src1) / relu(src0 - src1) (the *CONV forms for convolution outputs).
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TADDRELUCONV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                         WaitEvents &...events);
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TSUBRELUCONV(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                         WaitEvents &...events);
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TSUBRELU(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, WaitEvents &...events);
+
+// Multiply-add forms that read the destination as their third operand.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TFUSEDMULADD(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                         WaitEvents &...events);
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TFUSEDMULADDRELU(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                             WaitEvents &...events);
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMULADDDST(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                       WaitEvents &...events);
+
+// Sum of adjacent element pairs.
+template <typename TileDataDst, typename TileDataSrc0, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TPAIRREDUCESUM(TileDataDst &dst, TileDataSrc0 &src0, WaitEvents &...events);
+
+// relu((src0 + src1) * deqScale), with a scratch tile.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TADDDEQRELU(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, float deqScale,
+                                        TileDataTmp &tmp, WaitEvents &...events);
 
 } // namespace pto
 

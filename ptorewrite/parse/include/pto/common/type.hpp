@@ -94,6 +94,27 @@ using make_integer_sequence = __make_integer_seq<integer_sequence, T, N>;
 template <size_t N>
 using make_index_sequence = make_integer_sequence<size_t, N>;
 } // namespace detail
+} // namespace pto
+
+#ifndef PTOREWRITE_HAVE_STDLIB
+// Without a standard library (no compiler resource directory), the few traits kernel bodies
+// test are provided here so that `if constexpr (std::is_same_v<T, half>)` still parses.
+namespace std {
+using pto::detail::conditional;
+using pto::detail::conditional_t;
+using pto::detail::enable_if;
+using pto::detail::enable_if_t;
+using pto::detail::false_type;
+using pto::detail::integral_constant;
+using pto::detail::is_same;
+using pto::detail::is_same_v;
+using pto::detail::remove_cv;
+using pto::detail::remove_cv_t;
+using pto::detail::true_type;
+} // namespace std
+#endif
+
+namespace pto {
 
 enum class TileType {
     Vec,
@@ -293,6 +314,10 @@ enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 enum class ScatterAtomicOp : uint8_t { None = 0, Add = 1, Max = 2, Min = 3 };
 enum class ScatterOOB : uint8_t { Undefined = 0, Skip = 1, Clamp = 2, Wrap = 3 };
 enum class ScatterConflict : uint8_t { Last = 0, Default = 1 };
+// Which axis a pattern gather / scatter works along.
+enum class GatherAxis : uint8_t { GATHER_ROW = 0, GATHER_COL = 1 };
+enum class ScatterAxis : uint8_t { SCATTER_ROW = 0, SCATTER_COL = 1 };
+
 enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
 enum class Coalesce : uint8_t { Row = 0, Elem = 1 };
 

@@ -1,0 +1,81 @@
+"""Which runtime values steer the kernel, and which only feed data.
+
+A runtime value (a scalar argument, the block index) *steers* when it reaches control flow (loop
+bounds, branch conditions), an address (tile indices, GM offsets, shapes and strides, valid
+shapes, alias offsets, TASSIGN addresses, event ids) or the window of a TEXTRACT/TINSERT; the
+execution trace, and so every race, flag and timing question, depends on it. A value that only
+reaches instructions' scalar data operands (`TMULS(y, y, scale)`) changes the numbers computed,
+never the trace: `check` and `simulate` do not need it, and `verify` can draw it at random.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Expr
+
+# Instructions whose scalar operands place a window (spec §2: TEXTRACT r, c).
+WINDOW_SCALAR_OPS = frozenset({"TEXTRACT", "TINSERT"})
+
+
+def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
+    def ref_index(ref: ir.TileRef):
+        if ref.index is not None:
+            yield ref.index
+
+    if isinstance(s, ir.Instr):
+        for a in s.args:
+            if a.kind == "tile":
+                yield from ref_index(a.value)
+            elif a.kind == "gm":
+                g = a.value.tensor
+                yield g.offset_bytes
+                yield from g.shape
+                yield from g.stride
+            elif s.op in WINDOW_SCALAR_OPS:
+                yield a.value
+    elif isinstance(s, ir.For):
+        yield from s.control_exprs()
+    elif isinstance(s, ir.If):
+        yield s.cond
+    elif isinstance(s, ir.AliasDef):
+        yield s.offset_bytes
+        yield from ref_index(s.dst)
+        yield from ref_index(s.src)
+    elif isinstance(s, ir.TileAssign):
+        yield s.address
+        yield from ref_index(s.ref)
+    elif isinstance(s, ir.Sync) and s.event is not None:
+        yield s.event
+
+
+def steering_values(kernel: ir.Kernel) -> set[str]:
+    """The runtime values that control flow or addresses depend on (directly, or through
+    assignments to locals that do)."""
+    steering: set[str] = set()
+    for t in kernel.tiles:
+        for e in (t.valid_rows, t.valid_cols):
+            if e is not None:
+                steering |= e.free_vars()
+    assigns: dict[str, set[str]] = {}
+    for s in ir.walk(kernel.body):
+        for e in _steering_exprs(s):
+            steering |= e.free_vars()
+        if isinstance(s, ir.Assign):
+            assigns.setdefault(s.var, set()).update(s.value.free_vars())
+    # A local that steers makes whatever it is computed from steer too.
+    work = [v for v in steering if v in assigns]
+    while work:
+        for dep in assigns.pop(work.pop(), ()):
+            if dep not in steering:
+                steering.add(dep)
+                if dep in assigns:
+                    work.append(dep)
+    return steering & set(kernel.runtime_values)
+
+
+def data_values(kernel: ir.Kernel) -> list[str]:
+    """Runtime values that only feed instructions' scalar data operands."""
+    steer = steering_values(kernel)
+    return [v for v in kernel.runtime_values if v not in steer]

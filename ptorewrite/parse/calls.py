@@ -1,0 +1,153 @@
+"""Calls to the user's own functions: choosing the overload, binding template and function
+parameters (deduced types, defaults, reference parameters shared with the caller, GM pointers the
+callee reassigns), inlining a helper's statements, and helpers used as values. Mixed into
+`lower.Lowering`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clang.cindex import CursorKind
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Expr
+from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import types as ty
+from ptorewrite.parse.consteval import ScalarArray
+from ptorewrite.parse.cursor_text import (
+    is_mutable_reference,
+    param_count_fits,
+    param_default,
+    template_params,
+)
+from ptorewrite.parse.events import EventObject
+from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.values import Binding, Function, Ptr, Scope, deduce_type
+
+
+class CallInlining:
+    def _pick_function(self, funcs: list[Function], nargs: int, offset: int) -> Function:
+        fits = [f for f in funcs if param_count_fits(f.cursor, nargs)]
+        if not fits:
+            raise self.error(f"no overload of '{funcs[0].name}' takes {nargs} arguments", offset)
+        return fits[0]
+
+    def inline_call(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope,
+                    loc: ir.SourceRange, ) -> list[ir.Stmt]:
+        fn = self._pick_function(funcs, len(node.args), node.offset)
+        key = fn.cursor.get_usr() or fn.name
+        if any(f.func_key == key for f in self._stack):
+            raise self.error(f"recursion is not supported ('{fn.name}' calls itself)", node.offset)
+        fsrc = self.file_of(fn.cursor)
+        out_ptrs = self._pointer_out_args(fn, node, scope, fsrc)
+        args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
+        targs = [self.eval(a, scope) for a in (callee.targs or ())]
+        inner = Scope(self.globals)
+        nested = bool(self._stack)
+        with self.frame(fsrc, self.via + (loc,), key):
+            prologue: list[ir.Stmt] = []
+            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
+            body = prologue + self.lower_function_body(fn.cursor, inner)
+        if not nested:
+            return body  # the kernel template called from the entry: its body is the kernel
+        # A helper call stays one statement at the call site: synchronization around it is
+        # written at the call, where the caller's names are in scope.
+        return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
+
+    def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
+        """A helper used as a value (see consteval): one `return` is inlined as an expression,
+        anything else runs at compile time."""
+        fn = self._pick_function(funcs, len(node.args), node.offset)
+        body = next(c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT)
+        stmts = list(body.get_children())
+        single = len(stmts) == 1 and stmts[0].kind == CursorKind.RETURN_STMT
+        args = [self.eval(a, scope) for a in node.args]
+        if not single:
+            args = [self.with_known(a) if isinstance(a, Expr) else a for a in args]
+        targs = [self.eval(a, scope) for a in (callee.targs or ())]
+        fsrc = self.file_of(fn.cursor)
+        inner = Scope(self.globals)
+        with self.frame(fsrc, self.via, fn.cursor.get_usr() or fn.name):
+            self._bind_call(fn, targs, args, inner, fsrc, node)
+            if not single:
+                return self.run_value_function(fn, body, inner, fn.name, node.offset)
+            ret = stmts[0]
+            text, off = self.text_of(ret)
+            expr_text = text[len("return"):].rstrip().rstrip(";")
+            return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
+
+    @staticmethod
+    def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
+        """Variables passed to non-const reference parameters (`T *&p`, `uint8_t &flag`): the callee
+        shares the caller's binding, so what it assigns the caller sees."""
+        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
+        shared = {}
+        for i, (a, p) in enumerate(zip(node.args, params)):
+            if not (isinstance(a, cp.Name) and len(a.parts) == 1):
+                continue
+            b = scope.lookup(a.parts[0])
+            if b is not None and b.kind in ("ptr", "mutable") and is_mutable_reference(p, fsrc):
+                shared[i] = b
+        return shared
+
+    def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
+                   shared: dict[int, Binding] | None = None, prologue: list[ir.Stmt] | None = None):
+        """Bind a call's template and function parameters in `inner`. `prologue` receives the
+        statements that initialise parameters the callee reassigns (see PtrState)."""
+        tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
+        params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
+        # Deduce omitted type parameters from tile / tensor / pointer arguments.
+        bound = list(targs)
+        if len(bound) < len(tparams):
+            deduced: dict[str, Any] = {}
+            for p, a in zip(params, args):
+                ptext = fsrc.text[p.extent.start.offset:p.location.offset]
+                words = [w for w in cp.tokenize(ptext) if w.kind == "id" and w.text not in cp.QUALIFIER_WORDS]
+                if not words:
+                    continue
+                tname = words[-1].text
+                d = deduce_type(a)
+                if d is not None:
+                    deduced.setdefault(tname, d)
+            for kind, pname, default in tparams[len(bound):]:
+                if pname in deduced and deduced[pname] is not None:
+                    bound.append(deduced[pname])
+                elif default is not None:
+                    break
+                else:
+                    raise self.error(f"cannot deduce template parameter '{pname}' of '{fn.name}'; "
+                                     "give it explicitly", node.offset)
+        self.bind_template_params(tparams, bound, inner, fsrc)
+        if len(args) > len(params):
+            raise self.error(f"too many arguments to '{fn.name}'", node.offset)
+        shared = shared or {}
+        for i, (p, a) in enumerate(zip(params, args)):
+            if i in shared:
+                inner.define(p.spelling, shared[i])
+            elif isinstance(a, Ptr) and prologue is not None:
+                inner.define(p.spelling, self.pointer_binding(a, p, p.spelling, prologue))
+            else:
+                inner.define(p.spelling, self._param_binding(a))
+        for p in params[len(args):]:
+            default = param_default(p, fsrc)
+            if default is None:
+                raise self.error(f"missing argument '{p.spelling}' to '{fn.name}'", node.offset)
+            inner.define(p.spelling, self._param_binding(self.eval(self.parse(*default, inner), inner)))
+
+    @staticmethod
+    def _param_binding(a) -> Binding:
+        if isinstance(a, ir.TileRef):
+            return Binding("ref", a)
+        if isinstance(a, ir.TileDecl):
+            return Binding("tile", a)
+        if isinstance(a, ir.GmTensor):
+            return Binding("gm", a)
+        if isinstance(a, Ptr):
+            return Binding("ptr", a)
+        if isinstance(a, (ty.TileType, ty.GmType, ty.ScalarType)):
+            return Binding("type", a)
+        if isinstance(a, EventObject):
+            return Binding("event", a)
+        if isinstance(a, ScalarArray):
+            return Binding("array", a)
+        return Binding("value", a)

@@ -1,0 +1,356 @@
+"""Compile-time values: scalar arrays, value helpers run by an interpreter, and the values that
+mutable scalars are known to hold while lowering.
+
+* A **scalar array** (`int32_t a[15] = {0};`, `constexpr int s[5] = {...};`) is tracked while
+  lowering: element writes with a constant index where the declaration runs (no loop or run-time
+  branch in between) update it; reads with a constant index give the element, reads with a
+  run-time index a selection over the elements.
+* A **value helper** called in an expression (`CeilDiv(a, b)`, pto-isa top-k's `FillMrgArray`)
+  is inlined as an expression when its body is one `return`; otherwise its statements run here,
+  at compile time: declarations, assignments (also `a[n++] = i`), if, for, while, break,
+  continue and return, on constant values. Arrays passed to it are shared, so it can fill them.
+  A helper whose control flow depends on a run-time value is refused with the value's name.
+* **Known values**: a mutable scalar assigned a constant keeps that value for compile-time use
+  until it may change: a loop forgets what its body assigns (and nothing is assumed inside the
+  body), a run-time branch keeps only what both paths agree on. A loop whose control is
+  constant (`for (; blockLen * 4 <= 256; blockLen *= 4)`) is run to find the value its variable
+  leaves with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clang.cindex import Cursor, CursorKind
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const, Expr, binop, select
+from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import types as ty
+from ptorewrite.parse.cursor_text import matching_paren, split_top_level
+from ptorewrite.parse.values import Binding, Scope
+
+# Iterations a compile-time loop may run before it is taken for an endless one.
+MAX_STEPS = 1_000_000
+MAX_SELECT = 64  # elements a run-time index may choose among
+
+
+@dataclass(eq=False)
+class ScalarArray:
+    name: str
+    dtype: str
+    elems: list[Expr]
+    level: tuple[int, int]  # control level of the declaration
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>",
+             "&=": "&", "|=": "|", "^=": "^"}
+
+
+class ConstEvaluation:
+    """Mixed into `lower.Lowering`."""
+
+    def _eval__ConstNode(self, node: _ConstNode, scope):
+        return node.value
+
+    # -- known values of mutable scalars
+
+    @property
+    def known(self) -> dict[str, Expr]:
+        k = self.__dict__.get("_known")
+        if k is None:
+            k = self.__dict__["_known"] = {}
+        return k
+
+    def with_known(self, e: Expr) -> Expr:
+        return e.subst(self.known) if self.known and e.free_vars() & self.known.keys() else e
+
+    def note_assign(self, s: ir.Assign) -> None:
+        v = self.with_known(s.value)
+        if isinstance(v, Const):
+            self.known[s.var] = v
+        else:
+            self.known.pop(s.var, None)
+
+    def forget_assigned(self, before: dict[str, Expr], stmts) -> None:
+        """After a loop: what held before it and is not assigned in it still holds."""
+        assigned = {s.var for st in stmts for s in ir.walk(st) if isinstance(s, (ir.Assign, ir.For))}
+        self.known.clear()
+        self.known.update({k: v for k, v in before.items() if k not in assigned})
+
+    def merge_known(self, a: dict[str, Expr], b: dict[str, Expr]) -> None:
+        """After a run-time branch: what both paths agree on."""
+        self.known.clear()
+        self.known.update({k: v for k, v in a.items() if b.get(k) == v})
+
+    def exit_value(self, loop: ir.For, before: dict[str, Expr]) -> Const | None:
+        """The value a loop's variable leaves with, when its control is constant and its body does
+        not assign the variable."""
+        assigned = {s.var for s in ir.walk(loop.body) if isinstance(s, (ir.Assign, ir.For))}
+        control = set().union(*(e.free_vars() for e in loop.control_exprs()))
+        if assigned & (control | {loop.var}):
+            return None  # the body steers the loop: its exit depends on what the body computes
+        env = {k: v.value for k, v in before.items()}
+        start = loop.start.subst(before)
+        if not isinstance(start, Const):
+            return None
+        v = start.value
+        try:
+            for _ in range(MAX_STEPS):
+                env[loop.var] = v
+                if loop.counted:
+                    stop, step = loop.stop.eval(env), loop.step.eval(env)
+                    go = (v <= stop if loop.inclusive else v < stop) if step > 0 else \
+                        (v >= stop if loop.inclusive else v > stop)
+                    if not go:
+                        return Const(v)
+                    v = v + step
+                else:
+                    if not loop.cond.eval(env):
+                        return Const(v)
+                    nxt = loop.update.eval(env)
+                    if nxt == v:
+                        return None
+                    v = nxt
+        except (KeyError, ZeroDivisionError, TypeError):
+            return None
+        return None
+
+    # -- scalar arrays
+
+    def declare_array(self, decl, dtype: str, scope, d: Cursor):
+        items = []
+        if decl.init:
+            init = decl.init[0] if decl.init_style == "=" else cp.InitList(decl.name_offset, tuple(decl.init))
+            items = list(init.items) if isinstance(init, cp.InitList) else [init]
+        if isinstance(decl.array, cp.InitList):  # `int a[] = {...}`: sized by its initializer
+            n = len(items)
+        else:
+            n = self.with_known(self.scalar(decl.array, scope)).const_value()
+        if not isinstance(n, int) or n <= 0:
+            raise self.error("a scalar array needs a positive compile-time length", decl.name_offset)
+        if len(items) > n:
+            raise self.error(f"{len(items)} initializers for an array of {n}", decl.name_offset)
+        elems = [self.scalar(x, scope) for x in items] + [Const(0)] * (n - len(items))
+        scope.define(decl.name, Binding("array", ScalarArray(decl.name, dtype, elems, self._control_level())))
+
+    def array_element(self, arr: ScalarArray, idx: Expr, offset: int) -> Expr:
+        idx = self.with_known(idx)
+        c = idx.const_value()
+        if c is not None:
+            if not isinstance(c, int) or not 0 <= c < len(arr.elems):
+                raise self.error(f"index {c} is out of range for '{arr.name}[{len(arr.elems)}]'", offset)
+            return arr.elems[c]
+        if len(arr.elems) > MAX_SELECT:
+            raise self.error(f"'{arr.name}' has {len(arr.elems)} elements; a run-time index selects among at "
+                             f"most {MAX_SELECT}", offset)
+        out = arr.elems[-1]
+        for i in range(len(arr.elems) - 2, -1, -1):
+            out = select(binop("==", idx, Const(i)), arr.elems[i], out)
+        return out
+
+    def store_element(self, arr: ScalarArray, idx: Expr, value: Expr, offset: int) -> None:
+        """A write in the lowered kernel (not in a compile-time helper)."""
+        c = self.with_known(idx).const_value()
+        if arr.level != self._control_level() or c is None:
+            raise self.error(f"'{arr.name}' is written inside a loop, under a run-time condition or at a run-time "
+                             "index; only writes that run once, at a constant index, are supported (or fill it in "
+                             "a constexpr helper)", offset)
+        if not isinstance(c, int) or not 0 <= c < len(arr.elems):
+            raise self.error(f"index {c} is out of range for '{arr.name}[{len(arr.elems)}]'", offset)
+        arr.elems[c] = value
+
+    # -- the compile-time interpreter
+
+    def run_value_function(self, fn, body: Cursor, inner, name: str, offset: int):
+        """Run a helper's statements at compile time; its return value."""
+        self.__dict__["_ct_depth"] = self.__dict__.get("_ct_depth", 0) + 1
+        try:
+            self._ct_block(list(body.get_children()), inner, name)
+        except _Return as r:
+            return r.value
+        finally:
+            self.__dict__["_ct_depth"] -= 1
+        raise self.error(f"'{name}' is used as a value but ends without returning one", offset)
+
+    @property
+    def compile_time(self) -> bool:
+        return self.__dict__.get("_ct_depth", 0) > 0
+
+    def _ct_block(self, stmts: list[Cursor], scope, name: str) -> None:
+        inner = Scope(scope)
+        for c in stmts:
+            self._ct_stmt(c, inner, name)
+
+    def _ct_cond(self, c: Cursor, scope, name: str) -> bool:
+        v = self.with_known(self.scalar(self.parse(*self.text_of(c), scope), scope))
+        if not isinstance(v, Const):
+            free = ", ".join(sorted(v.free_vars())) or str(v)
+            raise self.error(f"'{name}' is evaluated at compile time, but its control flow depends on the "
+                             f"run-time value(s) {free}", cursor=c)
+        return bool(v.value)
+
+    def _ct_stmt(self, c: Cursor, scope, name: str) -> None:
+        k = c.kind
+        if k == CursorKind.COMPOUND_STMT:
+            self._ct_block(list(c.get_children()), scope, name)
+        elif k == CursorKind.DECL_STMT:
+            decls = list(c.get_children())
+            for d in decls:
+                self._ct_decl(d, scope, c if len(decls) > 1 else None)
+        elif k == CursorKind.RETURN_STMT:
+            kids = list(c.get_children())
+            if not kids:
+                raise _Return(None)
+            text, off = self.text_of(c)
+            raise _Return(self.eval(self.parse(text[len("return"):].rstrip().rstrip(";"), off + len("return"),
+                                               scope), scope))
+        elif k == CursorKind.IF_STMT:
+            kids = list(c.get_children())
+            if self._ct_cond(kids[0], scope, name):
+                self._ct_stmt(kids[1], Scope(scope), name)
+            elif len(kids) > 2:
+                self._ct_stmt(kids[2], Scope(scope), name)
+        elif k == CursorKind.FOR_STMT:
+            self._ct_for(c, scope, name)
+        elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
+            kids = list(c.get_children())
+            cond, body = (kids[0], kids[1]) if k == CursorKind.WHILE_STMT else (kids[1], kids[0])
+            first = k == CursorKind.DO_STMT
+            for _ in range(MAX_STEPS):
+                if not first and not self._ct_cond(cond, scope, name):
+                    return
+                first = False
+                try:
+                    self._ct_stmt(body, Scope(scope), name)
+                except _Break:
+                    return
+                except _Continue:
+                    pass
+            raise self.error(f"a loop in '{name}' runs more than {MAX_STEPS} times at compile time", cursor=c)
+        elif k == CursorKind.BREAK_STMT:
+            raise _Break()
+        elif k == CursorKind.CONTINUE_STMT:
+            raise _Continue()
+        elif k in (CursorKind.NULL_STMT, CursorKind.STATIC_ASSERT):
+            pass
+        elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
+            self.lower_decl(c, scope, [])
+        else:
+            text, off = self.text_of(c)
+            self._ct_effect(self.parse(text, off, scope), scope)
+
+    def _ct_decl(self, d: Cursor, scope, group) -> None:
+        if d.kind != CursorKind.VAR_DECL:
+            self.lower_decl(d, scope, [], group)
+            return
+        decl = self.parse_var_decl(d, scope, group)
+        t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
+        if decl.array is not None and (t is None or isinstance(t, ty.ScalarType)):
+            self.declare_array(decl, t.dtype if t else "int32", scope, d)
+            return
+        if t is None or isinstance(t, ty.ScalarType):
+            v = self._ct_effect(decl.init[0], scope) if decl.init else Const(0)
+            scope.define(decl.name, Binding("value", v))
+            return
+        self.lower_decl(d, scope, [], group)
+
+    def _ct_effect(self, node: cp.Node, scope):
+        """An expression that may assign (`x = y`, `n++`, `a[i++] = v`): run it; its value."""
+        if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
+            value = self._ct_effect(node.rhs, scope)
+            if node.op != "=":
+                value = binop(_COMPOUND[node.op], self.scalar(node.lhs, scope), value)
+            self._ct_store(node.lhs, value, scope)
+            return value
+        if isinstance(node, cp.Unary) and node.op in ("++", "--"):
+            old = self.scalar(node.operand, scope)
+            new = binop("+" if node.op == "++" else "-", old, Const(1))
+            self._ct_store(node.operand, new, scope)
+            return old if node.postfix else new
+        if isinstance(node, cp.Binary) and node.op == ",":
+            self._ct_effect(node.lhs, scope)
+            return self._ct_effect(node.rhs, scope)
+        return self.eval(self._ct_prepare(node, scope), scope)
+
+    def _ct_prepare(self, node: cp.Node, scope) -> cp.Node:
+        """Side effects inside subscripts (`a[n++]`) run first; the node that remains is pure."""
+        if isinstance(node, cp.Index):
+            idx = self._ct_effect(node.index, scope)
+            return cp.Index(node.offset, self._ct_prepare(node.base, scope), _ConstNode(node.index.offset, idx))
+        return node
+
+    def _ct_store(self, target: cp.Node, value, scope) -> None:
+        if isinstance(target, cp.Name) and len(target.parts) == 1:
+            b = scope.lookup(target.last)
+            if b is not None and b.kind == "value":
+                b.value = value
+                return
+            raise self.error(f"'{target.last}' cannot be assigned in a compile-time helper", target.offset)
+        if isinstance(target, cp.Index):
+            arr = self.eval(target.base, scope)
+            idx = self._ct_effect(target.index, scope)
+            if isinstance(arr, ScalarArray):
+                c = self.with_known(idx).const_value() if isinstance(idx, Expr) else None
+                if not isinstance(c, int) or not 0 <= c < len(arr.elems):
+                    raise self.error(f"index {idx} is out of range for '{arr.name}[{len(arr.elems)}]'", target.offset)
+                arr.elems[c] = value
+                return
+        raise self.error("this assignment is not supported in a compile-time helper", target.offset)
+
+    def _ct_for(self, c: Cursor, scope, name: str) -> None:
+        text, off = self.text_of(c)
+        lp = text.index("(")
+        pieces = split_top_level(text[lp + 1:matching_paren(text, lp)], ";")
+        if len(pieces) != 3:
+            raise self.error("range-based for loops are not supported", cursor=c)
+        (init_t, init_o), (cond_t, cond_o), (inc_t, inc_o) = [(s, off + lp + 1 + o) for s, o in pieces]
+        inner = Scope(scope)
+        kids = list(c.get_children())
+        first = kids[0] if kids else None
+        if init_t.strip():
+            if first is not None and first.kind == CursorKind.DECL_STMT:
+                self._ct_stmt(first, inner, name)  # the variable lives in the loop's scope
+            else:
+                self._ct_effect(self.parse(init_t, init_o, inner), inner)
+        body = kids[-1]
+        for _ in range(MAX_STEPS):
+            if cond_t.strip():
+                v = self.with_known(self.scalar(self.parse(cond_t, cond_o, inner), inner))
+                if not isinstance(v, Const):
+                    raise self.error(f"'{name}' is evaluated at compile time, but its loop condition depends on "
+                                     f"the run-time value(s) {', '.join(sorted(v.free_vars()))}", cursor=c)
+                if not v.value:
+                    return
+            try:
+                self._ct_stmt(body, Scope(inner), name)
+            except _Break:
+                return
+            except _Continue:
+                pass
+            if inc_t.strip():
+                self._ct_effect(self.parse(inc_t, inc_o, inner), inner)
+        raise self.error(f"a loop in '{name}' runs more than {MAX_STEPS} times at compile time", cursor=c)
+
+
+@dataclass(frozen=True)
+class _ConstNode(cp.Node):
+    """An already evaluated subexpression."""
+
+    value: Expr
+
+

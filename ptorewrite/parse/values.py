@@ -1,0 +1,182 @@
+"""What names stand for while lowering: values (GM pointers, loop contexts, ...), bindings, scopes
+and call frames, shared by the parts of the lowering (`lower`, `typeres`, `calls`, `loops`,
+`events`, `consteval`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from clang.cindex import Cursor
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const, Expr
+from ptorewrite.parse import types as ty
+from ptorewrite.parse.source import SourceFile
+
+# Namespaces whose qualification is dropped when resolving a name.
+NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
+
+@dataclass(eq=False)
+class EventObject:
+    """One constructed `Event<>` variable."""
+
+    name: str
+    src_class: str
+    dst_class: str
+    src: str  # pipe
+    dst: str
+    token: Expr
+    cross_core: bool
+
+    @property
+    def same_pipe(self) -> bool:
+        return self.src == self.dst
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A GM pointer: a kernel argument plus a byte offset."""
+
+    param: str
+    offset_bytes: Expr
+    dtype: str
+
+
+@dataclass(frozen=True)
+class MultiBufferLoop:
+    """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
+
+    buffers: int
+    dims: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class LaneContext:
+    """The `ctx` a MultiBuffered body receives."""
+
+    iter: Expr
+    buffer_id: Expr
+    phase: Expr
+
+
+@dataclass
+class GmState:
+    """Bookkeeping of a GlobalTensor variable, for TASSIGN(tensor, ptr) re-pointing."""
+
+    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
+    used_in: set = field(default_factory=set)  # enclosing loop ids at each use
+    repointed_at: ir.SourceRange | None = None  # set when re-pointed inside a deeper block
+
+
+@dataclass(frozen=True)
+class StructValue:
+    """A variable of a PTO result struct (`MrgSortExecutedNumList`): no tile data."""
+
+    name: str
+    type_name: str
+
+
+@dataclass
+class PtrState:
+    """Bookkeeping of a GM pointer variable.
+
+    A pointer the function never reassigns, or reassigns only where its declaration runs (same
+    loop nest, no run-time condition in between), is rebound while lowering. One reassigned
+    deeper (in a loop, a branch, or through a helper called there) keeps its byte offset in a
+    mutable scalar (`offset_var`), updated by an Assign at every reassignment."""
+
+    level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
+    offset_var: str | None = None
+
+
+@dataclass
+class Function:
+    cursor: Cursor
+    name: str
+
+
+@dataclass
+class Binding:
+    kind: str  # "value", "type", "tile", "ref", "gm", "ptr", "mutable", "funcs", "lazy_type", "lazy_value", "alias_template"
+    value: Any
+    extra: Any = None
+
+
+class Scope:
+    def __init__(self, parent: Scope | None = None):
+        self.parent = parent
+        self.names: dict[str, Binding] = {}
+
+    def lookup(self, name: str) -> Binding | None:
+        s: Scope | None = self
+        while s is not None:
+            b = s.names.get(name)
+            if b is not None:
+                return b
+            s = s.parent
+        return None
+
+    def define(self, name: str, binding: Binding) -> None:
+        self.names[name] = binding
+
+
+@dataclass
+class Frame:
+    """One inlined call: its source file and the call sites above it."""
+
+    src: SourceFile
+    via: tuple[ir.SourceRange, ...]
+    func_key: str
+
+
+class LoweringError(Exception):
+    def __init__(self, message: str, offset: int | None = None, cursor: Cursor | None = None,
+                 src: SourceFile | None = None):
+        super().__init__(message)
+        self.offset = offset
+        self.cursor = cursor
+        self.src = src  # the file `offset` counts in (set when the error leaves the frame it was raised in)
+
+
+def describe(v) -> str:
+    if isinstance(v, ir.TileRef):
+        return f"tile '{v}'"
+    if isinstance(v, ir.TileDecl):
+        return f"tile array '{v.cpp_name}'"
+    if isinstance(v, ir.GmTensor):
+        return f"GlobalTensor '{v.name}'"
+    if isinstance(v, Ptr):
+        return "a GM pointer"
+    if isinstance(v, Expr):
+        return "a scalar"
+    if isinstance(v, list):
+        return "a function"
+    return type(v).__name__
+
+
+def elem_bytes(dtype: str) -> int:
+    return max(1, int(ir.DTYPE_BYTES.get(dtype, 1)))
+
+
+def tile_type_of(t: ir.TileDecl) -> ty.TileType:
+    return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
+                       t.slayout, t.type_text)
+
+
+def deduce_type(a):
+    if isinstance(a, ir.TileRef):
+        return tile_type_of(a.tile)
+    if isinstance(a, ir.TileDecl):
+        return tile_type_of(a)
+    if isinstance(a, ir.GmTensor):
+        return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
+    if isinstance(a, Ptr):
+        return ty.ScalarType(a.dtype)
+    if isinstance(a, EventObject):
+        return ty.EventType(a.src_class, a.dst_class, True, Const(0))
+    if isinstance(a, Expr):
+        # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
+        # the value helpers kernels deduce (`CeilDiv(a, b)`).
+        return ty.ScalarType("fp32" if isinstance(a.const_value(), float) else "int32")
+    return None

@@ -1,0 +1,322 @@
+"""The C++ the front end reads inside kernel bodies, end to end.
+
+Each kernel under tests/kernels/lang/ is written in the shape of a construct pto-isa's own kernels
+use. The tests assert the IR it lowers to (statements, loop forms, values worked out by hand from
+the source) and that it runs as it should: AUTO kernels through `auto2manual` and `verify`, manual
+kernels through `check` and `verify` against an AUTO twin, with edited copies that must fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("clang.cindex")
+
+from ptorewrite.analysis import execution, ir
+from ptorewrite.analysis.expr import Const, Var
+from ptorewrite.arch import profile
+from ptorewrite.cli import main as cli_main
+from ptorewrite.diagnostics import PtoError
+from ptorewrite.emulator import pipes
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel
+
+LANG = Path(__file__).resolve().parent / "kernels" / "lang"
+REPRO = Path(__file__).resolve().parents[2] / "shared" / "repro"
+
+
+def load(path, auto: bool = True, **kw) -> ir.Kernel:
+    return load_kernel(str(path), FrontendOptions(auto_mode=auto, **kw))
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    rc = cli_main([str(a) for a in argv])
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def steps(kernel: ir.Kernel, **values) -> list[execution.Step]:
+    vals = {"block_idx": 0, "block_num": 1, **values}
+    return execution.unroll(kernel, profile(kernel.arch), vals, require_semantics=False).steps
+
+
+def ops(kernel: ir.Kernel, **values) -> list[str]:
+    return [s.name for s in steps(kernel, **values) if s.kind == "op"]
+
+
+def flags(kernel: ir.Kernel, **values) -> list[str]:
+    """Issued syncs as `set MTE2->V 0`, `wait ...`, `barrier V`."""
+    out = []
+    for s in steps(kernel, **values):
+        if s.kind == "barrier":
+            out.append(f"barrier {s.pipe}")
+        elif s.kind in ("set", "wait"):
+            out.append(f"{s.kind} {s.src}->{s.dst} {s.event}")
+    return out
+
+
+def loops(kernel: ir.Kernel) -> list[ir.For]:
+    return [s for s in ir.walk(kernel.body) if isinstance(s, ir.For)]
+
+
+def rewrite_and_verify(capsys, tmp_path, path, *value_args, verify_values=((),)):
+    """auto2manual, then verify the rewrite for each set of runtime values; the rewritten text."""
+    manual = tmp_path / f"{Path(path).stem}_manual.cpp"
+    rc, _, err = run(capsys, "auto2manual", path, "-o", manual, *value_args)
+    assert rc == 0, err
+    for extra in verify_values:
+        rc, out, err = run(capsys, "verify", path, manual, *value_args, *extra)
+        assert rc == 0 and "outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out, out + err
+    return manual.read_text()
+
+
+def check(path) -> pipes.CheckResult:
+    k = load(path, auto=False)
+    assert k.mode == "manual"
+    return pipes.check(execution.unroll(k, profile(k.arch), {"block_idx": 0, "block_num": 1},
+                                        require_semantics=False))
+
+
+def assigns_of(k: ir.Kernel) -> dict:
+    return {s.ref.tile.cpp_name: s.address for s in ir.walk(k.body) if isinstance(s, ir.TileAssign)}
+
+
+def edited(tmp_path, path, old: str, new: str) -> Path:
+    text = Path(path).read_text()
+    assert text.count(old) == 1, old
+    out = tmp_path / Path(path).name
+    out.write_text(text.replace(old, new))
+    return out
+
+
+# ---------------------------------------------------------------- typed events
+
+
+def test_events_lower_to_flags_between_their_classes_pipes():
+    k = load(LANG / "events_manual.cpp", auto=False)
+    assert k.mode == "manual"
+    # Two TLOAD->TADD events take ids 0 and 1 of MTE2->V; TADD->TMULS is vector to vector (a
+    # barrier before the wait's instruction, no set); TMULS->TSTORE_VEC is V->MTE3 id 0. In the
+    # loop each iteration constructs new events: MTE3->MTE2 ids 0, 1 and MTE2->V ids 2, 3.
+    assert flags(k) == [
+        "set MTE2->V 0", "set MTE2->V 1", "wait MTE2->V 0", "wait MTE2->V 1",
+        "barrier V",
+        "set V->MTE3 0", "wait V->MTE3 0",
+        "set MTE3->MTE2 0", "wait MTE3->MTE2 0", "set MTE2->V 2", "wait MTE2->V 2", "set V->MTE3 0", "wait V->MTE3 0",
+        "set MTE3->MTE2 1", "wait MTE3->MTE2 1", "set MTE2->V 3", "wait MTE2->V 3", "set V->MTE3 0", "wait V->MTE3 0",
+    ]
+    # The wait comes right before the instruction it is passed to, the set right after the recording one.
+    order = [s.name for s in steps(k)][:13]
+    assert order == ["TLOAD", "set_flag(MTE2->V, 0)", "TLOAD", "set_flag(MTE2->V, 1)", "wait_flag(MTE2->V, 0)",
+                     "wait_flag(MTE2->V, 1)", "TADD", "pipe_barrier(PIPE_V)", "TMULS", "set_flag(V->MTE3, 0)",
+                     "wait_flag(V->MTE3, 0)", "TSTORE", "set_flag(MTE3->MTE2, 0)"]
+    # Ids of events constructed in the loop come from a counter the kernel starts past the two
+    # constructed before it.
+    counters = [s for s in k.body.stmts if isinstance(s, ir.Assign)]
+    assert [(s.var, s.value) for s in counters] == [("Event<MTE3,MTE2>.next", Const(0)),
+                                                   ("Event<MTE2,V>.next", Const(2))]
+
+
+def test_events_manual_kernel_checks_and_verifies(capsys, tmp_path):
+    assert check(LANG / "events_manual.cpp").clean
+    rc, out, err = run(capsys, "verify", LANG / "events_auto.cpp", LANG / "events_manual.cpp")
+    assert rc == 0 and "outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out, err
+    rc, out, _ = run(capsys, "ir", LANG / "events_manual.cpp")
+    assert rc == 0 and "mode manual" in out and "set_flag(MTE2 -> V, event reloaded.token)" in out
+    # Without the event on the loop's TMULS, the reload races with it.
+    broken = edited(tmp_path, LANG / "events_manual.cpp", "TMULS(sum, sum, 2.0f, reloaded);", "TMULS(sum, sum, 2.0f);")
+    result = check(broken)
+    assert any(r.first.name == "TLOAD" and r.second.name == "TMULS" for r in result.races)
+    assert any(p.kind != "race" for p in result.flags)  # and the recorded event is never consumed
+
+
+def test_events_compile_to_nothing_in_auto_mode():
+    k = load(LANG / "events_manual.cpp", auto=True)
+    assert not any(isinstance(s, ir.Sync) for s in ir.walk(k.body))
+
+
+def test_event_naming_no_instruction_class_is_refused(capsys):
+    path = LANG / "bad" / "event_class.cpp"
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:9:39: error: Op::OP_COUNT is not an instruction class an event can name")
+
+
+# ---------------------------------------------------------------- flag helpers
+
+
+def test_flag_helpers_reference_toggle_and_guarded_flags():
+    k = load(LANG / "flag_helpers_manual.cpp", auto=False)
+    loop = loops(k)[0]
+    body = [type(s).__name__ for s in ir.walk(loop.body)]
+    assert "If" in body  # the guarded barrier and the guarded set stay conditional
+    # The slot the helper toggles through `uint8_t &slot` is the kernel's own variable.
+    toggles = [s for s in ir.walk(loop.body) if isinstance(s, ir.Assign)]
+    assert [s.var for s in toggles] == ["slot"]
+    ids = [(s.src, s.dst, s.event) for s in steps(k) if s.kind == "wait" and s.src == "V" and s.dst == "MTE2"]
+    assert [e for _, _, e in ids] == [0, 1, 0, 1, 0, 1, 0, 1]  # six iterations alternate, then the drain
+    assert flags(k).count("barrier V") == 5  # every iteration but the first
+    assert check(LANG / "flag_helpers_manual.cpp").clean
+
+
+def test_flag_helpers_kernel_verifies_and_broken_copies_fail(capsys, tmp_path):
+    rc, out, err = run(capsys, "verify", LANG / "flag_helpers_auto.cpp", LANG / "flag_helpers_manual.cpp")
+    assert rc == 0 and "outputs equivalent" in out, err
+    rc, out, _ = run(capsys, "simulate", LANG / "flag_helpers_manual.cpp")
+    assert rc == 0 and "14 instructions" in out
+    no_drain = edited(tmp_path, LANG / "flag_helpers_manual.cpp", "    DrainSlots();\n", "")
+    assert any("still set" in d.message for d in check(no_drain).diagnostics())
+    no_wait = edited(tmp_path, LANG / "flag_helpers_manual.cpp", "    WaitFlag<PIPE_MTE2, PIPE_V>(slot);\n", "")
+    assert any(r.second.name == "TADD" for r in check(no_wait).races)
+
+
+# ---------------------------------------------------------------- loops
+
+
+def test_loops_counted_and_general_forms():
+    k = load(LANG / "loops.cpp")
+    first, down, shift, grid = loops(k)
+    # `for (; width * 2 <= COLS; width *= 4)`: the variable is declared before the loop.
+    assert not first.counted and first.keeps_var and first.start == Var("width") and first.stop is None
+    assert str(first.cond) == "((width * 2) <= 512)" and str(first.update) == "(width * 4)"
+    assert not down.counted and str(down.update) == "(half / 2)"
+    assert not shift.counted and str(shift.update) == "(shift >> 1)"
+    # The grid-stride loop keeps the counted form: start block_idx, step block_num.
+    assert grid.counted and grid.start == Var("block_idx") and grid.step == Var("block_num")
+    assert grid.keeps_var and grid.stop == Var("rows")
+    assert first.trip_count() is None and grid.trip_count({"block_idx": 1, "block_num": 2, "rows": 5}) == 2
+    # Widths 16, 64, 256; then 1024 / 2 halved to 8: 512..8 (7 passes); shifts 256..1 (9 passes).
+    run_ops = ops(k, rows=5, block_idx=1, block_num=2)
+    assert run_ops[:1 + 3] == ["TLOAD", "TADDS", "TADDS", "TADDS"]
+    assert run_ops[4:4 + 7] == ["TMULS"] * 7 and run_ops[11:11 + 9] == ["TADDS"] * 9
+    assert run_ops[20:] == ["TSTORE"] + ["TLOAD", "TADDS", "TSTORE"] * 2  # rows 1 and 3 of 5
+    widths = [st.operands[0].valid for st in steps(k, rows=0) if st.kind == "op" and st.name == "TADDS"]
+    assert widths[:3] == [(1, 16), (1, 64), (1, 256)]
+
+
+def test_loops_rewrite_and_verify(capsys, tmp_path):
+    text = rewrite_and_verify(capsys, tmp_path, LANG / "loops.cpp", "--set", "rows=5",
+                              verify_values=(("--block-idx", "1", "--block-num", "2"),
+                                             ("--block-idx", "0", "--block-num", "3"),
+                                             ("--block-idx", "4", "--block-num", "5")))
+    assert "for (; width * 2 <= COLS; width *= 4) {" in text  # the user's lines keep their text
+
+
+def test_loop_without_condition_is_refused(capsys):
+    path = LANG / "bad" / "endless_loop.cpp"
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:8:5: error: a loop without a condition is not supported")
+
+
+# ---------------------------------------------------------------- compile-time values
+
+
+def test_values_helpers_arrays_and_traits():
+    k = load(LANG / "values.cpp")
+    tiles = {t.cpp_name: t for t in k.tiles}
+    # RoundUp(200, 64) = 256 columns of capacity, 200 valid.
+    assert (tiles["x"].cols, tiles["x"].valid_cols) == (256, Const(200))
+    # The view starts at offsets[1] = 256 floats.
+    src = next(g for g in k.gm_tensors if g.name == "src")
+    assert src.param == "in" and src.offset_bytes == Const(1024)
+    # `first` leaves its loop at 128 (32, 128; 512 > 200), so SplitRuns<200>(runs, 128) = 3 runs
+    # of 128, 32, 32 at compile time; the loop over them is counted with 3 trips.
+    counted = [lp for lp in loops(k) if lp.counted]
+    assert [lp.trip_count() for lp in counted] == [3]
+    views = [(st.operands[0].valid, st.operands[0].place.address)
+             for st in steps(k) if st.kind == "op" and st.name == "TMULS"]
+    base = views[0][1]
+    assert views == [((1, 128), base), ((1, 32), base + 128 * 4), ((1, 32), base + 160 * 4)]
+    assert ops(k) == ["TLOAD", "TMULS", "TMULS", "TMULS", "TADDS", "TSTORE"]  # is_same_v<T, float>
+    assert tiles["whole"].valid_cols == Const(200)  # x.GetValidCol()
+
+
+def test_values_rewrite_and_verify(capsys, tmp_path):
+    rewrite_and_verify(capsys, tmp_path, LANG / "values.cpp")
+
+
+def test_value_helper_needing_a_runtime_value_is_refused(capsys):
+    path = LANG / "bad" / "runtime_helper.cpp"
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:7:5: error: 'Halvings' is evaluated at compile time, but its loop condition "
+                          "depends on the run-time value(s) n")
+
+
+def test_scalar_array_written_in_a_loop_is_refused(capsys):
+    path = LANG / "bad" / "array_in_loop.cpp"
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:10:9: error: 'lens' is written inside a loop")
+
+
+# ---------------------------------------------------------------- declarations and pointers
+
+
+def test_declarations_each_declarator_is_its_own_tile(capsys, tmp_path):
+    k = load(LANG / "declarations.cpp")
+    tiles = {t.cpp_name: t for t in k.tiles}
+    assert tiles["acc"].loc == tiles["scaled"].loc == tiles["shifted"].loc  # one statement ...
+    assert len({t.declarator for t in tiles.values()}) == len(tiles)  # ... three declarators
+    assert tiles["shifted"].valid_cols == Const(48)
+    # The helper advances its copy of the pointer each iteration; the slot toggles through a reference.
+    g = next(g for g in k.gm_tensors if g.name == "g")
+    assert g.offset_bytes == Var("src@offset")
+    loaded = [st.operands[1].offset for st in steps(k) if st.kind == "op" and st.name == "TLOAD"]
+    assert loaded == [0, 4096, 8192, 12288]
+    slots = [st.operands[0].slot for st in steps(k) if st.kind == "op" and st.name == "TLOAD"]
+    assert slots == [0, 1, 0, 1]
+    text = rewrite_and_verify(capsys, tmp_path, LANG / "declarations.cpp")
+    for name in ("acc", "scaled", "shifted", "a", "b"):
+        assert f"TASSIGN({name}, 0x" in text
+
+
+def test_two_tiles_in_one_declaration_repro(capsys, tmp_path):
+    path = REPRO / "two-tiles-one-declaration.cpp"
+    if not path.exists():
+        pytest.skip("shared reproducers not present")
+    text = rewrite_and_verify(capsys, tmp_path, path)
+    assert "TASSIGN(x, 0x" in text and "TASSIGN(y, 0x" in text
+
+
+def test_ir_reads_pointer_reassigned_in_loop():
+    path = Path(__file__).resolve().parent / "kernels" / "bad" / "pointer_in_loop.cpp"
+    with pytest.raises(PtoError) as e:
+        load(path)
+    assert "pointed at another kernel argument inside a loop" in str(e.value)
+
+
+def test_type_selector_class_template(capsys, tmp_path):
+    k = load(LANG / "selector.cpp")
+    tiles = {t.cpp_name: (t.rows, t.cols, t.valid_rows, t.valid_cols) for t in k.tiles}
+    # Narrow = true picks the second specialization: Cols / 2 = 64 columns, 64 - 8 = 56 valid.
+    assert tiles == {"x": (16, 64, Const(16), Const(56)), "y": (16, 64, Const(16), Const(56))}
+    assert next(g for g in k.gm_tensors if g.name == "src").shape[4] == Const(56)
+    rewrite_and_verify(capsys, tmp_path, LANG / "selector.cpp")
+    wide = edited(tmp_path, LANG / "selector.cpp", "Select<float, true>", "Select<float, false>")
+    assert {t.cpp_name: t.cols for t in load(wide).tiles} == {"x": 128, "y": 128}
+
+
+def test_api_surface_names_lower_to_instructions():
+    k = load(LANG / "api_surface.cpp", auto=False)
+    got = [(i.op, i.pipe, tuple(a.access for a in i.args if a.kind == "tile")) for i in k.instructions()]
+    assert got == [
+        ("TLOAD", "MTE2", ("w",)), ("TLOAD", "MTE2", ("w",)),
+        ("TFILLPAD", "MTE2", ("w", "r")),  # the padding of an L1 tile is written by MTE2
+        ("TGATHER", "V", ("w", "r")), ("TSCATTER", "V", ("w", "r")),
+        ("TCONCAT", "V", ("w", "r", "r")),  # TCONCAT_IMPL is TCONCAT
+        ("TFUSEDMULADD", "V", ("rw", "r", "r")), ("TMULADDDST", "V", ("rw", "r", "r")),
+        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
+    ]
+    # `TASSIGN(row, (uint64_t)c.data() + ...)`: c's own TASSIGN address plus two rows.
+    assert assigns_of(k)["row"] == Const(2 * 4096 + 2 * 64 * 4)
+    assert [t.template_args[-1] for t in k.instructions() if t.op in ("TGATHER", "TSCATTER")] == [
+        "GatherAxis::GATHER_COL", "ScatterAxis::SCATTER_COL"]
+    # __SIZE_TYPE__ / __UINT32_TYPE__ typedefs and a constexpr enumeration value.
+    assigns = assigns_of(k)
+    assert assigns["b"] == Const(4096) and assigns["r"] == Const(3 * 4096 + 2048)
+    cmps = next(i for i in k.instructions() if i.op == "TCMPS")
+    assert cmps.args[-1].value == Const("CmpMode::GT")
+    assert check(LANG / "api_surface.cpp").clean

@@ -105,3 +105,11 @@ def test_a_pattern_that_does_not_settle_is_an_internal_error_with_a_reason(monke
     message = err.value.diagnostics[0].message
     assert message.startswith("internal error: the synchronization pattern does not settle")
     assert message.endswith("RAW x TLOAD@1:1 -> TADDS@2:1 unordered")
+
+
+def test_a_geometric_loop_to_a_runtime_bound(tmp_path):
+    """`for (b = 1; b < n; b *= 2)`: no count of steps; planned as a loop that may stop anywhere."""
+    auto, manual, _text, reporter = rewritten("geometric_runtime.cpp", tmp_path)
+    assert not reporter.warnings
+    for n in (0, 1, 2, 5, 100):
+        assert_verified(auto, manual, {"n": n})

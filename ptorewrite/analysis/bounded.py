@@ -160,6 +160,7 @@ class BoundedMachine(Machine):
         self._tile_accesses: dict[tuple, list[Access]] = {}
         self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
         self._operands: dict[tuple, list[TileOperand]] = {}
+        self._fixed_operands: dict[int, list[TileOperand]] = {}
 
     # ------------------------------------------------------------------ evaluation
 
@@ -456,8 +457,8 @@ class BoundedMachine(Machine):
         tiles: list[list[TileOperand]] = [self._tile_operands(a, s) for a in s.args if a.kind == "tile"]
         # The tile accesses are a function of the operands' places and shapes: shared by every
         # instance that sees the same ones.
-        wide = self.widened
-        key = (id(s), tuple(scalars), tuple((o.place, o.valid, (id(o.decl), o.slot) in wide) for ops in tiles for o in ops))
+        # Operand lists are shared objects, one per place and shape (widened aliases get new ones).
+        key = (id(s), tuple(scalars), tuple(map(id, tiles)))
         tile_accesses = self._tile_accesses.get(key)
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
@@ -497,14 +498,23 @@ class BoundedMachine(Machine):
         return out
 
     def _tile_operands(self, a: ir.Arg, s: ir.Instr) -> list[TileOperand]:
+        fixed = self._fixed_operands.get(id(a))
+        if fixed is not None:
+            return fixed
         ref: ir.TileRef = a.value
         decl = ref.tile
+        if ref.index is None and decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
+            # One tile, its own place, its whole shape: the same operand every time.
+            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
+                                                               a.access, a.text)]
+            return fixed
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
         vr = int(vr) if is_known(vr) else decl.rows
         vc = int(vc) if is_known(vc) else decl.cols
         slots = self._slots(ref, s)
-        key = (id(a), vr, vc, tuple(slots), tuple(self.places.get((id(decl), k)) for k in slots))
+        key = (id(a), vr, vc, tuple(slots), tuple((self.places.get((id(decl), k)), (id(decl), k) in self.widened)
+                                                  for k in slots))
         got = self._operands.get(key)
         if got is None:
             vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))

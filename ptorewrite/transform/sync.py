@@ -302,7 +302,7 @@ class _Planner:
         fixed = len(cover.barriers)
         placed: dict[tuple[int, str], int] = {}
         for e in sorted(self.pt.same, key=self._edge_order):
-            if cover.covers(e) is not None:
+            if cover.covered(e):
                 continue
             cand = barrier_candidate(self.tree, e)
             key = (id(cand.wait_at), cand.src)

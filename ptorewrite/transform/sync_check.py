@@ -155,6 +155,20 @@ class BarrierCover:
                                        if not self.flags.ordered(pipe, sp, pipe, dp)]
         return got
 
+    def covered(self, e: Edge) -> bool:
+        """Every instance of `e` is ordered by flags or by some barrier."""
+        pipe = PIPE_INDEX[e.src.pipe]
+        within = self.pt.trace.ctx_within
+        rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
+        for sp, dp, yctx in self._unflagged(e):
+            for positions, owners in rows:
+                if any(owners[i][0] == yctx or within(yctx, owners[i][0])
+                       for i in range(bisect_right(positions, sp), bisect_right(positions, dp))):
+                    break
+            else:
+                return False
+        return True
+
     def covers(self, e: Edge) -> list[set[int]] | None:
         """Per instance of `e` not ordered by flags, the barriers that order it; None if some
         instance has none."""

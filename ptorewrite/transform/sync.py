@@ -289,7 +289,7 @@ class _Planner:
         tree = self.tree
         block = e.carrier.body if e.carrier is not None else tree.common_block(e.src, e.dst)
         return (-len(tree.chain(block)), e.carrier is None, tree.order[id(e.dst)], -tree.order[id(e.src)],
-                e.src.pipe, e.dst.pipe)
+                e.src.pipe, e.dst.pipe, -len(tree.chain(e.carrier)) if e.carrier is not None else 0)
 
     # ------------------------------------------------------------------ barriers
 

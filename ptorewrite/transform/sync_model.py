@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.abstract import evaluate, is_known
+from ptorewrite.analysis.abstract import Compiled, is_known
 from ptorewrite.analysis.deps import Edge
 from ptorewrite.analysis.expr import Const, Expr, UnboundValue, binop
 
@@ -62,9 +62,17 @@ class BadEventId(Exception):
     """A planned sync's event id is not one known value at some point where it is issued."""
 
 
+_COMPILED: dict[int, Compiled] = {}
+
+
 def event_value(e: Expr, env: dict, forced=frozenset()) -> int:
+    c = _COMPILED.get(id(e))
+    if c is None or c.expr is not e:
+        if len(_COMPILED) > 100_000:
+            _COMPILED.clear()
+        c = _COMPILED[id(e)] = Compiled(e)
     try:
-        v = evaluate(e, env, forced)
+        v = c(env, forced)
     except UnboundValue as u:
         raise BadEventId(u.name) from None
     if not is_known(v) or isinstance(v, bool) or not isinstance(v, int):

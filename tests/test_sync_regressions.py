@@ -113,3 +113,21 @@ def test_a_geometric_loop_to_a_runtime_bound(tmp_path):
     assert not reporter.warnings
     for n in (0, 1, 2, 5, 100):
         assert_verified(auto, manual, {"n": n})
+
+
+def test_the_output_depends_on_the_kernel_not_its_sizes(tmp_path):
+    """Rewriting one kernel at two sizes gives the same text except where the sizes appear."""
+    src = (KERNELS.parents[2] / "samples" / "vec_add" / "auto.cpp").read_text()
+    texts = []
+    for tiles in (16, 4096):
+        path = tmp_path / f"vec_add_{tiles}.cpp"
+        path.write_text(src.replace("VEC_ADD_TILES_PER_CORE = 16;", f"VEC_ADD_TILES_PER_CORE = {tiles};"))
+        texts.append(rewrite(load_kernel(path), A2A3, Reporter()).text.decode().replace(f"= {tiles};", "= N;"))
+    assert texts[0] == texts[1]
+    gemm = KERNELS.parents[2] / "samples" / "gemm_double" / "auto.cpp"
+    outs = []
+    for k in (2048, 6144):
+        kernel = load_kernel(gemm, FrontendOptions(defines=["GEMM_M=1536", f"GEMM_K={k}", "GEMM_N=1024"]))
+        # The copy index of the L1 panels counts panels: (m * 4 + n) * (K / 256) + panel.
+        outs.append(rewrite(kernel, A2A3, Reporter()).text.decode().replace(f"* {k // 256})", "* P)"))
+    assert outs[0] == outs[1]

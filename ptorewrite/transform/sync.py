@@ -32,6 +32,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.abstract import evaluate, is_known
 from ptorewrite.analysis.deps import Edge, dependence_graph
 from ptorewrite.analysis.execution import Placement
+from ptorewrite.analysis.expr import cpp_text
 from ptorewrite.analysis.gm_pairs import classify
 from ptorewrite.analysis.hb import Ordering
 from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
@@ -438,7 +439,7 @@ def _warn_irregular(pt: PlanTrace, reporter: Reporter) -> None:
         if id(e) in seen:
             continue
         seen.add(id(e))
-        reporter.warn(f"'{e}' does not repeat with the iterations of the loop at {loop.loc.short}; the "
+        reporter.warn(f"'{cpp_text(e)}' does not repeat with the iterations of the loop at {loop.loc.short}; the "
                       "synchronization assumes it can take any value there (it may synchronize more than "
                       "needed)", where.loc)
 

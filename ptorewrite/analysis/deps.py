@@ -51,19 +51,17 @@ class Edge:
 
 class _Cell:
     """Bytes with their last writers (one per path that reaches here with a different one) and
-    the readers since; `lo`, `hi` and `runs` are the footprint's hull and run count, kept as
-    plain ints for a fast first test."""
+    the readers since."""
 
-    __slots__ = ("bytes", "hi", "lo", "readers", "runs", "writers")
+    __slots__ = ("bytes", "readers", "writers")
 
-    def __init__(self, fp: Footprint, writers: tuple, readers: tuple, hull=None):
+    def __init__(self, fp: Footprint, writers: tuple, readers: tuple):
         self.bytes = fp
-        self.lo, self.hi, self.runs = hull or _hull(fp)
         self.writers = writers
         self.readers = readers
 
     def copy(self) -> _Cell:
-        return _Cell(self.bytes, self.writers, self.readers, (self.lo, self.hi, self.runs))
+        return _Cell(self.bytes, self.writers, self.readers)
 
 
 _HULLS: dict[int, tuple] = {}
@@ -79,49 +77,61 @@ def _hull(fp: Footprint) -> tuple[int, int, int]:
     return got[:3]
 
 
-def _overlaps(c: _Cell, fp: Footprint, lo: int, hi: int, runs: int) -> bool:
-    if c.bytes is fp:
-        return True
-    if c.hi <= lo or hi <= c.lo:
-        return False
-    if c.runs == 1 and runs == 1:
-        return True
-    return c.bytes.overlap(fp) is not None
-
-
 class _State:
-    """What the accesses so far leave behind: per space, the cells of bytes with their last
-    writers and the readers since; and, for GM dependences the address test could not pin down
-    (`gm_pairs`), the latest instances of each statement."""
+    """What the accesses so far leave behind: per space, the cells of bytes (by footprint) with
+    their last writers and the readers since; and, for GM dependences the address test could not
+    pin down (`gm_pairs`), the latest instances of each statement."""
 
     __slots__ = ("cells", "latest")
 
     def __init__(self, cells=None, latest=None):
-        self.cells: dict[str, list[_Cell]] = cells if cells is not None else {}
+        self.cells: dict[str, dict[int, _Cell]] = cells if cells is not None else {}
         self.latest: dict[int, tuple] = latest if latest is not None else {}
 
     def copy(self) -> _State:
-        return _State({k: [c.copy() for c in v] for k, v in self.cells.items()}, dict(self.latest))
+        return _State({k: {f: c.copy() for f, c in v.items()} for k, v in self.cells.items()}, dict(self.latest))
 
     @staticmethod
     def merge(states: list[_State]) -> _State:
         out = _State()
         for st in states:
             for space, cells in st.cells.items():
-                mine = out.cells.setdefault(space, [])
-                by_fp = {id(c.bytes): c for c in mine}
-                for c in cells:
-                    m = by_fp.get(id(c.bytes))
+                mine = out.cells.setdefault(space, {})
+                for f, c in cells.items():
+                    m = mine.get(f)
                     if m is None:
-                        m = c.copy()
-                        mine.append(m)
-                        by_fp[id(c.bytes)] = m
+                        mine[f] = c.copy()
                     else:
                         m.writers = _union(m.writers, c.writers)
                         m.readers = _union(m.readers, c.readers)
             for uid, ops in st.latest.items():
                 out.latest[uid] = _union(out.latest.get(uid, ()), ops)
         return out
+
+
+class _Near:
+    """Which footprints of a space overlap which: found once per pair of distinct footprints,
+    so an access looks up its few neighbours instead of testing every cell."""
+
+    def __init__(self):
+        self.seen: dict[str, list[tuple[Footprint, int, int, int]]] = {}
+        self.near: dict[int, list[int]] = {}
+        self.keep: list[Footprint] = []  # footprints whose ids are keys here stay alive
+
+    def of(self, fp: Footprint) -> list[int]:
+        got = self.near.get(id(fp))
+        if got is not None:
+            return got
+        lo, hi, runs = _hull(fp)
+        got = [id(fp)]
+        for other, olo, ohi, oruns in self.seen.setdefault(fp.space, []):
+            if olo < hi and lo < ohi and (runs == 1 and oruns == 1 or other.overlap(fp) is not None):
+                got.append(id(other))
+                self.near[id(other)].append(id(fp))
+        self.seen[fp.space].append((fp, lo, hi, runs))
+        self.near[id(fp)] = got
+        self.keep.append(fp)
+        return got
 
 
 def _union(a: tuple, b: tuple) -> tuple:
@@ -140,10 +150,11 @@ def dynamic_deps(trace) -> list[DynDep]:
     state = _State()
     frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
+    near = _Near()
     for d in items:
         kind = d.kind
         if kind == "op":
-            _access(state, d, deps)
+            _access(state, d, deps, near)
             if d.stmt.uid in may:
                 _may(state, d, may[d.stmt.uid], deps)
         elif kind == "fork":
@@ -161,15 +172,14 @@ def dynamic_deps(trace) -> list[DynDep]:
     return deps
 
 
-def _access(state: _State, d, deps: list[DynDep]) -> None:
+def _access(state: _State, d, deps: list[DynDep], near: _Near) -> None:
     cells = state.cells
     for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
         fp = acc.footprint
         space_cells = cells.get(fp.space)
         if space_cells is None:
-            space_cells = cells[fp.space] = []
-        lo, hi, runs = _hull(fp)
-        hit = [c for c in space_cells if c.bytes is fp or (c.lo < hi and lo < c.hi and _overlaps(c, fp, lo, hi, runs))]
+            space_cells = cells[fp.space] = {}
+        hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]
         for c in hit:
             for w in c.writers:
                 if w is not d:
@@ -199,21 +209,23 @@ def _same(a: Footprint, b: Footprint) -> bool:
     return a is b or (a.covers(b) and b.covers(a))
 
 
-def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d) -> None:
-    same = next((c for c in hit if _same(c.bytes, acc.footprint)), None)
+def _update(space_cells: dict[int, _Cell], hit: list[_Cell], acc: Access, d) -> None:
+    fp = acc.footprint
+    same = space_cells.get(id(fp))
+    if same is None:
+        same = next((c for c in hit if _same(c.bytes, fp)), None)
     if acc.write:
         # Cells this write covers entirely are dead: later accesses conflict with this write.
         for c in hit:
-            if c is not same and acc.footprint.covers(c.bytes):
-                space_cells.remove(c)
+            if c is not same and fp.covers(c.bytes):
+                del space_cells[id(c.bytes)]
         if same is None:
-            space_cells.append(_Cell(acc.footprint, (d,), ()))
+            space_cells[id(fp)] = _Cell(fp, (d,), ())
         else:
             same.writers, same.readers = (d,), ()
     else:
         if same is None:
-            same = _Cell(acc.footprint, (), ())
-            space_cells.append(same)
+            same = space_cells[id(fp)] = _Cell(fp, (), ())
         same.readers = same.readers + (d,)
 
 

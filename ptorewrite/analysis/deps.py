@@ -135,10 +135,19 @@ class _Near:
 
 
 def _union(a: tuple, b: tuple) -> tuple:
-    if a == b:
+    """The possible last accesses after a join: per statement only the latest one. Knowing an op
+    of a pipe complete means knowing its earlier ops complete, and a bounded trace's knowledge
+    covers the ops a path never issued, so ordering the latest orders the others on every path."""
+    if a == b or not b:
         return a
-    seen = {id(x) for x in a}
-    return a + tuple(x for x in b if id(x) not in seen)
+    if not a:
+        return b
+    best: dict[int, object] = {}
+    for x in a + b:
+        old = best.get(x.stmt.uid)
+        if old is None or x.pos > old.pos:
+            best[x.stmt.uid] = x
+    return tuple(best.values())
 
 
 def dynamic_deps(trace) -> list[DynDep]:
@@ -147,6 +156,8 @@ def dynamic_deps(trace) -> list[DynDep]:
     instance of the partner)."""
     items = trace.items if hasattr(trace, "controls") else trace.steps
     may = trace.gm.may if hasattr(trace, "gm") else {}
+    # GM bytes matter only for accesses with an exact pair; the others depend through `may`.
+    bytes_blind = {uid for uid in may if uid not in trace.gm.exact} if may else set()
     state = _State()
     frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
@@ -154,7 +165,7 @@ def dynamic_deps(trace) -> list[DynDep]:
     for d in items:
         kind = d.kind
         if kind == "op":
-            _access(state, d, deps, near)
+            _access(state, d, deps, near, d.stmt.uid in bytes_blind)
             if d.stmt.uid in may:
                 _may(state, d, may[d.stmt.uid], deps)
         elif kind == "fork":
@@ -172,31 +183,52 @@ def dynamic_deps(trace) -> list[DynDep]:
     return deps
 
 
-def _access(state: _State, d, deps: list[DynDep], near: _Near) -> None:
+def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = False) -> None:
     cells = state.cells
     for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
         fp = acc.footprint
+        if gm_blind and fp.space.startswith("GM:"):
+            continue
         space_cells = cells.get(fp.space)
         if space_cells is None:
             space_cells = cells[fp.space] = {}
         hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]
         for c in hit:
-            for w in c.writers:
-                if w is not d:
-                    deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
+            for w in _latest(c.writers, d):
+                deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
             if acc.write:
-                for r in c.readers:
-                    if r is not d:
-                        deps.append(DynDep(r, d, "war", fp.space, acc.what))
+                for r in _latest(c.readers, d):
+                    deps.append(DynDep(r, d, "war", fp.space, acc.what))
         _update(space_cells, hit, acc, d)
+
+
+def _latest(ops: tuple, d) -> list:
+    """The producers to record for consumer d. Across the paths of a bounded trace one cell can
+    have many possible last writers; per producing statement and carrying loop only the latest
+    matters (knowing an op of a pipe complete means knowing its earlier ops complete)."""
+    if len(ops) < 2 or not hasattr(d, "pos"):
+        return [x for x in ops if x is not d]
+    best: dict[tuple, object] = {}
+    di = d.iters
+    for x in ops:
+        if x is d:
+            continue
+        carrier = None
+        for a, b in zip(x.iters, di):
+            if a != b:
+                carrier = a[0] if a[0] == b[0] else -1
+                break
+        key = (x.stmt.uid, carrier)
+        old = best.get(key)
+        if old is None or x.pos > old.pos:
+            best[key] = x
+    return list(best.values())
 
 
 def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
     mine = [a for a in d.accesses if a.footprint.space.startswith("GM:")]
     for uid in partners:
-        for x in state.latest.get(uid, ()):
-            if x is d:
-                continue
+        for x in _latest(state.latest.get(uid, ()), d):
             for a in mine:
                 for b in x.accesses:
                     if b.footprint.space == a.footprint.space and (a.write or b.write):

@@ -73,6 +73,7 @@ class _Access:
 class GmPairs:
     written: set[str] = field(default_factory=set)  # pointer arguments some instruction writes
     may: dict[int, set[int]] = field(default_factory=dict)  # instr uid -> uids of "may" partners
+    exact: set[int] = field(default_factory=set)  # instr uids with some exact pair (their bytes matter)
     margin: dict[int, int] = field(default_factory=dict)  # id(For) -> farthest exact dependence, in iterations
 
     def partners(self, instr: ir.Instr) -> set[int]:
@@ -142,6 +143,7 @@ def classify(kernel: ir.Kernel) -> GmPairs:
                     out.may.setdefault(a.instr.uid, set()).add(b.instr.uid)
                     out.may.setdefault(b.instr.uid, set()).add(a.instr.uid)
                     continue
+                out.exact |= {a.instr.uid, b.instr.uid}
                 for loop_id, d in margins.items():
                     out.margin[loop_id] = max(out.margin.get(loop_id, 0), d)
     return out

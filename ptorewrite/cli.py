@@ -335,6 +335,56 @@ def cmd_manual2auto(args: argparse.Namespace, reporter: Reporter) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace, reporter: Reporter) -> int:
+    for path, what in ((args.html, "HTML report"), (args.json, "explanation")):
+        if path:
+            check_output(path, args.kernel, what=what)
+    kernels = load_kernels(args.kernel, frontend_options(args), reporter)
+    from ptorewrite import outputs
+    from ptorewrite.arch import profile
+    from ptorewrite.explain.record import explain_rewrite, to_json
+    from ptorewrite.explain.views import print_terminal, render_html, timeline_svg
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
+
+    prof = profile(args.arch)
+    options = RewriteOptions()
+    rewritten = rewrite_kernels(kernels, prof, reporter, options)
+    with open(args.kernel, "rb") as f:
+        original = f.read()
+    record = explain_rewrite(kernels, rewritten, prof, options, original, args.kernel)
+    reporter.print()
+    reporter.diagnostics.clear()
+    if args.json:
+        outputs.write_if_changed(args.json, to_json(record))
+    if args.html:
+        values = {"block_idx": args.block_idx, "block_num": args.block_num, **dict(args.values)}
+        entry = args.entry or (kernels[0].name if len(kernels) > 1 else None)
+        svg, note = timeline_svg(args.kernel, rewritten.text, frontend_options(args), args.arch, values, entry)
+        page = render_html(record, original, rewritten.text, svg, note)
+        outputs.write_if_changed(args.html, page.encode("utf-8"))
+        print(f"{args.html}: the input and the rewrite side by side, {note}")
+    else:
+        print_terminal(record, rewritten.text)
+    return 0
+
+
+def _add_explain(sub) -> None:
+    p = sub.add_parser(
+        "explain", help="show why auto2manual inserts each line: annotated in the terminal, or as an HTML report",
+        description="Rewrite KERNEL.cpp (nothing is written to it) and show every inserted line coloured by pipe "
+                    "pair with the statements it orders; --html writes the input and the rewrite side by side "
+                    "with the rewrite's emulated pipe timeline, where clicking a sync highlights its edges.")
+    p.add_argument("kernel", metavar="KERNEL.cpp")
+    p.add_argument("--html", metavar="OUT.html", help="write an HTML report instead of printing")
+    p.add_argument("--json", metavar="FILE.json", help="also write the record (as auto2manual --explain does)")
+    p.add_argument("--set", dest="values", action="append", default=[], type=_value_arg, metavar="NAME=VALUE",
+                   help="a runtime value the timeline is emulated with (a scalar kernel argument); repeatable")
+    p.add_argument("--block-idx", type=int, default=0, metavar="N", help="get_block_idx() for the timeline (default 0)")
+    p.add_argument("--block-num", type=int, default=1, metavar="N", help="get_block_num() for the timeline (default 1)")
+    _common(p)
+    p.set_defaults(func=cmd_explain)
+
+
 def _add_manual2auto(sub) -> None:
     p = sub.add_parser(
         "manual2auto", help="strip TASSIGN and synchronization from a manual kernel: its AUTO-mode form",
@@ -373,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_kernels)
     _add_auto2manual(sub)
     _add_manual2auto(sub)
+    _add_explain(sub)
     from ptorewrite.emulator.commands import add_commands as _add_emulator_commands
 
     _add_emulator_commands(sub, _common, frontend_options)  # check, simulate, verify

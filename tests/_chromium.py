@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -23,20 +24,32 @@ def chromium_path() -> str | None:
     return None
 
 
+def _above(fd: int, low: int) -> int:
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD, low)
+    os.close(fd)
+    return moved
+
+
 class Browser:
     def __init__(self, exe: str, width: int = 1400, height: int = 1000):
         self.profile = tempfile.mkdtemp(prefix="ptorewrite-chromium-")
         to_chrome_r, self._w = os.pipe()
         self._r, from_chrome_w = os.pipe()
-        # Chromium reads fd 3 and writes fd 4: a shell moves our ends there after the other
-        # descriptors are closed.
+        to_chrome_r, from_chrome_w = (_above(to_chrome_r, 10), _above(from_chrome_w, 10))
+        # Chromium reads fd 3 and writes fd 4. Our ends sit above 4 (so neither is overwritten
+        # by the other's move) and are not inherited; the copies made in the child are.
         args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
                 "--no-first-run", "--no-default-browser-check", f"--user-data-dir={self.profile}",
                 f"--window-size={width},{height}", "about:blank"]
+
+        def to_3_and_4():
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+
+        # The child only moves two descriptors before exec (no locks taken).
         self.proc = subprocess.Popen(
-            ["sh", "-c", f'exec "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}', "sh", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(to_chrome_r, from_chrome_w))
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            close_fds=False, preexec_fn=to_3_and_4)  # noqa: PLW1509
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buf = b""

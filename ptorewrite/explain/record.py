@@ -321,8 +321,8 @@ def explain_kernel(kernel: ir.Kernel, result, arch: ArchProfile, lines: OutputLi
         if s.kind == "flag":
             entry["event"] = {
                 "base": s.event, "slots": s.slots,
-                "slot": cpp_text(s.slot, _names(kernel)) if s.slot is not None else None,
-                "wait_slot": cpp_text(s.wait_slot, _names(kernel)) if s.wait_slot is not None else None,
+                "slot": _unparen(cpp_text(s.slot, _names(kernel))) if s.slot is not None else None,
+                "wait_slot": _unparen(cpp_text(s.wait_slot, _names(kernel))) if s.wait_slot is not None else None,
                 "set": _event_arg(codes.get("set", "")), "wait": _event_arg(codes.get("wait", "")),
             }
             entry["carried_by"] = _loop(s.reverse_loop or s.ahead, lines, main)
@@ -340,6 +340,10 @@ def explain_kernel(kernel: ir.Kernel, result, arch: ArchProfile, lines: OutputLi
             item["how"] = "not searched (too many candidates)"
         out["redundant"].append(item)
     return out
+
+
+def _unparen(text: str) -> str:
+    return text[1:-1] if text.startswith("(") and text.endswith(")") else text
 
 
 def _names(kernel: ir.Kernel) -> dict[str, str]:

@@ -65,7 +65,7 @@ def by_name(plan, name: str):
 @pytest.fixture
 def no_sync(monkeypatch):
     """Test placement alone: the sync inserter is another module's job."""
-    monkeypatch.setattr(rewrite_mod, "_sync_insertions", lambda *a: [])
+    monkeypatch.setattr(rewrite_mod, "_sync_insertions", lambda *a: ([], None))
 
 
 # ---------------------------------------------------------------- samples

@@ -33,6 +33,7 @@ class RewriteResult:
     text: bytes
     plan: MemoryPlan
     insertions: list[Insertion]
+    syncs: sync.SyncPlan | None = None  # the planned synchronization (None: --conservative or no sync)
 
 
 def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
@@ -42,10 +43,12 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     check_operands(kernel, profile, reporter)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+    sync_plan = None
     if options.insert_sync:
-        insertions += _sync_insertions(kernel, plan, profile, reporter, options)
+        more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
+        insertions += more
     text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions)
+    return RewriteResult(text, plan, insertions, sync_plan)
 
 
 @dataclass
@@ -195,14 +198,14 @@ def _disagreement(src: SourceFile, place: _Place, ka: ir.Kernel, a: list[Inserti
                     Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
 
 
-def _sync_insertions(kernel, plan, profile, reporter, options) -> list[Insertion]:
+def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Insertion], sync.SyncPlan | None]:
     if options.conservative:
         reporter.warn("--conservative: a pipe_barrier(PIPE_ALL) after every instruction; a baseline for "
                       "comparison and bisecting, not for production", kernel.body.stmts[0].loc
                       if kernel.body.stmts else None)
-        return sync.conservative_insertions(kernel, kernel.file)
+        return sync.conservative_insertions(kernel, kernel.file), None
     sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
-    return sync.sync_insertions(kernel, sync_plan, kernel.file)
+    return sync.sync_insertions(kernel, sync_plan, kernel.file), sync_plan
 
 
 def refuse_manual(kernel: ir.Kernel) -> None:
@@ -221,5 +224,6 @@ def refuse_manual(kernel: ir.Kernel) -> None:
         why = "it already has set_flag/wait_flag/pipe_barrier" if syncs else "every tile is already placed"
         raise PtoError(f"already a manual-mode kernel ({why}); auto2manual rewrites AUTO-mode kernels",
                        first.loc if first else None,
-                       notes=(Diagnostic("note", "check it with the emulator instead, or start from the "
-                                         "AUTO-mode source", to_location(None)),))
+                       notes=(Diagnostic("note", f"`ptorewrite check {kernel.file}` checks it as it is; "
+                                         f"`ptorewrite manual2auto {kernel.file} -o AUTO.cpp` gives its AUTO-mode "
+                                         "form, which auto2manual rewrites", to_location(None)),))

@@ -508,6 +508,15 @@ class BoundedMachine(Machine):
             fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
                                                                a.access, a.text)]
             return fixed
+        if decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
+            # An element of a tile array at its own place, its whole shape: one operand list per slot.
+            slots = self._slots(ref, s)
+            key = (id(a), slots[0] if len(slots) == 1 else tuple(slots))
+            got = self._operands.get(key)
+            if got is None:
+                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), (decl.rows, decl.cols),
+                                                         a.access, a.text) for slot in slots]
+            return got
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
         vr = int(vr) if is_known(vr) else decl.rows

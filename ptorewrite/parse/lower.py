@@ -210,7 +210,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     def range_of(self, cursor: Cursor, include_semicolon: bool = False) -> ir.SourceRange:
         src = self.file_of(cursor)
-        start, end = cursor.extent.start.offset, cursor.extent.end.offset
+        e = cursor.extent
+        return self._range_in(src, e.start.offset, e.end.offset, include_semicolon)
+
+    @staticmethod
+    def _range_in(src: SourceFile, start: int, end: int, include_semicolon: bool) -> ir.SourceRange:
         if include_semicolon:
             rest = src.text[end:end + 64]
             stripped = rest.lstrip(" \t")
@@ -246,16 +250,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     # -- parsing with scope-aware predicates
 
-    def parse(self, text: str, offset: int, scope: Scope) -> cp.Node:
-        p = self.parser(text, offset, scope)
+    def parse(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Node:
+        p = self.parser(text, offset, scope, tokens)
         node = p.expression()
         if not p.done():
             t = p.peek()
             raise cp.ParseError(f"unexpected {t.text!r}", t.offset)
         return node
 
-    def parser(self, text: str, offset: int, scope: Scope) -> cp.Parser:
-        tokens = self._expand_macros(cp.tokenize(text, offset))
+    def parser(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Parser:
+        tokens = self._expand_macros(cp.tokenize(text, offset) if tokens is None else tokens)
         return cp.Parser(tokens, is_template=lambda n: self._is_template(n, scope),
                          is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text),
                          ends=self._node_ends)
@@ -977,14 +981,19 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     # -- expression statements: instructions, syncs, assignments, calls
 
     def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
-        text, off = self.text_of(c)
-        first = cp.tokenize(text, off)[:1]
+        # The statement's place is read from clang once (each read is a call into libclang).
+        src = self.file_of(c)
+        e = c.extent
+        off, end = e.start.offset, e.end.offset
+        text = src.text[off:end]
+        tokens = cp.tokenize(text, off)
+        first = tokens[:1]
         if first and first[0].text in self.function_macros:
             raise self.error(
                 f"macro '{first[0].text}' expands to PTO statements; macros that expand to instructions "
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
-        node = self.parse(text, off, scope)
-        loc = self.range_of(c, include_semicolon=True)
+        node = self.parse(text, off, scope, tokens)
+        loc = self._range_in(src, off, end, include_semicolon=True)
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":

@@ -68,6 +68,11 @@ def baseline_sync_lines(commit: str, samples: list[Path]) -> dict[str, int | str
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         env = dict(os.environ, PYTHONPATH=tmp)
         for sample in samples:
+            rel = sample.relative_to(ROOT) / "auto.cpp"
+            if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:{rel.as_posix()}"],
+                              check=False, capture_output=True).returncode:
+                out[sample.name] = "not a sample yet"
+                continue
             p = subprocess.run([sys.executable, "-m", "ptorewrite", "auto2manual", str(sample / "auto.cpp")],
                                check=False, capture_output=True, text=True, cwd=tmp, env=env)
             out[sample.name] = sync_lines(p.stdout) if p.returncode == 0 else f"exit {p.returncode}"

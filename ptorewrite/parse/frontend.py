@@ -446,7 +446,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     kernel = ir.Kernel(
         name=inst.display if inst is not None else entry.spelling, file=main.path, arch=arch.name, core=core,
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
-        source=parsed.original, mode="manual" if low.manual else "auto",
+        source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:

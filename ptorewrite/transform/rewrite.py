@@ -40,6 +40,11 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             options: RewriteOptions | None = None) -> RewriteResult:
     options = options or RewriteOptions()
     refuse_manual(kernel)
+    if kernel.early_returns:
+        raise PtoError("a return inside a loop or a branch is not supported by auto2manual: the pipes would "
+                       "have to be drained before it as at the kernel's end; return at the top of the kernel "
+                       "(`if (cond) return;`) or make the rest conditional (check, simulate and verify with a "
+                       "manual kernel run it)", kernel.early_returns[0])
     check_operands(kernel, profile, reporter)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)

@@ -422,7 +422,7 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
     for s in syncs:
         if s.kind != "flag":
             continue
-        o = pt.order([x for x in syncs if x is not s], check_flags=False)
+        o = pt.order([x for x in syncs if x is not s], check_flags=False, cross_only=True)
         left = [e for e in pt.unordered(o, pt.cross) if (e.src.pipe, e.dst.pipe) == (s.src, s.dst)]
         ops = list(dict.fromkeys(e.what for e in left))
         if not ops:

@@ -128,7 +128,7 @@ class PlanTrace:
                 continue
             events.extend(self.sync_events(s))
         events.sort(key=itemgetter(0))
-        return order_events(events, check_flags, self._op_positions)
+        return order_events(events, check_flags, self._op_positions, forks=bool(self._controls))
 
 
 class BarrierCover:

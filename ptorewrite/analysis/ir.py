@@ -222,6 +222,9 @@ class Block(Stmt):
     loc: SourceRange | None = None
     uid: int = 0
     inlined: bool = False  # the body of an inlined helper call; loc is the call statement
+    # Inlined helper: the caller's scalar variables its parameters name, IR variable -> the
+    # parameter's C++ name (what a statement inside the helper calls the caller's variable).
+    param_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(eq=False)

@@ -137,24 +137,40 @@ class Tree:
                 return chain[i - 1]
         return s
 
-    def visible_vars(self, s: ir.Stmt) -> set[str]:
-        """Variables in scope next to s, within s's own function: enclosing loop variables and
-        local scalars (e.g. a ping-pong index) declared earlier in an enclosing block."""
-        out: set[str] = set()
+    def names_at(self, s: ir.Stmt) -> dict[str, str]:
+        """Scalar variables in scope next to s, IR name -> C++ spelling: enclosing loop variables
+        and local scalars (e.g. a ping-pong index) declared earlier in an enclosing block, within
+        s's own function; inside an inlined helper also the caller's variables its parameters
+        name, spelled as the parameter (`pp` passed as `uint8_t slot` is `slot` there)."""
+        chain = self.chain(s)
+        helper = next((a for a in chain[1:] if isinstance(a, ir.Block) and a.inlined), None)
+        out: dict[str, str] = dict(helper.param_names) if helper is not None else {}
         inner = s
-        for a in self.chain(s)[1:]:
+        for a in chain[1:]:
             if isinstance(a, ir.For):
-                out.add(a.var)
+                out.setdefault(a.var, a.cpp_var or a.var.split("#")[0])
             if isinstance(a, ir.Block):
                 for x in a.stmts:
                     if x is inner:
                         break
                     if isinstance(x, ir.Assign):
-                        out.add(x.var)
+                        out.setdefault(x.var, x.var.split("#")[0])
                 if a.inlined:
                     break
             inner = a
         return out
+
+    def spells(self, e: Expr | None, s: ir.Stmt) -> bool:
+        """Whether e can be written next to s (every variable of it is in scope there)."""
+        return e is None or e.free_vars() <= self.names_at(s).keys()
+
+    def loop_of(self, block: ir.Block) -> ir.For | None:
+        """The loop whose every iteration runs `block` once: its body, or a block nested in the
+        body through plain blocks only (an inlined helper's body, a `{ ... }` scope)."""
+        p = self.parent.get(id(block))
+        while isinstance(p, ir.Block):
+            p = self.parent.get(id(p))
+        return p if isinstance(p, ir.For) else None
 
     def loops_around(self, s: ir.Stmt) -> list[ir.For]:
         return [a for a in self.chain(s)[1:] if isinstance(a, ir.For)]
@@ -206,8 +222,8 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
         a = tree.child_of(block, e.src)
         b = tree.child_of(block, e.dst)
         forward = a is not b and tree.order[id(a)] < tree.order[id(b)]
-        loop = tree.parent.get(id(block))
-        if not forward and not isinstance(loop, ir.For):
+        loop = tree.loop_of(block)
+        if not forward and loop is None:
             continue
         if a is not b and e.carrier is not None and loop is e.carrier and not one_id:
             ahead = produced_ahead(tree, e, a, b, ahead_ok)
@@ -219,7 +235,7 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
             slot, slots = slot_of(e) if slotted else (None, 1)
             if slotted and slot is None:
                 continue
-            if slot is not None and not slot.free_vars() <= (tree.visible_vars(a) & tree.visible_vars(b)):
+            if not (tree.spells(slot, a) and tree.spells(slot, b)):
                 continue  # the slot is not expressible where the flags go
             if forward:
                 out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, slot=slot, slots=slots,
@@ -243,12 +259,12 @@ def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool) -> list[PlannedS
     while True:
         ca, cb = tree.child_of(block, a), tree.child_of(block, b)
         forward = ca is not cb and tree.order[id(ca)] < tree.order[id(cb)]
-        loop = tree.parent.get(id(block))
+        loop = tree.loop_of(block)
         for slotted in (True, False):
             slot = s.id_expr(True) if slotted and s.ahead is None else None
             if slotted and (one_id or slot is None):
                 continue
-            if slot is not None and not slot.free_vars() <= (tree.visible_vars(ca) & tree.visible_vars(cb)):
+            if not (tree.spells(slot, ca) and tree.spells(slot, cb)):
                 continue
             slots = s.slots if slot is not None else 1
             reason = f"{s.edge.what} consumed: {s.dst} -> {s.src} (flag reuse)"
@@ -285,7 +301,7 @@ def produced_ahead(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, ahead_ok) -> Pla
         return None  # the same slot in both: a plain per-slot flag
     if not used <= {x.var for x in tree.loops_around(a) + [loop]}:
         return None  # shifted slots are recognised for loop-variable indices only
-    if not used <= (tree.visible_vars(a) & tree.visible_vars(b)):
+    if not (tree.spells(produced, a) and tree.spells(consumed, b)):
         return None
     s = PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=loop, slot=produced, slots=slots,
                     wait_slot=consumed, ahead=loop,

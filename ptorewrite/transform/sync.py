@@ -75,6 +75,9 @@ class _Planner:
         self.full = full  # dependences ordered by pipe_barrier(PIPE_ALL): edge key -> reason
         self.next_event = VIRTUAL_BASE
         self.warnings: list[tuple[str, object]] = []
+        self._instrs: dict[str, list[ir.Instr]] = {}
+        for x in pt.kernel.instructions():
+            self._instrs.setdefault(x.pipe, []).append(x)
 
     # ------------------------------------------------------------------ checks
 
@@ -184,10 +187,29 @@ class _Planner:
     def _place(self, syncs: list[PlannedSync], order: Ordering, e: Edge, strict: bool):
         """(syncs, ordering) with `e` ordered by a widened or a new flag, or None."""
         fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
-        before = None
         # First try widening an existing flag (set later, wait earlier) so one pair serves both,
-        # as a hand-written kernel does; then a new flag.
-        for i, merged in self._merges(syncs, fresh):
+        # as a hand-written kernel does, where that delays no instruction; then a new flag; then
+        # a widening that delays one (moves the set past a producer or the wait before a
+        # consumer: one id fewer, less overlap), first where ids are scarce.
+        scarce = (e.src.pipe, e.dst.pipe) in self.one_id
+        merges = list(self._merges(syncs, fresh))
+        free = [(i, m) for i, m, costly in merges if not costly or scarce]
+        costly = [(i, m) for i, m, c in merges if c and not scarce]
+        got = self._widen(syncs, order, e, strict, free)
+        if got is not None:
+            return got
+        for cand in fresh:
+            cand.event = self.next_event
+            # A reused id may be made safe by flags placed later; anything else is final.
+            got = self._accept(syncs, cand, e, strict)
+            if got is not None:
+                self.next_event += cand.slots
+                return got
+        return self._widen(syncs, order, e, strict, costly)
+
+    def _widen(self, syncs, order: Ordering, e: Edge, strict: bool, merges):
+        before = None
+        for i, merged in merges:
             trial = syncs[:i] + [merged] + syncs[i + 1:]
             o = self.order(trial)
             if o is None or not self.pt.ordered(o, e) or not (not o.flag_problems if strict else _fixable(o)):
@@ -196,13 +218,6 @@ class _Planner:
                 before = {id(x) for x in self.pt.unordered(order, self.pt.cross)}
             if {id(x) for x in self.pt.unordered(o, self.pt.cross)} <= before:
                 return trial, o
-        for cand in fresh:
-            cand.event = self.next_event
-            # A reused id may be made safe by flags placed later; anything else is final.
-            got = self._accept(syncs, cand, e, strict)
-            if got is not None:
-                self.next_event += cand.slots
-                return got
         return None
 
     def _full_barrier(self, e: Edge, why: str) -> PlannedSync:
@@ -256,7 +271,8 @@ class _Planner:
         for c in fresh:
             for i, s in enumerate(syncs):
                 if s.kind != "flag" or (s.src, s.dst) != (c.src, c.dst) or s.reverse_loop is not c.reverse_loop \
-                        or s.slot != c.slot or s.slots != c.slots or s.ahead is not None or c.ahead is not None:
+                        or s.slot != c.slot or s.slots != c.slots or s.ahead is not None or c.ahead is not None \
+                        or s.wait_slot != c.wait_slot or s.set_guard != c.set_guard or s.wait_guard != c.wait_guard:
                     continue
                 if parent.get(id(s.set_at)) is not parent.get(id(c.set_at)) or \
                         parent.get(id(s.wait_at)) is not parent.get(id(c.wait_at)):
@@ -269,7 +285,21 @@ class _Planner:
                     continue
                 reason = s.reason if c.edge.what in s.reason else s.reason.replace(
                     s.edge.what, f"{s.edge.what}, {c.edge.what}", 1)
-                yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason)
+                costly = self._delays(s, set_at, wait_at)
+                yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason), costly
+
+    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt) -> bool:
+        """Whether widening s to (set_at, wait_at) moves its set past an instruction of its source
+        pipe or its wait before one of its destination pipe (that instruction then waits)."""
+        order = self.tree.order
+        lo, hi = self._end(s.set_at), self._end(set_at)
+        if any(lo < order[id(x)] <= hi for x in self._instrs.get(s.src, ())):
+            return True
+        lo, hi = order[id(wait_at)], order[id(s.wait_at)]
+        return any(lo <= order[id(x)] < hi for x in self._instrs.get(s.dst, ()))
+
+    def _end(self, s: ir.Stmt) -> int:
+        return max(self.tree.order[id(x)] for x in ir.walk(s))
 
     def _prune(self, syncs: list[PlannedSync], tolerate_reuse: bool = False) -> list[PlannedSync]:
         """Drop every flag the others already imply."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, cpp_text
+from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.sync_model import PlannedSync, Tree
@@ -17,8 +17,14 @@ def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> st
     slot_expr = s.id_expr(wait)
     if slot_expr is None:
         return f"EVENT_ID{s.event}"
-    slot = _strip(cpp_text(slot_expr, names))
-    return f"(event_t)({slot} + {s.event})" if s.event else f"(event_t)({slot})"
+    if s.event:
+        slot_expr = BinOp("+", slot_expr, Const(s.event))
+    return f"(event_t)({_strip(cpp_text(slot_expr, names))})"
+
+
+def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:
+    """A set or wait issued only when the other end's `if` runs."""
+    return code if guard is None else f"if ({_strip(cpp_text(guard, names))}) {code}"
 
 
 def _id_text(e: Expr, names: dict[str, str]) -> str:
@@ -46,8 +52,11 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             at(s.wait_at, "before", f"pipe_barrier(PIPE_{s.src})", reason, 1)
             continue
         args = f"PIPE_{s.src}, PIPE_{s.dst}"
-        at(s.set_at, "after", f"set_flag({args}, {_event_text(s, names(s.set_at))})", s.reason, 2)
-        at(s.wait_at, "before", f"wait_flag({args}, {_event_text(s, names(s.wait_at), wait=True)})", s.reason, 0)
+        at(s.set_at, "after", _guarded(s.set_guard, names(s.set_at),
+                                       f"set_flag({args}, {_event_text(s, names(s.set_at))})"), s.reason, 2)
+        at(s.wait_at, "before", _guarded(s.wait_guard, names(s.wait_at),
+                                         f"wait_flag({args}, {_event_text(s, names(s.wait_at), wait=True)})"),
+           s.reason, 0)
         what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
         if s.prime_at is None:
             continue

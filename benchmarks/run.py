@@ -27,12 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing the package
 
-from ptorewrite.analysis import execution, ir  # noqa: E402
-from ptorewrite.arch import profile  # noqa: E402
-from ptorewrite.diagnostics import Reporter  # noqa: E402
-from ptorewrite.emulator import schedule  # noqa: E402
-from ptorewrite.parse.frontend import FrontendOptions, load_kernel, load_kernels  # noqa: E402
-from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels  # noqa: E402
+from ptorewrite.analysis import execution, ir
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import Reporter
+from ptorewrite.emulator import schedule
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel, load_kernels
+from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
 
 VALUES = {"block_idx": 0, "block_num": 1}
 # Sizes per sample (-D defines); a sample not listed has one size, fixed in its source.
@@ -153,7 +153,7 @@ def corpus_rows(pto_isa: Path | None, gemm_sizes, twins: list[str]) -> tuple[lis
                             f"{o.barriers} / {h.barriers} | {o.full} |")
         if pto_isa is not None:
             commit = subprocess.run(["git", "-C", str(pto_isa), "rev-parse", "HEAD"], capture_output=True,
-                                    text=True).stdout.strip() or "unknown"
+                                    text=True, check=False).stdout.strip() or "unknown"
             src = (pto_isa / GEMM_PATH).read_text()
             for m, k, n in gemm_sizes:
                 hand = tmp / f"gemm_{m}x{k}x{n}.cpp"
@@ -182,8 +182,8 @@ def report(pto_isa: Path | None, tiny: bool) -> str:
         "",
         "## Samples: conservative, ptorewrite and the hand-written twin",
         "",
-        "| sample | size | conservative cycles | ours cycles | twin cycles | ours / twin | conservative / twin "
-        "| set/wait pairs ours / twin | barriers ours / twin | PIPE_ALL ours / twin | peak live per buffer (ours) |",
+        ("| sample | size | conservative cycles | ours cycles | twin cycles | ours / twin | conservative / twin "
+         "| set/wait pairs ours / twin | barriers ours / twin | PIPE_ALL ours / twin | peak live per buffer (ours) |"),
         "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     lines += sample_rows(sizes, only)
@@ -200,8 +200,8 @@ def report(pto_isa: Path | None, tiny: bool) -> str:
         + (f" pto-isa checkout at commit `{commit}`; its GEMM is launched on one core at each per-core "
            "problem size M x K x N." if commit else " No pto-isa checkout was given."),
         "",
-        "| kernel | size | hand-written cycles | ours cycles | ours / hand | set/wait pairs ours / hand "
-        "| barriers ours / hand | PIPE_ALL ours |",
+        ("| kernel | size | hand-written cycles | ours cycles | ours / hand | set/wait pairs ours / hand "
+         "| barriers ours / hand | PIPE_ALL ours |"),
         "|---|---|---:|---:|---:|---|---|---|",
     ] + rows
     return "\n".join(lines) + "\n"

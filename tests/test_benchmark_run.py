@@ -49,7 +49,7 @@ def test_tiny_run_writes_every_section(tmp_path):
     assert any(r.startswith("| samples/vec_add/manual.cpp |") for r in rows)
     for r in rows:
         cells = [c.strip() for c in r.strip("|").split("|")]
-        ratio = float(cells[5] if r.startswith("| gemm_double") or r.startswith("| vec_add") else cells[4])
+        ratio = float(cells[5] if r.startswith(("| gemm_double", "| vec_add")) else cells[4])
         assert 0.5 < ratio < 1.1, r
     if pto_isa.is_dir():
         assert "gemm_performance" in text and "commit `" in text

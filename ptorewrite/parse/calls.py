@@ -43,7 +43,7 @@ class CallInlining:
         args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
-        nested = bool(self._stack)
+        nested = bool(self._stack) or not getattr(self, "forwarding_entry", True)
         with self.frame(fsrc, self.via + (loc,), key):
             prologue: list[ir.Stmt] = []
             self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)

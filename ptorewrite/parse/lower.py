@@ -551,6 +551,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if opening != "{":
             raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
                              "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
+        if entry:
+            # An entry whose body is one call forwards to the kernel (template): that call's body
+            # is the kernel. Any other call from the entry is a helper call, kept as one statement.
+            self.forwarding_entry = len(list(body.get_children())) == 1
         stmts = self.lower_compound(body, scope)
         return self.prologue + stmts if entry else stmts
 

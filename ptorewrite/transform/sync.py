@@ -285,7 +285,9 @@ class _Planner:
                     continue
                 reason = s.reason if c.edge.what in s.reason else s.reason.replace(
                     s.edge.what, f"{s.edge.what}, {c.edge.what}", 1)
-                costly = self._delays(s, set_at, wait_at)
+                # A release of a buffer the next iteration reuses is waited for far later: widening
+                # it costs nothing. A forward flag widened delays its consumer now.
+                costly = s.reverse_loop is None and self._delays(s, set_at, wait_at)
                 yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason), costly
 
     def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt) -> bool:

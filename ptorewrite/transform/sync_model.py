@@ -14,6 +14,7 @@ Candidates, most precise first (see docs/design.md, "Sync insertion"):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.abstract import Compiled, is_known
@@ -191,7 +192,7 @@ class Tree:
         chain = self.chain(s)
         conds: list[Expr] = []
         inner = None
-        for below, a in zip(chain, chain[1:]):
+        for below, a in pairwise(chain):
             if below is outer:
                 break
             if isinstance(a, ir.If):
@@ -309,7 +310,7 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
 def _other_branch_uses(tree: Tree, s: ir.Instr, outer: ir.Stmt) -> bool:
     """Whether an `if` between s and `outer` has another branch with an instruction of s's pipe."""
     chain = tree.chain(s)
-    for below, a in zip(chain, chain[1:]):
+    for below, a in pairwise(chain):
         if below is outer:
             return False
         if isinstance(a, ir.If):

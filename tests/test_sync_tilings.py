@@ -62,3 +62,18 @@ def test_helper_parameter_slot_gets_per_slot_ids(tmp_path):
     assert "set_flag(PIPE_MTE1, PIPE_M, (event_t)(pp));" in text
     assert "wait_flag(PIPE_M, PIPE_MTE1, (event_t)(pp));" in text
     assert _cycles(manual) <= 21_024
+
+
+def test_split_k_epilogue_synchronizes_inside_its_guard(tmp_path):
+    """The scaled sum is stored once per tile, under `if (s == SPLITS - 1)`: the store's release,
+    its wait and the barrier before the scaling run there, once per tile, not on every split."""
+    manual, text, reporter = _rewritten(KERNELS / "split_k.cpp", tmp_path)
+    assert not reporter.warnings
+    lines = [x.strip() for x in text.splitlines()]
+    guard = lines.index("if (s == SPLITS - 1) {")
+    body = lines[guard + 1:lines.index("}", guard)]
+    assert body[0].startswith("wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID")
+    assert body[1].startswith("pipe_barrier(PIPE_V);  // RAW sum: TADD -> TMULS")
+    assert body[-1].startswith("set_flag(PIPE_MTE3, PIPE_V, EVENT_ID")
+    twin = load_kernel(KERNELS / "split_k.manual.cpp", FrontendOptions(auto_mode=False))
+    assert _cycles(manual) <= _cycles(twin)

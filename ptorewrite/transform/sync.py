@@ -48,6 +48,7 @@ from ptorewrite.transform.sync_model import (
     barrier_candidate,
     candidates,
     credit_candidates,
+    inside_guards,
 )
 
 VIRTUAL_BASE = 1000  # provisional event ids while planning; real ids are allocated at the end
@@ -353,7 +354,27 @@ class _Planner:
         for n in range(len(cover.barriers) - 1, fixed - 1, -1):
             if all(len(by - removed) > 1 for by in users.get(n, ())):
                 removed.add(n)
-        return [b for n, b in enumerate(cover.barriers) if n >= fixed and n not in removed]
+        kept = [b for n, b in enumerate(cover.barriers) if n >= fixed and n not in removed]
+        return self._sink_barriers(flags, cover.barriers[:fixed], kept)
+
+    def _sink_barriers(self, flags: list[PlannedSync], fixed: list[PlannedSync],
+                       barriers: list[PlannedSync]) -> list[PlannedSync]:
+        """A barrier placed before an `if` whose guarded statement is the only consumer it serves
+        moves inside that `if`, next to the consumer: it then runs only when the consumer does
+        (the epilogue of a split-K loop). One that also orders statements outside stays."""
+        order = None
+        for i, b in enumerate(barriers):
+            inner = inside_guards(self.tree, b.wait_at, b.edge.dst)
+            if inner is b.wait_at:
+                continue
+            trial = barriers[:i] + [replace(b, wait_at=inner)] + barriers[i + 1:]
+            order = order or self.pt.order(flags, check_flags=False)
+            cover = BarrierCover(self.pt, order)
+            for x in fixed + trial:
+                cover.add(x)
+            if all(cover.covered(e) for e in self.pt.same):
+                barriers = trial
+        return barriers
 
 
 def _fixable(o: Ordering) -> bool:

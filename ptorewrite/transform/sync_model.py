@@ -207,10 +207,11 @@ class Tree:
         return self.child_of(inner, s), cond
 
     def loop_of(self, block: ir.Block) -> ir.For | None:
-        """The loop whose every iteration runs `block` once: its body, or a block nested in the
-        body through plain blocks only (an inlined helper's body, a `{ ... }` scope)."""
+        """The loop whose iterations run `block` at most once each: its body, or a block nested in
+        the body through plain blocks (an inlined helper's body, a `{ ... }` scope) and branches of
+        `if`s (a flag with both ends in one branch is issued equally often at both ends)."""
         p = self.parent.get(id(block))
-        while isinstance(p, ir.Block):
+        while isinstance(p, (ir.Block, ir.If)):
             p = self.parent.get(id(p))
         return p if isinstance(p, ir.For) else None
 
@@ -229,6 +230,16 @@ def root(ref: ir.TileRef) -> tuple[ir.TileDecl, Expr | None]:
 
 def root_tiles(s: ir.Instr) -> set[int]:
     return {id(root(a.value)[0]) for a in s.tile_args}
+
+
+def inside_guards(tree: Tree, at: ir.Stmt, s: ir.Stmt) -> ir.Stmt:
+    """The statement holding s inside the `if`s that `at` (which holds s) opens: a barrier there
+    runs only when s does."""
+    chain = {id(y) for y in tree.chain(s)}
+    while isinstance(at, ir.If) and at is not s:
+        branch = next(x for x in (at.then, at.other) if x is not None and id(x) in chain)
+        at = tree.child_of(branch, s)
+    return at
 
 
 def barrier_candidate(tree: Tree, e: Edge) -> PlannedSync:

@@ -68,6 +68,9 @@ class TileDecl:
     per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
     lane_text: str = ""  # per-lane tiles: C++ text of the copy index, e.g. `ctx.bufferId`
     lane_constexpr: bool = True  # that index is a compile-time constant (TASSIGN<addr> can use it)
+    # Multi-buffered by ptorewrite though declared before its loop: the loop body whose every
+    # iteration moves it to its copy (a TASSIGN before the body's first statement).
+    lane_at: Block | None = None
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it

@@ -16,6 +16,7 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
+from ptorewrite.transform.multibuffer import Decision, multibuffer
 from ptorewrite.transform.tassign import tassign_insertions
 
 
@@ -26,6 +27,8 @@ class RewriteOptions:
     insert_sync: bool = True  # run the sync inserter (tests of placement alone turn it off)
     conservative: bool = False  # a full barrier after every instruction instead of planned syncs
     values: dict[str, int] = field(default_factory=dict)  # runtime values named on the command line (the analysis covers all)
+    multibuffer: bool = True  # make single tiles each loop iteration writes afresh into copies (see multibuffer)
+    buffers: int = 2  # copies per multi-buffered tile
 
 
 @dataclass
@@ -33,6 +36,7 @@ class RewriteResult:
     text: bytes
     plan: MemoryPlan
     insertions: list[Insertion]
+    multibuffered: list[Decision] = field(default_factory=list)  # per tile a loop writes: copies made or why not
 
 
 def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
@@ -40,12 +44,15 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     options = options or RewriteOptions()
     refuse_manual(kernel)
     check_operands(kernel, profile, reporter)
+    decisions = []
+    if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     if options.insert_sync:
         insertions += _sync_insertions(kernel, plan, profile, reporter, options)
     text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions)
+    return RewriteResult(text, plan, insertions, decisions)
 
 
 @dataclass

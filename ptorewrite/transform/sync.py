@@ -286,20 +286,25 @@ class _Planner:
                     continue
                 reason = s.reason if c.edge.what in s.reason else s.reason.replace(
                     s.edge.what, f"{s.edge.what}, {c.edge.what}", 1)
-                # A release of a buffer the next iteration reuses is waited for far later: widening
-                # it costs nothing. A forward flag widened delays its consumer now.
-                costly = s.reverse_loop is None and self._delays(s, set_at, wait_at)
+                # A forward flag widened delays its consumer now. A release of buffers the next
+                # iteration reuses may be widened over its own readers and writers (the last
+                # readers of two panels, one after the other); over anything else it is kept
+                # separate, so one buffer's next load does not wait for another's reader.
+                own = {id(x) for x in (s.edge.src, s.edge.dst, c.edge.src, c.edge.dst)} \
+                    if s.reverse_loop is not None else set()
+                costly = self._delays(s, set_at, wait_at, own)
                 yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason), costly
 
-    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt) -> bool:
+    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt, own=frozenset()) -> bool:
         """Whether widening s to (set_at, wait_at) moves its set past an instruction of its source
-        pipe or its wait before one of its destination pipe (that instruction then waits)."""
+        pipe or its wait before one of its destination pipe (that instruction then waits), other
+        than the instructions in `own`."""
         order = self.tree.order
         lo, hi = self._end(s.set_at), self._end(set_at)
-        if any(lo < order[id(x)] <= hi for x in self._instrs.get(s.src, ())):
+        if any(lo < order[id(x)] <= hi and id(x) not in own for x in self._instrs.get(s.src, ())):
             return True
         lo, hi = order[id(wait_at)], order[id(s.wait_at)]
-        return any(lo <= order[id(x)] < hi for x in self._instrs.get(s.dst, ()))
+        return any(lo <= order[id(x)] < hi and id(x) not in own for x in self._instrs.get(s.dst, ()))
 
     def _end(self, s: ir.Stmt) -> int:
         return max(self.tree.order[id(x)] for x in ir.walk(s))

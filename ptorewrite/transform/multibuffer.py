@@ -21,7 +21,7 @@ accepts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
@@ -38,6 +38,7 @@ class Decision:
     loop: ir.For | None
     copies: int  # 1: left single
     reason: str
+    undo: Callable[[], None] | None = None  # turns the copies back into one tile
 
     def line(self) -> str:
         where = f" in the loop at {self.loop.loc.short}" if self.loop is not None else ""
@@ -71,8 +72,16 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
             decisions.append(Decision(tile, loop, 1, f"capacity: {copies} copies do not fit"))
             continue
         decisions.append(Decision(tile, loop, copies, "written afresh every iteration, used by "
-                                  + " and ".join(sorted(_pipes(kernel, tile)))))
+                                  + " and ".join(sorted(_pipes(kernel, tile))), undo))
     return decisions
+
+
+def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:
+    """Every tile back to one copy (latest first), each decision saying why."""
+    for d in reversed(decisions):
+        if d.copies > 1 and d.undo is not None:
+            d.undo()
+    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 else d for d in decisions]
 
 
 def _parents(kernel: ir.Kernel) -> dict[int, ir.Stmt]:
@@ -113,8 +122,12 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
         return loop, "one pipe uses it: nothing to overlap"
     if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
         return loop, "the loop's start or step is not known"
-    if tile.scope != loop.body.uid and not _written_first(loop.body, tile):
-        return loop, "dependence: an iteration reads what an earlier one wrote"
+    if tile.scope != loop.body.uid:
+        first = _written_first(loop.body, tile)
+        if first is None:
+            return loop, "first touched inside an if or an inner loop"
+        if not first:
+            return loop, "dependence: an iteration reads what an earlier one wrote"
     return loop, ""
 
 
@@ -139,34 +152,18 @@ def _loops_around(s: ir.Stmt, parents: dict[int, ir.Stmt]) -> list[ir.For]:
     return out
 
 
-def _written_first(body: ir.Block, tile: ir.TileDecl) -> bool:
-    """The first statement of the body (looking into plain and inlined blocks only) that touches
-    the tile writes all of it and reads none of it."""
+def _written_first(body: ir.Block, tile: ir.TileDecl) -> bool | None:
+    """Whether the first statement of the body (looking into plain and inlined blocks only) that
+    touches the tile writes all of it and reads none of it; None when the first touch lies
+    inside an `if` or an inner loop."""
     for s in body.stmts:
-        if isinstance(s, ir.Block):
-            got = _first_in_block(s, tile)
-            if got is not None:
-                return got
-            continue
-        if isinstance(s, ir.Instr):
-            args = _touches(s, tile)
-            if args:
-                return s.op not in PARTIAL_WRITERS and all(a.access == "w" for a in args)
-        elif any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-            return False  # first touched inside an `if` or an inner loop
-    return False
-
-
-def _first_in_block(block: ir.Block, tile: ir.TileDecl) -> bool | None:
-    for s in block.stmts:
         if isinstance(s, ir.Instr) and _touches(s, tile):
             return s.op not in PARTIAL_WRITERS and all(a.access == "w" for a in _touches(s, tile))
         if isinstance(s, ir.Block):
-            got = _first_in_block(s, tile)
-            if got is not None:
-                return got
+            if any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
+                return _written_first(s, tile)
         elif any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-            return False
+            return None
     return None
 
 

@@ -16,7 +16,7 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
-from ptorewrite.transform.multibuffer import Decision, multibuffer
+from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.tassign import tassign_insertions
 
 
@@ -47,6 +47,19 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     decisions = []
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
+    if any(d.copies > 1 for d in decisions):
+        # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
+        # between the branches of a runtime condition): then the tiles stay single.
+        trial = Reporter()
+        plan = plan_memory(kernel, profile, trial, options.reserved)
+        insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+        insertions += _sync_insertions(kernel, plan, profile, trial, options)
+        if not any("PIPE_ALL" in i.code for i in insertions):
+            for d in trial.diagnostics:
+                if d not in reporter.diagnostics:
+                    reporter.diagnostics.append(d)
+            return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, decisions)
+        decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     if options.insert_sync:

@@ -279,6 +279,7 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
         if not forward and loop is None:
             continue
         guarded = guarded_candidates(tree, e, a, b, forward, loop, one_id) if a is not b else []
+        first = first_iteration_candidates(tree, e, a, b, one_id) if forward else []
         if a is not b and e.carrier is not None and loop is e.carrier and not one_id:
             ahead = produced_ahead(tree, e, a, b, ahead_ok)
             if ahead is not None:
@@ -297,8 +298,10 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
                                          prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
                                          wait_slot=shifted,
                                          reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
-        out += [c for c in plain if c.slot is not None] + [c for c in guarded if c.slot is not None]
-        out += [c for c in guarded if c.slot is None] + [c for c in plain if c.slot is None]
+        # A wait in the first iteration of the consumer's loop beats one before the loop.
+        out += [c for c in first if c.slot is not None] + [c for c in plain if c.slot is not None]
+        out += [c for c in guarded if c.slot is not None]
+        out += [c for c in first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
     return out
 
 
@@ -315,6 +318,29 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
             if v not in out:
                 out.append(v)
     out.append((None, None, 1))
+    return out
+
+
+def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: bool) -> list[PlannedSync]:
+    """The consumer lies in an inner loop `b` the producer precedes: the wait goes inside that
+    loop, right before the consumer's statement, issued in its first iteration only
+    (`if (kk == 0) wait_flag(...)`), so what the loop does before the consumer (the extract of
+    one operand while the other still loads) need not wait. A hand-written kernel's
+    conditional wait at the first step of a panel."""
+    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.trip_count() in (None, 0):
+        return []
+    wait_at = tree.child_of(b.body, e.dst)
+    guard = binop("==", Var(b.var), b.start)
+    if not tree.spells(guard, wait_at) or _other_branch_uses(tree, e.dst, wait_at):
+        return []
+    out = []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, a) and tree.spells(wait_slot, wait_at)):
+            continue
+        shifted = wait_slot if wait_slot is not set_slot else None
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, slot=set_slot, slots=slots,
+                               wait_slot=shifted, wait_guard=guard,
+                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
     return out
 
 

@@ -93,3 +93,14 @@ def test_two_inputs_with_different_last_readers_get_separate_releases(tmp_path):
     assert lines[last + 1].startswith("set_flag(PIPE_V, PIPE_MTE2, (event_t)((i % 2) + 2));  // WAR y[i % 2]")
     twin = load_kernel(KERNELS / "two_readers.manual.cpp", FrontendOptions(auto_mode=False))
     assert _cycles(manual) <= _cycles(twin)
+
+
+def test_two_accumulators_are_released_separately(tmp_path):
+    _, text, reporter = _rewritten(KERNELS / "two_accumulators.cpp", tmp_path)
+    assert not reporter.warnings
+    lines = [x.strip() for x in text.splitlines()]
+    store_s = lines.index("TSTORE(gs, s);")
+    assert lines[store_s + 1].startswith("set_flag(PIPE_FIX, PIPE_M, ") and "WAR s:" in lines[store_s + 1]
+    store_o = lines.index("TSTORE(go, o);")
+    assert lines[store_o + 1].startswith("set_flag(PIPE_FIX, PIPE_M, ") and "WAR o:" in lines[store_o + 1]
+    assert lines[store_s + 1].split(";")[0] != lines[store_o + 1].split(";")[0]  # two ids

@@ -77,7 +77,8 @@ class _Planner:
         self.next_event = VIRTUAL_BASE
         self.warnings: list[tuple[str, object]] = []
         self._instrs: dict[str, list[ir.Instr]] = {}
-        for x in pt.kernel.instructions():
+        self._all = list(pt.kernel.instructions())
+        for x in self._all:
             self._instrs.setdefault(x.pipe, []).append(x)
 
     # ------------------------------------------------------------------ checks
@@ -290,21 +291,26 @@ class _Planner:
                 # iteration reuses may be widened over its own readers and writers (the last
                 # readers of two panels, one after the other); over anything else it is kept
                 # separate, so one buffer's next load does not wait for another's reader.
-                own = {id(x) for x in (s.edge.src, s.edge.dst, c.edge.src, c.edge.dst)} \
-                    if s.reverse_loop is not None else set()
+                own = ({id(s.edge.src), id(c.edge.src)}, {id(s.edge.dst), id(c.edge.dst)}) \
+                    if s.reverse_loop is not None else None
                 costly = self._delays(s, set_at, wait_at, own)
                 yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason), costly
 
-    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt, own=frozenset()) -> bool:
+    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt, own=None) -> bool:
         """Whether widening s to (set_at, wait_at) moves its set past an instruction of its source
-        pipe or its wait before one of its destination pipe (that instruction then waits), other
-        than the instructions in `own`."""
+        pipe or its wait before one of its destination pipe (that instruction then waits). With
+        `own` (a release: the readers it follows, the writers it precedes), the set may pass
+        only those readers and the wait only those writers, and nothing else of any pipe: the
+        two readers, and the two writers, must follow each other."""
         order = self.tree.order
+        readers, writers = own if own is not None else (set(), set())
+        src = self._all if own is not None else self._instrs.get(s.src, ())
+        dst = self._all if own is not None else self._instrs.get(s.dst, ())
         lo, hi = self._end(s.set_at), self._end(set_at)
-        if any(lo < order[id(x)] <= hi and id(x) not in own for x in self._instrs.get(s.src, ())):
+        if any(lo < order[id(x)] <= hi and id(x) not in readers for x in src):
             return True
         lo, hi = order[id(wait_at)], order[id(s.wait_at)]
-        return any(lo <= order[id(x)] < hi and id(x) not in own for x in self._instrs.get(s.dst, ()))
+        return any(lo <= order[id(x)] < hi and id(x) not in writers for x in dst)
 
     def _end(self, s: ir.Stmt) -> int:
         return max(self.tree.order[id(x)] for x in ir.walk(s))

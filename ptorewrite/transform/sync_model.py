@@ -330,6 +330,8 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
     if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.trip_count() in (None, 0):
         return []
     wait_at = tree.child_of(b.body, e.dst)
+    if not any(isinstance(x, ir.Instr) and tree.order[id(x)] < tree.order[id(wait_at)] for x in ir.walk(b.body)):
+        return []  # nothing in the loop runs before the consumer: the wait goes before the loop
     guard = binop("==", Var(b.var), b.start)
     if not tree.spells(guard, wait_at) or _other_branch_uses(tree, e.dst, wait_at):
         return []

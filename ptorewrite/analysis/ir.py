@@ -286,6 +286,10 @@ class If(Stmt):
     then: Block
     other: Block | None
     loc: SourceRange
+    # `if (c) return;` at the top of a function, lowered as `if (!c) { rest of the function }`:
+    # (the guard's body, `return;` or `{ return; }`, and the return statement). Code placed after
+    # this If runs at the function's end, so it also goes before the return.
+    exit: tuple[SourceRange, SourceRange] | None = None
 
 
 @dataclass(frozen=True)
@@ -320,6 +324,7 @@ class Kernel:
     mode: str  # "auto" or "manual"
     runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
     instance: TemplateInstance | None = None  # set for an instantiation of a kernel template
+    early_returns: tuple[SourceRange, ...] = ()  # returns inside a loop or a branch (see parse.lower)
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

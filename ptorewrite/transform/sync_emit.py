@@ -45,6 +45,9 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
 
     def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
         out.append((stmt, _at(stmt, where, code, reason, main, order)))
+        if where == "after" and isinstance(stmt, ir.If) and stmt.exit is not None:
+            # After `if (!c) { rest }` from `if (c) return;`: the function's end, on both paths.
+            out.append((stmt, Insertion.at(stmt.exit[1], "before", code, reason, order)))
 
     for s in syncs:
         if s.kind == "barrier":

@@ -198,7 +198,8 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         raise PtoError(f"--set names {', '.join(unknown)}, which the kernel does not use at run time "
                        f"(it uses: {', '.join(used) or 'none'})")
     options = RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
-                             conservative=args.conservative, values=values)
+                             conservative=args.conservative, values=values,
+                             multibuffer=not args.no_multibuffer, buffers=args.buffers)
     rewritten = rewrite_kernels(kernels, prof, reporter, options)
     text, results = rewritten.text, rewritten.results
     with open(args.kernel, "rb") as f:
@@ -234,7 +235,7 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         sys.stdout.flush()
         to_stdout = True
     if args.memory_report:
-        report = "".join(format_memory_report(k, r.plan) for k, r in zip(kernels, results))
+        report = "".join(format_memory_report(k, r.plan, r.multibuffered) for k, r in zip(kernels, results))
         (sys.stderr if to_stdout or args.diff else sys.stdout).write(report)
     return 0
 
@@ -263,6 +264,16 @@ def _check_fresh(args: argparse.Namespace, text: bytes, reporter: Reporter) -> i
     print(f"{args.check}: error: out of date: not what `ptorewrite auto2manual {args.kernel}` writes now; "
           f"regenerate it with `ptorewrite auto2manual {args.kernel} -o {args.check}`", file=sys.stderr)
     return 1
+
+
+def _buffers_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 8:
+        raise argparse.ArgumentTypeError(f"--buffers takes a number of copies from 1 to 8, not '{text}'")
+    return n
 
 
 def _add_auto2manual(sub) -> None:
@@ -297,6 +308,10 @@ def _add_auto2manual(sub) -> None:
     p.add_argument("--conservative", action="store_true",
                    help="instead of planned syncs, a full barrier after every instruction (a slow baseline for "
                         "comparison and bisecting)")
+    p.add_argument("--buffers", type=_buffers_arg, default=2, metavar="N",
+                   help="copies per automatically multi-buffered tile (default 2)")
+    p.add_argument("--no-multibuffer", action="store_true",
+                   help="keep every single tile single (no automatic multi-buffering)")
     p.add_argument("--memory-report", action="store_true",
                    help="print the memory plan (to stderr when the kernel goes to stdout, else to stdout)")
     p.add_argument("--capacity", action="append", default=[], type=_capacity_arg, metavar="BUF=BYTES",

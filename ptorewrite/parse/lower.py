@@ -561,6 +561,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
                              "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
         children = list(body.get_children())
+        if entry:
+            # An entry whose body is one call forwards to the kernel (template): that call's body
+            # is the kernel. Any other call from the entry is a helper call, kept as one statement.
+            self.forwarding_entry = len(children) == 1
         # A return below the top level (in a loop or a branch) leaves the function from there: the
         # function gets a flag, set by the return and tested by all that follows it.
         flag = None

@@ -16,6 +16,7 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
+from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.tassign import tassign_insertions
 
 
@@ -26,6 +27,8 @@ class RewriteOptions:
     insert_sync: bool = True  # run the sync inserter (tests of placement alone turn it off)
     conservative: bool = False  # a full barrier after every instruction instead of planned syncs
     values: dict[str, int] = field(default_factory=dict)  # runtime values named on the command line (the analysis covers all)
+    multibuffer: bool = True  # make single tiles each loop iteration writes afresh into copies (see multibuffer)
+    buffers: int = 2  # copies per multi-buffered tile
 
 
 @dataclass
@@ -34,6 +37,7 @@ class RewriteResult:
     plan: MemoryPlan
     insertions: list[Insertion]
     syncs: sync.SyncPlan | None = None  # the planned synchronization (None: --conservative or no sync)
+    multibuffered: list[Decision] = field(default_factory=list)  # per tile a loop writes: copies made or why not
 
 
 def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
@@ -46,6 +50,23 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
                        "(`if (cond) return;`) or make the rest conditional (check, simulate and verify with a "
                        "manual kernel run it)", kernel.early_returns[0])
     check_operands(kernel, profile, reporter)
+    decisions = []
+    if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
+    if any(d.copies > 1 for d in decisions):
+        # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
+        # between the branches of a runtime condition): then the tiles stay single.
+        trial = Reporter()
+        plan = plan_memory(kernel, profile, trial, options.reserved)
+        insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+        more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        insertions += more
+        if not any("PIPE_ALL" in i.code for i in insertions):
+            for d in trial.diagnostics:
+                if d not in reporter.diagnostics:
+                    reporter.diagnostics.append(d)
+            return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
+        decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     sync_plan = None
@@ -53,7 +74,7 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
         insertions += more
     text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions, sync_plan)
+    return RewriteResult(text, plan, insertions, sync_plan, decisions)
 
 
 @dataclass

@@ -178,6 +178,7 @@ class BoundedMachine(Machine):
         self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
         self._operands: dict[tuple, list[TileOperand]] = {}
         self._fixed_operands: dict[int, list[TileOperand]] = {}
+        self._constant_shapes: dict[int, tuple[int, int] | None] = {}
 
     def limit_error(self, need: int | None, static: bool = False) -> PtoError:
         depth, outer = _deepest_nest(self.kernel.body)
@@ -557,19 +558,20 @@ class BoundedMachine(Machine):
             return fixed
         ref: ir.TileRef = a.value
         decl = ref.tile
-        if ref.index is None and decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
-            # One tile, its own place, its whole shape: the same operand every time.
-            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
-                                                               a.access, a.text)]
+        shape = self._constant_shape(decl) if decl.alias is None else None
+        if shape is not None and ref.index is None:
+            # One tile, its own place, a constant valid shape: the same operand every time.
+            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), shape, a.access,
+                                                               a.text)]
             return fixed
-        if decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
-            # An element of a tile array at its own place, its whole shape: one operand list per slot.
+        if shape is not None:
+            # An element of a tile array at its own place, a constant valid shape: one operand list per slot.
             slots = self._slots(ref, s)
             key = (id(a), slots[0] if len(slots) == 1 else tuple(slots))
             got = self._operands.get(key)
             if got is None:
-                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), (decl.rows, decl.cols),
-                                                         a.access, a.text) for slot in slots]
+                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), shape, a.access, a.text)
+                                             for slot in slots]
             return got
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
@@ -583,6 +585,29 @@ class BoundedMachine(Machine):
             vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
             got = self._operands[key] = [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access,
                                                      a.text) for slot in slots]
+        return got
+
+    def _constant_shape(self, decl: ir.TileDecl) -> tuple[int, int] | None:
+        """The valid shape of a tile when it depends on no value (most tiles: their declared
+        shape), clamped as below; None when it must be evaluated where the tile is used."""
+        got = self._constant_shapes.get(id(decl), False)
+        if got is False:
+            got = None
+            dims = []
+            for e, full in ((decl.valid_rows, decl.rows), (decl.valid_cols, decl.cols)):
+                if e is None:
+                    dims.append(full)
+                    continue
+                try:
+                    v = None if e.free_vars() else evaluate(e, {})
+                except Exception:  # noqa: BLE001 - evaluated where used, which reports it
+                    v = None
+                if v is None or not is_known(v) or isinstance(v, bool) or not isinstance(v, (int, float)):
+                    break
+                dims.append(max(0, min(int(v), full)))
+            else:
+                got = (dims[0], dims[1])
+            self._constant_shapes[id(decl)] = got
         return got
 
     def _slots(self, ref: ir.TileRef, stmt) -> list[int]:

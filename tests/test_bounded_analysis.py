@@ -172,9 +172,9 @@ def test_addresses_the_test_cannot_pin_down_are_may_pairs(tmp_path):
 # ---------------------------------------------------------------- the bounded trace
 
 
-def _trace(k: ir.Kernel, extra=0):
+def _trace(k: ir.Kernel, extra=0, check=False):
     mem = plan_memory(k, A2A3, Reporter())
-    return bounded_trace(k, A2A3, mem.address, extra)
+    return bounded_trace(k, A2A3, mem.address, extra, check=check)
 
 
 def test_a_long_loop_runs_a_bounded_number_of_iterations_whatever_its_trip_count(tmp_path):
@@ -193,6 +193,65 @@ def test_a_long_loop_runs_a_bounded_number_of_iterations_whatever_its_trip_count
         sizes.append(len(t.ops))
     assert sizes[0] == sizes[1] == sizes[2] < 20
     assert len(_trace(_kernel(tmp_path, body.format(n=64)), extra=1).ops) > sizes[0]  # one period more
+
+
+@pytest.mark.parametrize("kept,trips,breaks,want", [
+    (list(range(10)), 10, (), None),  # nothing left out
+    ([0, 1, 2, 63], 64, (), 4),  # start window and the remainder: one stretch
+    ([0, 1, 2], 64, (), 3),  # left out up to the end
+    ([0, 1, 2, 3, 20, 21, 22, 23], 24, ((0, 0), (23, 23)), 6),  # between two breakpoints
+    ([0, 1, 2, 3, 4, 40, 41, 42, 43, 44, 45], 64, ((4, 4),), 6),  # after a breakpoint, to the end
+])
+def test_the_shortest_stretch_around_left_out_iterations(kept, trips, breaks, want):
+    assert bounded._shortest_stretch(kept, trips, breaks) == want
+
+
+def _ping_pong(n: object, guards: str = "        TADDS(x[i % 2], x[i % 2], 1.0f);\n") -> str:
+    return (f"    for (int i = 0; i < {n}; ++i) {{\n"
+            "        GmT g(in + i * 512);\n"
+            "        GmT o(out + i * 512);\n"
+            "        TLOAD(x[i % 2], g);\n"
+            f"{guards}"
+            "        TSTORE(o, x[i % 2]);\n"
+            "    }")
+
+
+def test_a_checking_trace_keeps_one_more_period_only_where_a_stretch_is_short(tmp_path):
+    """P = 2, D = 1: a stretch with left-out iterations must keep 2P + D - 1 = 4. Run to the end
+    of 65 trips, the start window (3) and no remainder keep 3: the checking trace keeps one more
+    period. 64 trips leave a remainder of 1 (4 kept), and guards on the first and last iteration
+    bound the stretch by windows on both sides (6 kept): the checking trace is the planning one."""
+    def runs(body: str, check: bool):
+        t = _trace(_kernel(tmp_path, body), check=check)
+        return [(r.kept, r.removed) for r in t.runs], len(t.short)
+
+    guards = ("        if (i == 0) { TADDS(x[i % 2], x[i % 2], 1.0f); }\n"
+              "        if (i == 64) { TADDS(x[i % 2], x[i % 2], 2.0f); }\n")
+    assert runs(_ping_pong(65), False) == ([(3, 62)], 1)
+    assert runs(_ping_pong(65), True) == ([(5, 60)], 1)
+    for body in (_ping_pong(64), _ping_pong(65, guards)):
+        assert runs(body, False) == runs(body, True) and runs(body, False)[1] == 0
+
+
+def test_an_open_loop_of_period_two_is_checked_with_one_more_period(tmp_path):
+    """The last stretch of a path that stops after H - P iterations keeps the margin P + D = 3
+    of a loop to a runtime bound; the argument needs 4."""
+    k = _kernel(tmp_path, _ping_pong("n"), ", int n")
+    plan, check = _trace(k), _trace(k, check=True)
+    assert len(plan.short) == 1 and (plan.runs[0].kept, check.runs[0].kept) == (4, 6)
+
+
+@pytest.mark.parametrize("n,traces", [(64, 1), (65, 2)])
+def test_the_plan_is_checked_on_the_planning_trace_when_no_stretch_is_short(tmp_path, monkeypatch, n, traces):
+    from ptorewrite.transform import sync, sync_check
+
+    built = []
+    monkeypatch.setattr(sync_check, "bounded_trace", lambda *a: built.append(a[-1]) or bounded_trace(*a))
+    k = _kernel(tmp_path, _ping_pong(n))
+    mem = plan_memory(k, A2A3, Reporter())
+    plan = sync.plan_syncs(k, A2A3, mem.address, Reporter())
+    assert len(built) == traces and built[-1] is (traces == 2) and plan.extra == 0
+    assert len([s for s in plan.syncs if s.kind == "flag"]) >= 2
 
 
 def test_runtime_conditions_fork_and_runtime_loops_may_stop_anywhere(tmp_path):

@@ -158,3 +158,27 @@ def test_return_at_the_top_of_the_kernel_gets_the_kernels_closing_syncs(tmp_path
         for idx in range(num):
             for n in (0, 1, 3):
                 assert_verified(auto, manual, {"block_idx": idx, "block_num": num, "n": n})
+
+
+@pytest.mark.parametrize("path", [KERNELS / "runtime_branch.cpp", KERNELS / "nested_runtime_loops.cpp",
+                                  KERNELS.parents[2] / "samples" / "softmax" / "auto.cpp",
+                                  KERNELS.parents[2] / "samples" / "rmsnorm" / "auto.cpp"])
+def test_pipe_barriers_change_no_cross_pipe_ordering_and_no_flag_problem(path):
+    """An ordering asked only about cross-pipe dependences and flags leaves pipe_barrier(P) out:
+    with and without them the answers agree, for the plan and for the plan less any one sync."""
+    from ptorewrite.analysis.gm_pairs import classify
+    from ptorewrite.transform.sync_check import PlanTrace
+
+    kernel = load_kernel(path)
+    mem = plan_memory(kernel, A2A3, Reporter())
+    plan = sync.plan_syncs(kernel, A2A3, mem.address, Reporter())
+    assert any(s.kind == "barrier" for s in plan.syncs) and any(s.kind == "flag" for s in plan.syncs)
+    pt = PlanTrace(kernel, A2A3, mem.address, classify(kernel), plan.extra)
+
+    def answers(syncs, cross_only):
+        o = pt.order(syncs, cross_only=cross_only)
+        return ([id(e) for e in pt.unordered(o, pt.cross)],
+                [(p.kind, p.key, id(p.first), id(p.second)) for p in o.flag_problems])
+
+    for syncs in [plan.syncs] + [[x for x in plan.syncs if x is not s] for s in plan.syncs]:
+        assert answers(syncs, True) == answers(syncs, False)

@@ -23,9 +23,15 @@ The margin around the start, the end and each breakpoint is P + D iterations, wh
 loop's period and D the farthest GM dependence distance the dependence test found for the loop
 (at least 1); a loop with an unknown trip count runs that margin past its last breakpoint and
 P - 1 more iterations, so that every trip count modulo P ends in a settled stretch. `extra`
-adds that many periods to every margin: the planner plans on one trace and checks its plan on a
-trace with one more period per loop (the pattern must have settled; see docs/design.md for why
-2P + D is enough).
+adds that many periods to every margin.
+
+The planner plans on a trace with these margins and checks its plan on a *checking* trace
+(`check=True`), one in which every stretch of regular iterations from which iterations are left
+out keeps at least 2P + D - 1 of them: that is what the argument in docs/design.md needs. A
+stretch between two windows keeps 2(P + D) already; a stretch that runs to the loop's end keeps
+P + D and the remainder, so there a checking trace keeps one more period. The planning trace
+lists the loops where it does so (`short`): when there are none, the checking trace is the
+planning trace itself.
 
 Trace items are ops, markers (the points before and after each executed statement, where
 synchronization can go, with the scalar values there) and fork / alt / join control items, all
@@ -125,6 +131,10 @@ class BoundedTrace:
     gm: GmPairs
     irregular: list[tuple[Expr, object, ir.For]] = field(default_factory=list)
     extra: int = 0
+    check: bool = False
+    # Loops with a stretch of left-out iterations shorter than the argument needs: a checking trace
+    # keeps one more period of them (of a checking trace: the loops where it did).
+    short: list[ir.For] = field(default_factory=list)
 
     def ctx_within(self, inner: int, outer: int) -> bool:
         """Every path through a point of context `inner` passed the points of context `outer`
@@ -138,11 +148,14 @@ class BoundedTrace:
 
 
 class BoundedMachine(Machine):
-    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int = 0):
+    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int = 0,
+                 check: bool = False):
         super().__init__(kernel, arch, {v: UNKNOWN for v in kernel.runtime_values}, placement, markers=True,
                          require_semantics=False, max_instances=MAX_TRACE_ITEMS)
         self.gm = gm
         self.extra = extra
+        self.check = check
+        self.short: list[ir.For] = []
         self.pos = 0
         self.ctx = 0
         self.ctx_parent: dict[int, int] = {}
@@ -165,6 +178,7 @@ class BoundedMachine(Machine):
         self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
         self._operands: dict[tuple, list[TileOperand]] = {}
         self._fixed_operands: dict[int, list[TileOperand]] = {}
+        self._constant_shapes: dict[int, tuple[int, int] | None] = {}
 
     def limit_error(self, need: int | None, static: bool = False) -> PtoError:
         depth, outer = _deepest_nest(self.kernel.body)
@@ -187,7 +201,7 @@ class BoundedMachine(Machine):
     def run(self) -> BoundedTrace:
         self.block(self.kernel.body)
         return BoundedTrace(self.kernel, self.arch, self.items, self.ops, self.marker_index, self.controls,
-                            self.ctx_parent, self.runs, self.gm, self.irregular, self.extra)
+                            self.ctx_parent, self.runs, self.gm, self.irregular, self.extra, self.check, self.short)
 
     def _next_pos(self) -> int:
         self.pos += STEP
@@ -326,7 +340,7 @@ class BoundedMachine(Machine):
         shape = self._analyse(s, 0, 1)
         self._note_irregular(s, shape)
         p = shape.period
-        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        h = self._open_margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
         saved = self.forced
         self.forced = saved | shape.irregular
         self._run_open(s, h, lambda k: UNKNOWN, None)
@@ -359,9 +373,33 @@ class BoundedMachine(Machine):
     def _assigned_in(self, s: ir.For) -> set[str]:
         return {x.var for x in ir.walk(s.body) if isinstance(x, ir.Assign)}
 
+    def _distance(self, s: ir.For) -> int:
+        return max(1, self.gm.margin.get(id(s), 0))
+
     def _margin(self, s: ir.For, period: int) -> int:
-        d = max(1, self.gm.margin.get(id(s), 0))
-        return period + d + self.extra * period
+        return period + self._distance(s) + self.extra * period
+
+    def _stretch_needed(self, s: ir.For, period: int) -> int:
+        """Regular iterations a stretch with left-out iterations keeps in a checking trace:
+        2P + D - 1, so that every segment of P + D iterations of the full stretch has a copy
+        shifted by whole periods in it (docs/design.md)."""
+        return 2 * period + self._distance(s) - 1
+
+    def _lengthen(self, s: ir.For, period: int, shortest: int | None) -> bool:
+        """Whether a stretch of `shortest` kept regular iterations (None: nothing left out) makes
+        a checking trace keep one more period of this loop run; a planning trace notes the loop."""
+        if shortest is None or shortest >= self._stretch_needed(s, period):
+            return False
+        if not any(x is s for x in self.short):
+            self.short.append(s)
+        return self.check
+
+    def _open_margin(self, s: ir.For, period: int) -> int:
+        """The margin of a loop with an unknown trip count. A run of more than H iterations is the
+        path that stops between H - P and H with whole periods left out of its last stretch,
+        which keeps at least the margin."""
+        r = self._margin(s, period)
+        return r + period if self._lengthen(s, period, r) else r
 
     def _iteration(self, s: ir.For, value, ordinal: int) -> None:
         self.count()
@@ -386,6 +424,10 @@ class BoundedMachine(Machine):
         r = self._margin(s, p)
         windows = [(0, r)] + [(max(0, lo - r), hi + r + 1) for lo, hi in shape.breaks]
         kept = _kept_iterations(windows, trips, p)
+        if self._lengthen(s, p, _shortest_stretch(kept, trips, shape.breaks)):
+            r += p
+            windows = [(0, r)] + [(max(0, lo - r), hi + r + 1) for lo, hi in shape.breaks]
+            kept = _kept_iterations(windows, trips, p)
         if len(kept) == trips:
             for k in range(trips):
                 self._iteration(s, start + k * step, k)
@@ -404,7 +446,7 @@ class BoundedMachine(Machine):
         shape = self._analyse(s, start, step)
         self._note_irregular(s, shape)
         p = shape.period
-        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        h = self._open_margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
         saved = self.forced
         self.forced = saved | shape.irregular
         self._run_open(s, h, lambda k: start + k * step, None)
@@ -442,7 +484,7 @@ class BoundedMachine(Machine):
         shape = self._analyse(s, 0, 1)
         self._note_irregular(s, shape)
         p = periodic.lcm(shape.period, m)
-        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        h = self._open_margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
         starts = _residues(start, m)
         steps = _residues(step, m)
         step_rep = step if is_known(step) else 1
@@ -516,19 +558,20 @@ class BoundedMachine(Machine):
             return fixed
         ref: ir.TileRef = a.value
         decl = ref.tile
-        if ref.index is None and decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
-            # One tile, its own place, its whole shape: the same operand every time.
-            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
-                                                               a.access, a.text)]
+        shape = self._constant_shape(decl) if decl.alias is None else None
+        if shape is not None and ref.index is None:
+            # One tile, its own place, a constant valid shape: the same operand every time.
+            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), shape, a.access,
+                                                               a.text)]
             return fixed
-        if decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
-            # An element of a tile array at its own place, its whole shape: one operand list per slot.
+        if shape is not None:
+            # An element of a tile array at its own place, a constant valid shape: one operand list per slot.
             slots = self._slots(ref, s)
             key = (id(a), slots[0] if len(slots) == 1 else tuple(slots))
             got = self._operands.get(key)
             if got is None:
-                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), (decl.rows, decl.cols),
-                                                         a.access, a.text) for slot in slots]
+                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), shape, a.access, a.text)
+                                             for slot in slots]
             return got
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
@@ -542,6 +585,29 @@ class BoundedMachine(Machine):
             vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
             got = self._operands[key] = [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access,
                                                      a.text) for slot in slots]
+        return got
+
+    def _constant_shape(self, decl: ir.TileDecl) -> tuple[int, int] | None:
+        """The valid shape of a tile when it depends on no value (most tiles: their declared
+        shape), clamped as below; None when it must be evaluated where the tile is used."""
+        got = self._constant_shapes.get(id(decl), False)
+        if got is False:
+            got = None
+            dims = []
+            for e, full in ((decl.valid_rows, decl.rows), (decl.valid_cols, decl.cols)):
+                if e is None:
+                    dims.append(full)
+                    continue
+                try:
+                    v = None if e.free_vars() else evaluate(e, {})
+                except Exception:  # noqa: BLE001 - evaluated where used, which reports it
+                    v = None
+                if v is None or not is_known(v) or isinstance(v, bool) or not isinstance(v, (int, float)):
+                    break
+                dims.append(max(0, min(int(v), full)))
+            else:
+                got = (dims[0], dims[1])
+            self._constant_shapes[id(decl)] = got
         return got
 
     def _slots(self, ref: ir.TileRef, stmt) -> list[int]:
@@ -654,6 +720,28 @@ def _kept_iterations(windows: list[tuple[int, int]], trips: int, period: int) ->
     return kept
 
 
+def _shortest_stretch(kept: list[int], trips: int, breaks) -> int | None:
+    """The fewest kept regular iterations (outside every breakpoint interval) in a stretch between
+    breakpoints or the loop's ends from which iterations are left out; None if none is left out."""
+    shortest = None
+    run, gap, prev = 0, False, None
+    for k in kept:
+        if prev is not None and k > prev + 1:
+            gap = True
+        if any(lo <= k <= hi for lo, hi in breaks):
+            if gap:
+                shortest = run if shortest is None else min(shortest, run)
+            run, gap = 0, False
+        else:
+            run += 1
+        prev = k
+    if kept and kept[-1] < trips - 1:
+        gap = True
+    if gap:
+        shortest = run if shortest is None else min(shortest, run)
+    return shortest
+
+
 def _modulus_of(loop: ir.For) -> int:
     """The least common multiple of N over `x % N` in the body whose x uses the loop variable."""
     m = 1
@@ -691,11 +779,12 @@ def _residues(v, m: int) -> list[int]:
 
 
 def bounded_trace(kernel: ir.Kernel, arch: ArchProfile, placement: Placement, extra: int = 0,
-                  gm: GmPairs | None = None) -> BoundedTrace:
-    """The kernel's executions for every runtime value, bounded (see module doc)."""
+                  gm: GmPairs | None = None, check: bool = False) -> BoundedTrace:
+    """The kernel's executions for every runtime value, bounded (see module doc); `check`: a
+    checking trace."""
     gm = gm or classify(kernel)
     try:
-        return BoundedMachine(kernel, arch, placement, gm, extra).run()
+        return BoundedMachine(kernel, arch, placement, gm, extra, check).run()
     except RecursionError:  # pragma: no cover - deeply nested forks
         raise PtoError("the kernel's control flow is nested too deeply to analyse", kernel.body.loc) from None
 

@@ -185,7 +185,8 @@ class Ordering:
 _ZERO = (0,) * NP
 
 
-def order_events(events, check_flags: bool = True, op_positions: list[list[int]] | None = None) -> Ordering:
+def order_events(events, check_flags: bool = True, op_positions: list[list[int]] | None = None,
+                 forks: bool = True) -> Ordering:
     """`events`: (position, kind, a, b, event id, origin) sorted by position. SET/WAIT: a, b are
     the source and destination pipe indices; BARRIER: a is the pipe; FORK/ALT/EXIT/JOIN: a is the
     fork. Positions of syncs must differ from those of ops (ops sit between them).
@@ -196,9 +197,10 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
     Flag reuse (a set must follow the wait that consumed the previous signal of its flag) is
     checked exactly: what each pipe knows about waits is a set of wait events (a bitset), and
     at a join a path counts as knowing the waits it never issued; the last wait of a flag is
-    the set of waits that can be last on some path."""
+    the set of waits that can be last on some path. `forks=False`: the events hold no fork."""
     out = Ordering()
-    events = _without_empty_forks(events)
+    if forks:
+        events = _without_empty_forks(events)
     know = [_ZERO] * NP  # rows are tuples, replaced when they change
     kw = [0] * NP  # waits each pipe knows complete (bit = wait number)
     pending: dict[tuple, tuple] = {}  # key -> (knowledge carried, set position, origin, maybe, waits known)

@@ -19,8 +19,10 @@
 5. Event ids 0..7 are allocated per pipe pair (`sync_ids`); when a pair runs out it is
    planned again with one id per sync, and as a last resort a dependence is ordered by
    pipe_barrier(PIPE_ALL), with a warning.
-6. The plan is checked on a trace with one more period of every loop: the pattern must have
-   settled. If it has not, planning starts again from that larger trace.
+6. The plan is checked on a trace that stands for every run: every stretch from which
+   iterations are left out keeps 2P + D - 1 regular iterations (one more period where the
+   planning trace keeps fewer; the planning trace itself where it keeps enough). If the plan
+   fails there, planning starts again with one more period in every margin.
 """
 
 from __future__ import annotations
@@ -412,12 +414,14 @@ def _plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, rep
     _warn_irregular(base, reporter)
     for extra in range(MAX_EXTRA_PERIODS):
         syncs = _plan_on(base, tree, reporter)
-        check = PlanTrace(kernel, arch, address_of, gm, extra + 1)
+        # The plan must hold on a trace that stands for every run (docs/design.md): the planning
+        # trace itself unless some loop there keeps too short a stretch around left-out iterations.
+        check = PlanTrace(kernel, arch, address_of, gm, extra, check=True) if base.trace.short else base
         problem = _check(check, syncs)
         if problem is None:
             _name_operands(base, syncs)
             return SyncPlan(syncs, base.edges, extra)
-        base = check
+        base = PlanTrace(kernel, arch, address_of, gm, extra + 1)
     raise PtoError("internal error: the synchronization pattern does not settle within "
                    f"{MAX_EXTRA_PERIODS} loop periods: {problem}", kernel.body.stmts[0].loc if kernel.body.stmts else None)
 
@@ -482,7 +486,7 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
     for s in syncs:
         if s.kind != "flag":
             continue
-        o = pt.order([x for x in syncs if x is not s], check_flags=False)
+        o = pt.order([x for x in syncs if x is not s], check_flags=False, cross_only=True)
         left = [e for e in pt.unordered(o, pt.cross) if (e.src.pipe, e.dst.pipe) == (s.src, s.dst)]
         ops = list(dict.fromkeys(e.what for e in left))
         if not ops:

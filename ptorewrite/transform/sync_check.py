@@ -12,6 +12,7 @@ two on every path, or flags already order them.
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import itemgetter
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.bounded import BoundedTrace, bounded_trace
@@ -42,10 +43,11 @@ _WAIT, _BARRIER, _PRIME, _SET, _DRAIN = 1, 2, 3, 1, 4
 
 
 class PlanTrace:
-    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int):
+    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int,
+                 check: bool = False):
         self.kernel = kernel
         self.arch = arch
-        self.trace: BoundedTrace = bounded_trace(kernel, arch, placement, extra, gm)
+        self.trace: BoundedTrace = bounded_trace(kernel, arch, placement, extra, gm, check)
         self.edges: list[Edge] = static_edges(dynamic_deps(self.trace), kernel)
         self.cross = [e for e in self.edges if e.cross_pipe]
         self.same = [e for e in self.edges if not e.cross_pipe and not self._program_order_suffices(e)]
@@ -118,12 +120,18 @@ class PlanTrace:
         self._events[key] = (s, out)
         return out
 
-    def order(self, syncs: list[PlannedSync], check_flags: bool = True) -> Ordering:
+    def order(self, syncs: list[PlannedSync], check_flags: bool = True, cross_only: bool = False) -> Ordering:
+        """Happens-before with these syncs. `cross_only`: only cross-pipe dependences and the flag
+        protocol will be asked about; a pipe_barrier(P) changes neither (it gives P no knowledge
+        of other pipes, and a set carries all of its own pipe's past anyway), so its events are
+        left out."""
         events = list(self._controls)
         for s in syncs:
+            if cross_only and s.kind == "barrier" and s.src != "ALL":
+                continue
             events.extend(self.sync_events(s))
-        events.sort(key=lambda x: x[0])
-        return order_events(events, check_flags, self._op_positions)
+        events.sort(key=itemgetter(0))
+        return order_events(events, check_flags, self._op_positions, forks=bool(self._controls))
 
 
 class BarrierCover:
@@ -162,11 +170,13 @@ class BarrierCover:
         """Every instance of `e` is ordered by flags or by some barrier."""
         pipe = PIPE_INDEX[e.src.pipe]
         within = self.pt.trace.ctx_within
+        flat = not self.pt.trace.ctx_parent  # no forks: every point is on the one path
         rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
         for sp, dp, yctx in self._unflagged(e):
             for positions, owners in rows:
-                if any(owners[i][0] == yctx or within(yctx, owners[i][0])
-                       for i in range(bisect_right(positions, sp), bisect_right(positions, dp))):
+                lo, hi = bisect_right(positions, sp), bisect_right(positions, dp)
+                if lo < hi and (flat or any(owners[i][0] == yctx or within(yctx, owners[i][0])
+                                            for i in range(lo, hi))):
                     break
             else:
                 return False
@@ -178,11 +188,16 @@ class BarrierCover:
         pipe = PIPE_INDEX[e.src.pipe]
         within = self.pt.trace.ctx_within
         rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
+        flat = not self.pt.trace.ctx_parent
         out = []
         for sp, dp, yctx in self._unflagged(e):
             by = set()
             for positions, owners in rows:
-                for i in range(bisect_right(positions, sp), bisect_right(positions, dp)):
+                lo, hi = bisect_right(positions, sp), bisect_right(positions, dp)
+                if flat:
+                    by.update(owners[i][1] for i in range(lo, hi))
+                    continue
+                for i in range(lo, hi):
                     ctx, n = owners[i]
                     if ctx == yctx or within(yctx, ctx):
                         by.add(n)

@@ -163,6 +163,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name not in self.user_files:
                 continue
+            if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
+                # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
+                # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
+                continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 self._collect_globals(c.get_children(), scope)
             elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):

@@ -221,8 +221,8 @@ def _add_auto2manual(sub) -> None:
     p.add_argument("--checked-tassign", action="store_true",
                    help="emit pto-isa's compile-time form TASSIGN<addr>(tile) (bounds checked by the compiler)")
     p.add_argument("--set", dest="values", action="append", default=[], type=_value_arg, metavar="NAME=VALUE",
-                   help="also analyse with this runtime value (a scalar argument or block_idx); the analysis "
-                        "always tries 0, 1, 2 and 5; repeatable")
+                   help="a runtime value (a scalar argument or block_idx); checked against the kernel, but "
+                        "not needed: the synchronization is planned for every value; repeatable")
     p.add_argument("--conservative", action="store_true",
                    help="instead of planned syncs, a full barrier after every instruction (a slow baseline for "
                         "comparison and bisecting)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _emulator_util import SAMPLE_NAMES, VALUES, check_text, load, sample
+from _emulator_util import ROOT, SAMPLE_NAMES, VALUES, check_text, load, sample
 
 from ptorewrite.analysis import execution
 from ptorewrite.arch import profile
@@ -180,3 +180,18 @@ def test_pipe_barrier_all_orders_everything(tmp_path):
     sched = schedule.simulate(trace)
     ops = [sched.times[s.index] for s in trace.steps if s.kind == "op"]
     assert ops[1].start >= ops[0].end and ops[2].start >= ops[1].end
+
+
+def test_a_set_issued_after_the_wait_but_not_ordered_after_it_can_lose_its_signal(tmp_path):
+    text = (ROOT / "tests" / "kernels" / "sync" / "reuse_before_wait_ordered.cpp").read_text()
+    r = check_text(text, tmp_path)
+    assert not r.races
+    assert [(f.kind, f.steps[0].loc.line, f.steps[1].loc.line) for f in r.flags] == [("unordered-reuse", 21, 19)]
+    assert "possible lost signal" in r.flags[0].diagnostic().format()
+    # A flag back from MTE2 orders PIPE_MTE3 after the wait: no problem left.
+    fixed = text.replace(
+        "        set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);\n    }",
+        "        set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);\n        wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID1);\n"
+        "        set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);\n    }")
+    assert fixed != text
+    assert check_text(fixed, tmp_path).clean

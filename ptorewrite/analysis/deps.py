@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.execution import Access, Step, Trace
+from ptorewrite.analysis.execution import Access, Step
 from ptorewrite.analysis.footprint import Footprint
 
 
 @dataclass(frozen=True)
 class DynDep:
-    src: Step
+    src: Step  # or a bounded trace's Op
     dst: Step
     kind: str  # "raw", "war", "waw"
     space: str
@@ -37,7 +35,7 @@ class Edge:
     carrier: ir.For | None  # None: same iteration of every common loop
     what: str  # operand that carries the dependence, e.g. "x[slot]"
     space: str
-    instances: list[DynDep] = field(default_factory=list)
+    instances: list[DynDep] = field(default_factory=list)  # one per (producer, consumer) instance pair
 
     @property
     def cross_pipe(self) -> bool:
@@ -51,56 +49,219 @@ class Edge:
         return "raw"
 
 
-@dataclass
 class _Cell:
-    bytes: Footprint
-    writer: Step | None
-    readers: list[Step]
+    """Bytes with their last writers (one per path that reaches here with a different one) and
+    the readers since."""
+
+    __slots__ = ("bytes", "readers", "writers")
+
+    def __init__(self, fp: Footprint, writers: tuple, readers: tuple):
+        self.bytes = fp
+        self.writers = writers
+        self.readers = readers
+
+    def copy(self) -> _Cell:
+        return _Cell(self.bytes, self.writers, self.readers)
 
 
-def dynamic_deps(trace: Trace) -> list[DynDep]:
-    cells: dict[str, list[_Cell]] = {}
+_HULLS: dict[int, tuple] = {}
+
+
+def _hull(fp: Footprint) -> tuple[int, int, int]:
+    got = _HULLS.get(id(fp))
+    if got is None or got[3] is not fp:
+        got = (int(fp.starts[0]), int(fp.ends[-1]), len(fp.starts), fp)
+        if len(_HULLS) > 200_000:
+            _HULLS.clear()
+        _HULLS[id(fp)] = got
+    return got[:3]
+
+
+class _State:
+    """What the accesses so far leave behind: per space, the cells of bytes (by footprint) with
+    their last writers and the readers since; and, for GM dependences the address test could not
+    pin down (`gm_pairs`), the latest instances of each statement."""
+
+    __slots__ = ("cells", "latest")
+
+    def __init__(self, cells=None, latest=None):
+        self.cells: dict[str, dict[int, _Cell]] = cells if cells is not None else {}
+        self.latest: dict[int, tuple] = latest if latest is not None else {}
+
+    def copy(self) -> _State:
+        return _State({k: {f: c.copy() for f, c in v.items()} for k, v in self.cells.items()}, dict(self.latest))
+
+    @staticmethod
+    def merge(states: list[_State]) -> _State:
+        out = _State()
+        for st in states:
+            for space, cells in st.cells.items():
+                mine = out.cells.setdefault(space, {})
+                for f, c in cells.items():
+                    m = mine.get(f)
+                    if m is None:
+                        mine[f] = c.copy()
+                    else:
+                        m.writers = _union(m.writers, c.writers)
+                        m.readers = _union(m.readers, c.readers)
+            for uid, ops in st.latest.items():
+                out.latest[uid] = _union(out.latest.get(uid, ()), ops)
+        return out
+
+
+class _Near:
+    """Which footprints of a space overlap which: found once per pair of distinct footprints,
+    so an access looks up its few neighbours instead of testing every cell."""
+
+    def __init__(self):
+        self.seen: dict[str, list[tuple[Footprint, int, int, int]]] = {}
+        self.near: dict[int, list[int]] = {}
+        self.keep: list[Footprint] = []  # footprints whose ids are keys here stay alive
+
+    def of(self, fp: Footprint) -> list[int]:
+        got = self.near.get(id(fp))
+        if got is not None:
+            return got
+        lo, hi, runs = _hull(fp)
+        got = [id(fp)]
+        for other, olo, ohi, oruns in self.seen.setdefault(fp.space, []):
+            if olo < hi and lo < ohi and (runs == 1 and oruns == 1 or other.overlap(fp) is not None):
+                got.append(id(other))
+                self.near[id(other)].append(id(fp))
+        self.seen[fp.space].append((fp, lo, hi, runs))
+        self.near[id(fp)] = got
+        self.keep.append(fp)
+        return got
+
+
+def _union(a: tuple, b: tuple) -> tuple:
+    """The possible last accesses after a join: per statement only the latest one. Knowing an op
+    of a pipe complete means knowing its earlier ops complete, and a bounded trace's knowledge
+    covers the ops a path never issued, so ordering the latest orders the others on every path."""
+    if a == b or not b:
+        return a
+    if not a:
+        return b
+    best: dict[int, object] = {}
+    for x in a + b:
+        old = best.get(x.stmt.uid)
+        if old is None or x.pos > old.pos:
+            best[x.stmt.uid] = x
+    return tuple(best.values())
+
+
+def dynamic_deps(trace) -> list[DynDep]:
+    """Dependences of a concrete trace (`execution.Trace`) or a bounded one (`bounded.BoundedTrace`,
+    whose forks merge the states of their alternatives and whose GM "may" pairs depend on the latest
+    instance of the partner)."""
+    items = trace.items if hasattr(trace, "controls") else trace.steps
+    may = trace.gm.may if hasattr(trace, "gm") else {}
+    # GM bytes matter only for accesses with an exact pair; the others depend through `may`.
+    bytes_blind = {uid for uid in may if uid not in trace.gm.exact} if may else set()
+    state = _State()
+    frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
-    for d in trace.steps:
-        if d.kind != "op":
-            continue
-        for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
-            space_cells = cells.setdefault(acc.footprint.space, [])
-            hit = [c for c in space_cells if c.bytes.overlap(acc.footprint) is not None]
-            for c in hit:
-                if c.writer is not None and c.writer is not d:
-                    deps.append(DynDep(c.writer, d, "waw" if acc.write else "raw", acc.footprint.space, acc.what))
-                if acc.write:
-                    for r in c.readers:
-                        if r is not d:
-                            deps.append(DynDep(r, d, "war", acc.footprint.space, acc.what))
-            _update(space_cells, hit, acc, d)
+    near = _Near()
+    for d in items:
+        kind = d.kind
+        if kind == "op":
+            _access(state, d, deps, near, d.stmt.uid in bytes_blind)
+            if d.stmt.uid in may:
+                _may(state, d, may[d.stmt.uid], deps)
+        elif kind == "fork":
+            frames.append((state.copy(), []))
+        elif kind == "alt":
+            entry, ends = frames[-1]
+            ends.append(state)
+            state = entry.copy()
+        elif kind == "exit":
+            frames[-1][1].append(state.copy())
+        elif kind == "join":
+            _, ends = frames.pop()
+            ends.append(state)
+            state = _State.merge(ends)
     return deps
 
 
+def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = False) -> None:
+    cells = state.cells
+    for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
+        fp = acc.footprint
+        if gm_blind and fp.space.startswith("GM:"):
+            continue
+        space_cells = cells.get(fp.space)
+        if space_cells is None:
+            space_cells = cells[fp.space] = {}
+        hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]
+        for c in hit:
+            for w in _latest(c.writers, d):
+                deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
+            if acc.write:
+                for r in _latest(c.readers, d):
+                    deps.append(DynDep(r, d, "war", fp.space, acc.what))
+        _update(space_cells, hit, acc, d)
+
+
+def _latest(ops: tuple, d) -> list:
+    """The producers to record for consumer d. Across the paths of a bounded trace one cell can
+    have many possible last writers; per producing statement and carrying loop only the latest
+    matters (knowing an op of a pipe complete means knowing its earlier ops complete)."""
+    if len(ops) < 2 or not hasattr(d, "pos"):
+        return [x for x in ops if x is not d]
+    best: dict[tuple, object] = {}
+    di = d.iters
+    for x in ops:
+        if x is d:
+            continue
+        carrier = None
+        for a, b in zip(x.iters, di):
+            if a != b:
+                carrier = a[0] if a[0] == b[0] else -1
+                break
+        key = (x.stmt.uid, carrier)
+        old = best.get(key)
+        if old is None or x.pos > old.pos:
+            best[key] = x
+    return list(best.values())
+
+
+def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
+    mine = [a for a in d.accesses if a.footprint.space.startswith("GM:")]
+    for uid in partners:
+        for x in _latest(state.latest.get(uid, ()), d):
+            for a in mine:
+                for b in x.accesses:
+                    if b.footprint.space == a.footprint.space and (a.write or b.write):
+                        kind = "waw" if (a.write and b.write) else "raw" if b.write else "war"
+                        deps.append(DynDep(x, d, kind, a.footprint.space, a.what))
+    state.latest[d.stmt.uid] = (d,)
+
+
 def _same(a: Footprint, b: Footprint) -> bool:
-    return a.covers(b) and b.covers(a)
+    return a is b or (a.covers(b) and b.covers(a))
 
 
-def _update(space_cells: list[_Cell], hit: list[_Cell], acc: Access, d: Step) -> None:
-    same = next((c for c in hit if _same(c.bytes, acc.footprint)), None)
+def _update(space_cells: dict[int, _Cell], hit: list[_Cell], acc: Access, d) -> None:
+    fp = acc.footprint
+    same = space_cells.get(id(fp))
+    if same is None:
+        same = next((c for c in hit if _same(c.bytes, fp)), None)
     if acc.write:
         # Cells this write covers entirely are dead: later accesses conflict with this write.
         for c in hit:
-            if c is not same and acc.footprint.covers(c.bytes):
-                space_cells.remove(c)
+            if c is not same and fp.covers(c.bytes):
+                del space_cells[id(c.bytes)]
         if same is None:
-            space_cells.append(_Cell(acc.footprint, d, []))
+            space_cells[id(fp)] = _Cell(fp, (d,), ())
         else:
-            same.writer, same.readers = d, []
+            same.writers, same.readers = (d,), ()
     else:
         if same is None:
-            same = _Cell(acc.footprint, None, [])
-            space_cells.append(same)
-        same.readers.append(d)
+            same = space_cells[id(fp)] = _Cell(fp, (), ())
+        same.readers = same.readers + (d,)
 
 
-def carrier_of(a: Step, b: Step, loops: dict[int, ir.For]) -> ir.For | None:
+def carrier_of(a, b, loops: dict[int, ir.For]) -> ir.For | None:
     for (la, ka), (lb, kb) in zip(a.iters, b.iters):
         if la != lb:
             return None
@@ -112,19 +273,27 @@ def carrier_of(a: Step, b: Step, loops: dict[int, ir.For]) -> ir.For | None:
 def static_edges(deps: list[DynDep], kernel: ir.Kernel) -> list[Edge]:
     loops = {id(s): s for s in ir.walk(kernel.body) if isinstance(s, ir.For)}
     edges: dict[tuple, Edge] = {}
+    pairs: dict[tuple[int, int], Edge] = {}  # the edge of each (producer, consumer) instance pair
     for dep in deps:
-        carrier = carrier_of(dep.src, dep.dst, loops)
-        key = (dep.src.stmt.uid, dep.dst.stmt.uid, id(carrier) if carrier else None)
-        e = edges.get(key)
+        pair = (id(dep.src), id(dep.dst))
+        e = pairs.get(pair)
         if e is None:
-            e = edges[key] = Edge(dep.src.stmt, dep.dst.stmt, set(), carrier, dep.what, dep.space)
+            carrier = carrier_of(dep.src, dep.dst, loops)
+            key = (dep.src.stmt.uid, dep.dst.stmt.uid, id(carrier) if carrier else None)
+            e = edges.get(key)
+            if e is None:
+                e = edges[key] = Edge(dep.src.stmt, dep.dst.stmt, set(), carrier, dep.what, dep.space)
+            pairs[pair] = e
+            e.instances.append(dep)
         e.kinds.add(dep.kind)
-        e.instances.append(dep)
     return list(edges.values())
 
 
-def dependence_graph(edges: list[Edge]) -> nx.MultiDiGraph:
-    """Instructions as nodes (with their pipe), dependences as edges (kind, carrier, operand)."""
+def dependence_graph(edges: list[Edge]):
+    """Instructions as nodes (with their pipe), dependences as edges (kind, carrier, operand):
+    a networkx MultiDiGraph."""
+    import networkx as nx
+
     g = nx.MultiDiGraph()
     for e in edges:
         for s in (e.src, e.dst):

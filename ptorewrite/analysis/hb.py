@@ -16,6 +16,7 @@ signal is lost), a wait with no set before it, and flags left set at the end.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from ptorewrite.arch import PIPES, ArchProfile
@@ -119,3 +120,276 @@ def same_pipe_ordered(arch: ArchProfile, pipe: str, hazard: str, earlier_op: str
     # Accumulating matmuls into one L0C tile rely on in-order accumulation (spec §4).
     return pipe == "M" and same_tile and later_op in ("TMATMUL_ACC", "TGEMV_ACC") and \
         earlier_op in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
+
+
+# ---------------------------------------------------------------- the planner's happens-before
+
+# Event kinds of `order_events`.
+SET, WAIT, BARRIER, ALL_BARRIER, FORK, ALT, EXIT, JOIN = range(8)
+
+
+class Ordering:
+    """Happens-before over a bounded trace (`analysis.bounded`) with a set of synchronization
+    events, computed from the events alone.
+
+    Positions replace per-pipe counters: knowledge row q, entry p = t means "every op of pipe p
+    at a position below t is known complete by pipe q" (along the path taken). Ops do not change
+    knowledge, so only syncs and control items are processed; an op's knowledge is its pipe's
+    knowledge at the last event before it, looked up in a timeline. A fork saves the state, each
+    alternative starts from it, an exit keeps the current state as one more end, and the join
+    keeps what holds on every path: the least knowledge, a flag pending only on some paths as
+    "maybe pending" (a later wait may hang and a later set may be lost), and the latest possible
+    wait of each flag.
+    """
+
+    __slots__ = ("all_positions", "all_states", "flag_problems", "positions", "snapshots", "spans")
+
+    def __init__(self):
+        self.positions: list[list[int]] = [[] for _ in range(NP)]  # per pipe: where its row changed
+        self.snapshots: list[list[tuple]] = [[] for _ in range(NP)]
+        self.all_positions: list[int] = []  # where every row may have changed (forks, joins, PIPE_ALL)
+        self.all_states: list[list[tuple]] = []
+        self.flag_problems: list[FlagProblem] = []
+        self.spans: list[tuple[object, int, int]] = []  # (origin, set position, wait position)
+
+    def known(self, pipe: int, pos: int) -> tuple:
+        """What `pipe` knows just before position `pos`."""
+        ps = self.positions[pipe]
+        i = bisect_left(ps, pos) - 1
+        j = bisect_left(self.all_positions, pos) - 1
+        if j >= 0 and (i < 0 or self.all_positions[j] > ps[i]):
+            return self.all_states[j][pipe]
+        return self.snapshots[pipe][i] if i >= 0 else _ZERO
+
+    def ordered(self, src_pipe: int, src_pos: int, dst_pipe: int, dst_pos: int) -> bool:
+        return self.known(dst_pipe, dst_pos)[src_pipe] > src_pos
+
+    def all_ordered(self, instances) -> bool:
+        """Every (src pipe, src position, dst pipe, dst position) is ordered."""
+        allp, alls = self.all_positions, self.all_states
+        for sp, spos, dp, dpos in instances:
+            ps = self.positions[dp]
+            i = bisect_left(ps, dpos) - 1
+            j = bisect_left(allp, dpos) - 1 if allp else -1
+            if j >= 0 and (i < 0 or allp[j] > ps[i]):
+                row = alls[j][dp]
+            elif i >= 0:
+                row = self.snapshots[dp][i]
+            else:
+                return False
+            if row[sp] <= spos:
+                return False
+        return True
+
+
+_ZERO = (0,) * NP
+
+
+def order_events(events, check_flags: bool = True, op_positions: list[list[int]] | None = None) -> Ordering:
+    """`events`: (position, kind, a, b, event id, origin) sorted by position. SET/WAIT: a, b are
+    the source and destination pipe indices; BARRIER: a is the pipe; FORK/ALT/EXIT/JOIN: a is the
+    fork. Positions of syncs must differ from those of ops (ops sit between them).
+
+    `op_positions` (per pipe, sorted) makes joins precise: what a path knows about a pipe also
+    covers that pipe's ops the path never issued (an op in the other branch of an if).
+
+    Flag reuse (a set must follow the wait that consumed the previous signal of its flag) is
+    checked exactly: what each pipe knows about waits is a set of wait events (a bitset), and
+    at a join a path counts as knowing the waits it never issued; the last wait of a flag is
+    the set of waits that can be last on some path."""
+    out = Ordering()
+    events = _without_empty_forks(events)
+    know = [_ZERO] * NP  # rows are tuples, replaced when they change
+    kw = [0] * NP  # waits each pipe knows complete (bit = wait number)
+    pending: dict[tuple, tuple] = {}  # key -> (knowledge carried, set position, origin, maybe, waits known)
+    last_wait: dict[tuple, tuple[int, object]] = {}  # key -> (waits that may be the last, origin)
+    frames: list[list] = []  # [entry state, ends [(state, ranges of the path)], fork position, branch start]
+    positions, snapshots = out.positions, out.snapshots
+    problems = out.flag_problems
+    names = PIPES
+    waits_on = [0] * NP  # waits of each pipe so far
+    wait_positions: list[int] = []
+
+    def on_path(ranges) -> int:
+        """Waits so far that lie on a path with these position ranges."""
+        m = 0
+        for lo, hi in ranges:
+            i, j = bisect_left(wait_positions, lo), bisect_left(wait_positions, hi)
+            m |= ((1 << j) - 1) ^ ((1 << i) - 1)
+        return m
+
+    for pos, kind, a, b, ev, origin in events:
+        if kind == SET:
+            k = list(know[a])
+            k[a] = pos
+            known_waits = kw[a] | waits_on[a]
+            key = (names[a], names[b], ev)
+            if check_flags:
+                if key in pending:
+                    problems.append(FlagProblem("lost-signal", key, origin, pending[key][2], pos))
+                elif key in last_wait and last_wait[key][0] & ~known_waits:
+                    problems.append(FlagProblem("unordered-reuse", key, origin, last_wait[key][1], pos))
+            pending[key] = (tuple(k), pos, origin, False, known_waits)
+        elif kind == WAIT:
+            key = (names[a], names[b], ev)
+            got = pending.pop(key, None)
+            if got is None or got[3]:
+                if check_flags:
+                    problems.append(FlagProblem("wait-without-set", key, origin))
+                if got is None:
+                    continue
+            row = know[b] = tuple(map(max, know[b], got[0]))
+            positions[b].append(pos)
+            snapshots[b].append(row)
+            bit = 1 << len(wait_positions)
+            wait_positions.append(pos)
+            waits_on[b] |= bit
+            kw[b] |= got[4]
+            last_wait[key] = (bit, origin)
+            out.spans.append((origin, got[1], pos))
+        elif kind == BARRIER:
+            row = list(know[a])
+            row[a] = pos
+            know[a] = row = tuple(row)
+            positions[a].append(pos)
+            snapshots[a].append(row)
+            kw[a] |= waits_on[a]
+        elif kind == ALL_BARRIER:
+            merged = tuple(max(pos, *col) for col in zip(*know))
+            know = [merged] * NP
+            kw = [(1 << len(wait_positions)) - 1] * NP
+            out.all_positions.append(pos)
+            out.all_states.append(know[:])
+        elif kind == FORK:
+            frames.append([(know, pending, last_wait, kw), [], pos, pos])
+            know, pending, last_wait, kw = list(know), dict(pending), dict(last_wait), list(kw)
+        elif kind == EXIT:
+            frames[-1][1].append(((list(know), dict(pending), dict(last_wait), list(kw)), ((0, pos),)))
+        elif kind == ALT:
+            frame = frames[-1]
+            entry, ends, fork_pos, start = frame
+            ends.append(((know, pending, last_wait, kw), ((0, fork_pos), (start, pos))))
+            frame[3] = pos
+            know, pending, last_wait, kw = list(entry[0]), dict(entry[1]), dict(entry[2]), list(entry[3])
+            out.all_positions.append(pos)
+            out.all_states.append(know[:])
+        else:  # JOIN
+            _, ends, fork_pos, start = frames.pop()
+            ends.append(((know, pending, last_wait, kw), ((0, fork_pos), (start, pos))))
+            everything = (1 << len(wait_positions)) - 1
+            off = [everything & ~on_path(ranges) for _, ranges in ends]
+            know, pending, last_wait, kw = _merge_paths(ends, pos, op_positions, off)
+            out.all_positions.append(pos)
+            out.all_states.append(know[:])
+    if check_flags:
+        for key, got in sorted(pending.items(), key=lambda kv: kv[0]):
+            problems.append(FlagProblem("left-set", key, got[2]))
+    return out
+
+
+def _without_empty_forks(events):
+    """Forks with no sync between them and their join change nothing: leave them out."""
+    out = []
+    opened: list[int] = []  # index in `out` of each open fork
+    busy: list[bool] = []  # a sync event happened since that fork
+    for e in events:
+        kind = e[1]
+        if kind == FORK:
+            opened.append(len(out))
+            busy.append(False)
+            out.append(e)
+        elif kind == JOIN:
+            start = opened.pop()
+            if busy.pop():
+                out.append(e)
+                if busy:
+                    busy[-1] = True
+            else:
+                del out[start:]
+        elif kind in (ALT, EXIT):
+            out.append(e)
+        else:
+            out.append(e)
+            if busy:
+                busy[-1] = True
+    return out
+
+
+def _first_op(ops: list[int], t: int, ranges, limit: int) -> int:
+    """The first op position >= t within the path's position ranges, or `limit`."""
+    for lo, hi in ranges:
+        i = bisect_left(ops, max(lo, t))
+        if i < len(ops) and ops[i] < hi:
+            return ops[i]
+    return limit
+
+
+def _merged_row(rows, paths, limit: int, op_positions) -> tuple:
+    """Knowledge every path has. Where paths differ, a path's threshold for pipe p extends up to
+    its next p-op (or the join): ops it never issued are vacuously known on it."""
+    first = rows[0]
+    if len(rows) == 2:
+        second = rows[1]
+        if second is first or second == first:
+            return first
+        if op_positions is None:
+            return tuple(map(min, first, second))
+        out = list(first)
+        for p in range(NP):
+            a, b = first[p], second[p]
+            if a != b:
+                ops = op_positions[p]
+                out[p] = min(_first_op(ops, a, paths[0], limit), _first_op(ops, b, paths[1], limit))
+        return tuple(out)
+    if all(r is first or r == first for r in rows):
+        return first
+    if op_positions is None:
+        return tuple(map(min, *rows))
+    out = []
+    for p, values in enumerate(zip(*rows)):
+        v0 = values[0]
+        if all(v == v0 for v in values):
+            out.append(v0)
+            continue
+        ops = op_positions[p]
+        out.append(min(_first_op(ops, v, ranges, limit) for v, ranges in zip(values, paths)))
+    return tuple(out)
+
+
+def _merge_paths(ends, limit: int, op_positions, off: list[int]):
+    """What holds on every path into a join. `off[i]`: the waits not on path i (known there)."""
+    if len(ends) == 1:
+        return ends[0][0]
+    states = [st for st, _ in ends]
+    paths = [ranges for _, ranges in ends]
+    knows = [st[0] for st in states]
+    if all(k == knows[0] for k in knows[1:]):
+        know = list(knows[0])
+    else:
+        know = [_merged_row([k[q] for k in knows], paths, limit, op_positions) for q in range(NP)]
+    kws = [st[3] for st in states]
+    kw = []
+    for q in range(NP):
+        m = -1
+        for k, o in zip(kws, off):
+            m &= k[q] | o
+        kw.append(m)  # not negative: every path's bits are
+    pendings = [st[1] for st in states]
+    pending = {}
+    for key in set().union(*pendings):
+        got = [(p[key], r, o) for p, r, o in zip(pendings, paths, off) if key in p]
+        if len(got) == len(states) and all(g is got[0][0] for g, _, _ in got):
+            pending[key] = got[0][0]
+            continue
+        carried = _merged_row([g[0] for g, _, _ in got], [r for _, r, _ in got], limit, op_positions)
+        maybe = len(got) < len(states) or any(g[3] for g, _, _ in got)
+        waits = -1
+        for g, _, o in got:
+            waits &= g[4] | o
+        pending[key] = (carried, min(g[1] for g, _, _ in got), got[0][0][2], maybe, waits)
+    last_wait: dict = {}
+    for st in states:
+        for key, (w, origin) in st[2].items():
+            prev = last_wait.get(key)
+            last_wait[key] = (w | prev[0], prev[1]) if prev else (w, origin)
+    return know, pending, last_wait, kw

@@ -9,7 +9,9 @@ Flags (one bit per (src, dst, event id))
 Matched in issue order: a wait takes the pending set of its flag; a wait issued before any set
 stays pending and takes the next set (its pipe stalls until then). A set issued while the flag
 already holds an unconsumed set may fire before that set's wait runs, so the second signal can be
-lost: reported. A wait that no set ever satisfies and a flag still set at the end are reported.
+lost: reported. So is a set issued after that wait but not ordered after it by happens-before: a
+set issued later can still fire first when the waiting pipe is busy (the same condition as the sync
+planner's, `analysis.hb`). A wait that no set ever satisfies and a flag still set at the end are reported.
 This issue-order model is timing independent: it flags every lost signal some timing could cause.
 
 Happens-before ("A completes before B starts")
@@ -63,7 +65,7 @@ def _via_notes(step: Step) -> tuple[Diagnostic, ...]:
 
 @dataclass
 class FlagProblem:
-    kind: str  # "never-set", "lost", "set-at-end", "stuck"
+    kind: str  # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"
     steps: tuple[Step, ...]  # the step reported first, then related ones
 
     def key(self):
@@ -80,6 +82,12 @@ class FlagProblem:
             msg = (f"deadlock: set_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) while the {flag} is still set by "
                    f"an earlier set_flag that no wait_flag has consumed: one signal is lost and a later wait hangs")
             notes = (Diagnostic("note", "the earlier set_flag", to_location(self.steps[1].loc)),)
+        elif self.kind == "unordered-reuse":
+            msg = (f"deadlock: possible lost signal: set_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is not ordered after "
+                   f"the wait_flag that consumes the previous set of this {flag}; when PIPE_{s.dst} is busy, "
+                   f"PIPE_{s.src} can set it again while it is still set, one signal is lost and a later wait hangs")
+            notes = (Diagnostic("note", "the wait_flag it must follow", to_location(self.steps[1].loc)),
+                     Diagnostic("note", "the previous set_flag", to_location(self.steps[2].loc)))
         elif self.kind == "set-at-end":
             msg = f"deadlock: {flag} set here is still set when the kernel ends (no wait_flag consumes it)"
             notes = ()
@@ -301,6 +309,9 @@ def check(trace: Trace) -> CheckResult:
         if _blocks_scalar(s):
             last_block = s.index
     same_pipe = {PIPE_INDEX[p]: kinds for p, kinds in arch.same_pipe_barrier.items() if p in PIPE_INDEX}
+    reuse_after = _previous_waits(steps, matches, flags)
+    wait_epoch: dict[int, tuple[int, int]] = {}  # wait -> (pipe, epoch): a set after it on its pipe covers it
+    reuse: list[FlagProblem] = []
     live: dict[str, _Space] = {}
     races: dict[tuple, Race] = {}
     # Position in `order` of each pipe's last op: a pipe with none left adds no access to check.
@@ -354,10 +365,15 @@ def check(trace: Trace) -> CheckResult:
             vc[p] = count[p]
             step_vc[i] = vc
             front[s.pipe] = base
+            w = reuse_after.get(i)
+            if w is not None and not (w in wait_epoch and vc[wait_epoch[w][0]] > wait_epoch[w][1]):
+                reuse.append(FlagProblem("unordered-reuse", (s, steps[w], steps[matches[w]])))
         elif s.kind == "wait":
             m = matches[i]
             # A set is matched by one wait: its clock is not needed again (unless it stalls the scalar unit).
             vc = join(base, step_vc[m] if _blocks_scalar(steps[m]) else step_vc.pop(m))
+            wait_epoch[i] = (p, count[p])  # a wait is an event of its pipe: later sets there follow it
+            count[p] += 1
             front[s.pipe] = vc
             if _blocks_scalar(s):
                 step_vc[i] = vc
@@ -366,7 +382,28 @@ def check(trace: Trace) -> CheckResult:
             vc[p] = count[p]
             front[s.pipe] = vc
     ordered = sorted(races.values(), key=lambda r: (r.second.index, r.first.index))
+    flags += [p for p in reuse if not (p.key() in seen_flags or seen_flags.add(p.key()))]
+    flags.sort(key=lambda f: f.steps[0].index)
     return CheckResult(ordered, flags, matches, order, stuck)
+
+
+def _previous_waits(steps: list[Step], matches: dict[int, int], flags: list[FlagProblem]) -> dict[int, int]:
+    """For each set of a flag whose previous set was consumed by a wait issued before it: that wait.
+    The set must happen after it, or it can fire while the flag still holds the previous signal.
+    Sets already reported as lost (issued while the previous one was pending) are left out."""
+    consumer = {s: w for w, s in matches.items()}
+    lost = {f.steps[0].index for f in flags if f.kind == "lost"}
+    last_set: dict[tuple, int] = {}
+    out: dict[int, int] = {}
+    for st in steps:
+        if st.kind != "set":
+            continue
+        prev = last_set.get(st.flag)
+        last_set[st.flag] = st.index
+        w = consumer.get(prev) if prev is not None else None
+        if w is not None and w < st.index and st.index not in lost:
+            out[st.index] = w
+    return out
 
 
 def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, _Space],

@@ -25,7 +25,7 @@ class RewriteOptions:
     reserved: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # buffer -> [start, end)
     insert_sync: bool = True  # run the sync inserter (tests of placement alone turn it off)
     conservative: bool = False  # a full barrier after every instruction instead of planned syncs
-    values: dict[str, int] = field(default_factory=dict)  # runtime values to analyse with, besides the defaults
+    values: dict[str, int] = field(default_factory=dict)  # runtime values named on the command line (the analysis covers all)
 
 
 @dataclass
@@ -201,8 +201,7 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> list[Insertion
                       "comparison and bisecting, not for production", kernel.body.stmts[0].loc
                       if kernel.body.stmts else None)
         return sync.conservative_insertions(kernel, kernel.file)
-    sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter,
-                                sync.default_value_sets(kernel, options.values))
+    sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
     return sync.sync_insertions(kernel, sync_plan, kernel.file)
 
 

@@ -1,0 +1,679 @@
+"""Every execution of a kernel, in bounded size: the sync planner's view of the control flow.
+
+The emulator executes one concrete run (`execution.unroll`). The planner needs all runs at once,
+for every runtime value, and at a cost set by the kernel's text. This module produces one
+*bounded trace* that stands for all of them:
+
+- **Runtime values are unknown** (see `abstract`). A condition whose value is unknown takes both
+  branches: the trace forks, runs each branch from the same state, and joins afterwards. Scalars
+  that differ between the branches are unknown after the join.
+- **A loop with an unknown trip count** may stop before any iteration: every iteration boundary
+  forks into "exit now" and "run one more". It runs up to H iterations, where H covers the
+  loop's breakpoints, a margin and one whole period beyond (see below), so every trip count is
+  either run or is equivalent, by periodicity, to one that is.
+- **A loop whose start or step is unknown** (a grid-stride loop) forks over the residues of its
+  start and step modulo the slot period of the tile arrays it indexes; its variable is a
+  `Residue` and `i % 2` is exact in each branch.
+- **A long loop with a known trip count** runs its first iterations, its last ones and a window
+  around every breakpoint; the iterations in between are left out in whole periods (see
+  `periodic`), keeping the variable's real value in every iteration that runs. Expressions
+  `periodic` finds irregular are unknown in such a run.
+
+The margin around the start, the end and each breakpoint is P + D iterations, where P is the
+loop's period and D the farthest GM dependence distance the dependence test found for the loop
+(at least 1); a loop with an unknown trip count runs that margin past its last breakpoint and
+P - 1 more iterations, so that every trip count modulo P ends in a settled stretch. `extra`
+adds that many periods to every margin: the planner plans on one trace and checks its plan on a
+trace with one more period per loop (the pattern must have settled; see docs/design.md for why
+2P + D is enough).
+
+Trace items are ops, markers (the points before and after each executed statement, where
+synchronization can go, with the scalar values there) and fork / alt / join control items, all
+in one linear order with increasing positions. A fork's alternatives follow each other, each
+starting from the fork's state ("alt" starts the next one); an "exit" keeps the current state as
+one more end without leaving the path (a loop that may stop here); the join merges the ends.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from ptorewrite.analysis import ir, periodic
+from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, is_known, join
+from ptorewrite.analysis.execution import (
+    WINDOWED,
+    Access,
+    GmOperand,
+    Machine,
+    Place,
+    Placement,
+    TileOperand,
+    located,
+)
+from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
+from ptorewrite.analysis.footprint import Footprint, single
+from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
+from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
+from ptorewrite.diagnostics import PtoError
+
+GENERAL_LIMIT = 64  # iterations of a `for (v = start; cond; v = update)` loop run exactly
+STEP = 8  # position distance between items; syncs placed at one marker take the positions in between
+MAX_RESIDUE_FORKS = 16
+WHOLE = 1 << 62
+
+
+@dataclass(eq=False, slots=True)
+class Op:
+    pos: int
+    pipe: str
+    stmt: ir.Instr
+    accesses: tuple[Access, ...]
+    iters: tuple[tuple[int, int], ...]  # (id of each enclosing For, ordinal of the iteration run), outermost first
+    ctx: int
+    kind: str = "op"
+
+    @property
+    def loc(self) -> ir.SourceRange:
+        return self.stmt.loc
+
+
+@dataclass(eq=False, slots=True)
+class Marker:
+    stmt: ir.Stmt
+    where: str  # "before" or "after"
+    env: dict
+    pos: int
+    ctx: int
+    forced: frozenset
+    kind: str = "marker"
+
+
+@dataclass(eq=False, slots=True)
+class Control:
+    kind: str  # "fork", "alt", "exit", "join"
+    fork: int
+    pos: int
+
+
+@dataclass
+class LoopRun:
+    """How one run of a loop was bounded (for reports and tests)."""
+
+    loop: ir.For
+    trips: int | None  # None: unknown
+    period: int
+    kept: int  # iterations run (per alternative)
+    removed: int  # iterations left out
+
+
+@dataclass
+class BoundedTrace:
+    kernel: ir.Kernel
+    arch: ArchProfile
+    items: list
+    ops: list[Op]
+    markers: dict[tuple[int, str], list[Marker]]
+    controls: list[Control]
+    ctx_parent: dict[int, int]
+    runs: list[LoopRun]
+    gm: GmPairs
+    irregular: list[tuple[Expr, object, ir.For]] = field(default_factory=list)
+    extra: int = 0
+
+    def ctx_within(self, inner: int, outer: int) -> bool:
+        """Every path through a point of context `inner` passed the points of context `outer`
+        (outer is inner or one of its enclosing alternatives)."""
+        while True:
+            if inner == outer:
+                return True
+            if inner not in self.ctx_parent:
+                return False
+            inner = self.ctx_parent[inner]
+
+
+class BoundedMachine(Machine):
+    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int = 0):
+        super().__init__(kernel, arch, {v: UNKNOWN for v in kernel.runtime_values}, placement, markers=True,
+                         require_semantics=False)
+        self.gm = gm
+        self.extra = extra
+        self.pos = 0
+        self.ctx = 0
+        self.ctx_parent: dict[int, int] = {}
+        self._ctx_ids = itertools.count(1)
+        self._fork_ids = itertools.count(1)
+        self.ops: list[Op] = []
+        self.controls: list[Control] = []
+        self.marker_index: dict[tuple[int, str], list[Marker]] = {}
+        self.forced: frozenset = frozenset()
+        self.runs: list[LoopRun] = []
+        self.irregular: list[tuple[Expr, object, ir.For]] = []
+        self.gm_rep: dict[str, int] = {}  # abstract loop variables: a representative for GM addresses
+        self.widened: dict[tuple[int, int], Footprint] = {}  # alias slots whose place is not known
+        self._exact_gm: dict[int, bool] = {}
+        self._env_copy: dict | None = None
+        self._shapes: dict[tuple, periodic.LoopShape] = {}
+        self._assigned_names: dict[int, list[str]] = {}
+        self._abstract: dict[int, Compiled] = {}
+        self._tile_accesses: dict[tuple, list[Access]] = {}
+        self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
+        self._operands: dict[tuple, list[TileOperand]] = {}
+        self._fixed_operands: dict[int, list[TileOperand]] = {}
+
+    # ------------------------------------------------------------------ evaluation
+
+    def eval(self, e: Expr, stmt):
+        c = self._abstract.get(id(e))
+        if c is None:
+            c = self._abstract[id(e)] = Compiled(e)
+        try:
+            return c(self.env, self.forced)
+        except UnboundValue as u:
+            raise located(f"'{u.name}' has no value here", stmt) from None
+
+    def run(self) -> BoundedTrace:
+        self.block(self.kernel.body)
+        return BoundedTrace(self.kernel, self.arch, self.items, self.ops, self.marker_index, self.controls,
+                            self.ctx_parent, self.runs, self.gm, self.irregular, self.extra)
+
+    def _next_pos(self) -> int:
+        self.pos += STEP
+        return self.pos
+
+    def _env_view(self) -> dict:
+        """A copy of the scalar values for markers, shared until a value changes."""
+        if self._env_copy is None:
+            self._env_copy = dict(self.env)
+        return self._env_copy
+
+    def _set(self, name: str, value) -> None:
+        self.env[name] = value
+        self._env_copy = None
+
+    def stmt(self, s: ir.Stmt) -> None:
+        m = Marker(s, "before", self._env_view(), self._next_pos(), self.ctx, self.forced)
+        self.items.append(m)
+        self.marker_index.setdefault((id(s), "before"), []).append(m)
+        self.execute(s)
+        m = Marker(s, "after", self._env_view(), self._next_pos(), self.ctx, self.forced)
+        self.items.append(m)
+        self.marker_index.setdefault((id(s), "after"), []).append(m)
+
+    def execute(self, s: ir.Stmt) -> None:
+        if isinstance(s, ir.Instr):
+            self.instr(s)
+        elif isinstance(s, ir.Block):
+            for x in s.stmts:
+                self.stmt(x)
+        elif isinstance(s, ir.For):
+            self.loop(s)
+        elif isinstance(s, ir.If):
+            c = self.eval(s.cond, s)
+            # A branch body or loop body is never where a sync goes (syncs go before or after the
+            # statements in it, or around the if / for): it gets no markers of its own.
+            if is_known(c):
+                if c:
+                    self.execute(s.then)
+                elif s.other is not None:
+                    self.execute(s.other)
+                return
+            self.fork([lambda: self.execute(s.then), (lambda: self.execute(s.other)) if s.other is not None else _nothing])
+        elif isinstance(s, ir.Assign):
+            self._set(s.var, self.eval(s.value, s))
+        elif isinstance(s, ir.AliasDef):
+            self.alias(s)
+        # Syncs and TASSIGN of an AUTO kernel compile to nothing.
+
+    # ------------------------------------------------------------------ forks
+
+    def _control(self, kind: str, fid: int) -> None:
+        c = Control(kind, fid, self._next_pos())
+        self.items.append(c)
+        self.controls.append(c)
+
+    def fork(self, alternatives) -> None:
+        """Run each alternative from the current state; afterwards the state covers all their ends."""
+        fid = next(self._fork_ids)
+        self._control("fork", fid)
+        entry_env, entry_iters, entry_ctx, entry_rep = dict(self.env), list(self.iters), self.ctx, dict(self.gm_rep)
+        ends = []
+        for n, alt in enumerate(alternatives):
+            if n:
+                self._control("alt", fid)
+            self.env, self.iters, self.gm_rep = dict(entry_env), list(entry_iters), dict(entry_rep)
+            self._env_copy = None
+            self.ctx = next(self._ctx_ids)
+            self.ctx_parent[self.ctx] = entry_ctx
+            alt()
+            ends.append(self.env)
+        self._control("join", fid)
+        self.ctx, self.iters, self.gm_rep = entry_ctx, entry_iters, entry_rep
+        merged = dict(ends[0])
+        for other in ends[1:]:
+            for k in set(merged) | set(other):
+                merged[k] = join(merged.get(k, UNKNOWN), other.get(k, UNKNOWN))
+        self.env = merged
+        self._env_copy = None
+
+    # ------------------------------------------------------------------ loops
+
+    def loop(self, s: ir.For) -> None:
+        if not s.counted:
+            self._general_loop(s)
+            return
+        start, step, stop = (self.eval(x, s) for x in (s.start, s.step, s.stop))
+        if is_known(step) and step == 0:
+            raise located("loop step is 0", s)
+        if is_known(start) and is_known(step):
+            trips = None
+            if is_known(stop) and not (s.stop.free_vars() & self._assigned_in(s)):
+                trips = _trips(start, stop, step, s.inclusive)
+            if trips is not None:
+                self._counted_loop(s, start, step, trips)
+            else:
+                self._open_loop(s, start, step)
+        else:
+            self._residue_loop(s, start, step)
+        self._leave(s)
+
+    def _leave(self, s: ir.For) -> None:
+        """After the loop its variable is gone, or (declared before the loop) keeps the value that
+        ended it: known after a loop run to its end, unknown after one that may stop anywhere."""
+        if s.keeps_var:
+            self._set(s.var, self._last.pop(id(s), UNKNOWN))
+        else:
+            self.env.pop(s.var, None)
+            self._env_copy = None
+        self.gm_rep.pop(s.var, None)
+
+    def _general_loop(self, s: ir.For) -> None:
+        """`for (v = start; cond; v = update)`. Run exactly when start, condition and update are
+        known and it ends within GENERAL_LIMIT iterations; otherwise its trip count is unknown and
+        so is its variable."""
+        v = self.eval(s.start, s)
+        values = []
+        env = dict(self.env)
+        while is_known(v) and len(values) <= GENERAL_LIMIT:
+            env[s.var] = v
+            c = evaluate(s.cond, env)
+            if not is_known(c):
+                break
+            if not c:
+                for k, x in enumerate(values):
+                    self._iteration(s, x, k)
+                self._last[id(s)] = v
+                self.runs.append(LoopRun(s, len(values), 1, len(values), 0))
+                self._leave(s)
+                return
+            values.append(v)
+            nxt = evaluate(s.update, env)
+            if is_known(nxt) and nxt == v:
+                raise located(f"the loop variable keeps its value {v!r}: the loop would not terminate", s)
+            v = nxt
+        shape = self._analyse(s, 0, 1)
+        self._note_irregular(s, shape)
+        p = shape.period
+        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        saved = self.forced
+        self.forced = saved | shape.irregular
+        self._run_open(s, h, lambda k: UNKNOWN, None)
+        self.forced = saved
+        self.runs.append(LoopRun(s, None, p, h, 0))
+        self._leave(s)
+
+    def _analyse(self, s: ir.For, start: int, step: int) -> periodic.LoopShape:
+        """The loop's shape for this run. It is first found with the enclosing values unknown,
+        which all runs share; only when that leaves an expression of known values irregular
+        (`j < i` needs i) is it found again with this run's values."""
+        assigned = self._assigned_names.get(id(s))
+        if assigned is None:
+            assigned = self._assigned_names[id(s)] = sorted(self._assigned_in(s))
+        env = self.env
+        key = (id(s), start, step, tuple(repr(env.get(n)) for n in assigned))
+        shape = self._shapes.get(key)
+        if shape is None:
+            blind = {n: (v if n in assigned else UNKNOWN) for n, v in env.items()}
+            shape = self._shapes[key] = periodic.analyse(s, start, step, blind)
+        if not any(is_known(env.get(n)) for n in shape.irregular_names):
+            return shape
+        names = sorted(shape.irregular_names)
+        key = key + tuple(repr(env.get(n)) for n in names)
+        exact = self._shapes.get(key)
+        if exact is None:
+            exact = self._shapes[key] = periodic.analyse(s, start, step, env)
+        return exact
+
+    def _assigned_in(self, s: ir.For) -> set[str]:
+        return {x.var for x in ir.walk(s.body) if isinstance(x, ir.Assign)}
+
+    def _margin(self, s: ir.For, period: int) -> int:
+        d = max(1, self.gm.margin.get(id(s), 0))
+        return period + d + self.extra * period
+
+    def _iteration(self, s: ir.For, value, ordinal: int) -> None:
+        self._set(s.var, value)
+        self.iters.append((id(s), ordinal))
+        self.execute(s.body)
+        self.iters.pop()
+
+    def _note_irregular(self, s: ir.For, shape: periodic.LoopShape) -> None:
+        for e, where in shape.irregular_where:
+            self.irregular.append((e, where, s))
+
+    def _counted_loop(self, s: ir.For, start: int, step: int, trips: int) -> None:
+        self._last[id(s)] = start + trips * step
+        if trips <= 2:
+            for k in range(trips):
+                self._iteration(s, start + k * step, k)
+            self.runs.append(LoopRun(s, trips, 1, trips, 0))
+            return
+        shape = self._analyse(s, start, step)
+        p = shape.period
+        r = self._margin(s, p)
+        windows = [(0, r)] + [(max(0, lo - r), hi + r + 1) for lo, hi in shape.breaks]
+        kept = _kept_iterations(windows, trips, p)
+        if len(kept) == trips:
+            for k in range(trips):
+                self._iteration(s, start + k * step, k)
+            self.runs.append(LoopRun(s, trips, p, trips, 0))
+            return
+        self._note_irregular(s, shape)
+        saved = self.forced
+        self.forced = saved | shape.irregular
+        for n, k in enumerate(kept):
+            self._iteration(s, start + k * step, n)
+        self.forced = saved
+        self.runs.append(LoopRun(s, trips, p, len(kept), trips - len(kept)))
+
+    def _open_loop(self, s: ir.For, start: int, step: int) -> None:
+        """Unknown trip count: every iteration boundary may be the last."""
+        shape = self._analyse(s, start, step)
+        self._note_irregular(s, shape)
+        p = shape.period
+        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        saved = self.forced
+        self.forced = saved | shape.irregular
+        self._run_open(s, h, lambda k: start + k * step, None)
+        self.forced = saved
+        self.runs.append(LoopRun(s, None, p, h, 0))
+
+    def _run_open(self, s: ir.For, h: int, value_of, rep_of) -> None:
+        """Up to h iterations; before each one (and after the last) the loop may end: an "exit"
+        item keeps the state there as one of the ends the join after the loop merges."""
+        fid = next(self._fork_ids)
+        self._control("fork", fid)
+        entry_ctx = self.ctx
+        ends = []
+        for k in range(h):
+            self._control("exit", fid)
+            ends.append(dict(self.env))
+            ctx = next(self._ctx_ids)
+            self.ctx_parent[ctx] = self.ctx
+            self.ctx = ctx
+            if rep_of is not None:
+                self.gm_rep[s.var] = rep_of(k)
+            self._iteration(s, value_of(k), k)
+        self._control("join", fid)
+        self.ctx = entry_ctx
+        merged = dict(self.env)
+        for other in ends:
+            for key in set(merged) | set(other):
+                merged[key] = join(merged.get(key, UNKNOWN), other.get(key, UNKNOWN))
+        self.env = merged
+        self._env_copy = None
+
+    def _residue_loop(self, s: ir.For, start, step) -> None:
+        """Unknown start or step (grid-stride loops): residues modulo the slot period."""
+        m = _modulus_of(s)
+        shape = self._analyse(s, 0, 1)
+        self._note_irregular(s, shape)
+        p = periodic.lcm(shape.period, m)
+        h = self._margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        starts = _residues(start, m)
+        steps = _residues(step, m)
+        step_rep = step if is_known(step) else 1
+        start_rep = start if is_known(start) else 0
+        if len(starts) * len(steps) > MAX_RESIDUE_FORKS:
+            starts, steps, m = [0], [0], 1
+        saved = self.forced
+        self.forced = saved | shape.irregular
+
+        def alternative(a: int, b: int):
+            def run() -> None:
+                value = (lambda k: Residue.of(a + k * b, m)) if m > 1 else (lambda k: UNKNOWN)
+                self._run_open(s, h, value, lambda k: start_rep + k * step_rep)
+            return run
+
+        self.fork([alternative(a, b) for a in starts for b in steps])
+        self.forced = saved
+        self.runs.append(LoopRun(s, None, p, h, 0))
+
+    # ------------------------------------------------------------------ instructions
+
+    def instr(self, s: ir.Instr) -> None:
+        scalars = [self.eval(a.value, s) for a in s.args if a.kind == "scalar"] if s.op in WINDOWED else []
+        tiles: list[list[TileOperand]] = [self._tile_operands(a, s) for a in s.args if a.kind == "tile"]
+        # The tile accesses are a function of the operands' places and shapes: shared by every
+        # instance that sees the same ones.
+        # Operand lists are shared objects, one per place and shape (widened aliases get new ones).
+        key = (id(s), tuple(scalars), tuple(map(id, tiles)))
+        tile_accesses = self._tile_accesses.get(key)
+        if tile_accesses is None:
+            tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
+        accesses = list(tile_accesses)
+        clip = tiles[0][0].valid if (s.op in ("TLOAD", "TSTORE") and tiles) else None
+        for a in s.args:
+            if a.kind != "gm":
+                continue
+            g = a.value.tensor
+            if g.param not in self.gm.written:
+                continue  # nothing writes it: no dependence through it
+            fp = self._gm_fp(g, clip, s)
+            if fp is None:
+                continue
+            if a.reads:
+                accesses.append(Access(fp, False, a.text))
+            if a.writes:
+                accesses.append(Access(fp, True, a.text))
+        op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx)
+        self.items.append(op)
+        self.ops.append(op)
+
+    def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list) -> list[Access]:
+        out: list[Access] = []
+        window = self._window(s, tiles, scalars)
+        for i, ops in enumerate(tiles):
+            for o in ops:
+                fp = self._tile_fp(o, window if window and i == window[0] else None, s)
+                if fp is None:
+                    continue
+                if "r" in o.access:
+                    out.append(Access(fp, False, o.text))
+                if "w" in o.access:
+                    out.append(Access(fp, True, o.text))
+        if self._scratch is not None and s.op in UB_SCRATCH_OPS:
+            out.append(Access(self._scratch, True, "the hidden UB scratch"))
+        return out
+
+    def _tile_operands(self, a: ir.Arg, s: ir.Instr) -> list[TileOperand]:
+        fixed = self._fixed_operands.get(id(a))
+        if fixed is not None:
+            return fixed
+        ref: ir.TileRef = a.value
+        decl = ref.tile
+        if ref.index is None and decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
+            # One tile, its own place, its whole shape: the same operand every time.
+            fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
+                                                               a.access, a.text)]
+            return fixed
+        vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
+        vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
+        vr = int(vr) if is_known(vr) else decl.rows
+        vc = int(vc) if is_known(vc) else decl.cols
+        slots = self._slots(ref, s)
+        key = (id(a), vr, vc, tuple(slots), tuple((self.places.get((id(decl), k)), (id(decl), k) in self.widened)
+                                                  for k in slots))
+        got = self._operands.get(key)
+        if got is None:
+            vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
+            got = self._operands[key] = [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access,
+                                                     a.text) for slot in slots]
+        return got
+
+    def _slots(self, ref: ir.TileRef, stmt) -> list[int]:
+        if ref.index is None:
+            return [0]
+        i = self.eval(ref.index, stmt)
+        if not is_known(i):
+            return list(range(ref.tile.slots))  # any slot
+        if not isinstance(i, int) or not 0 <= i < ref.tile.slots:
+            raise located(f"index {i} of '{ref.tile.cpp_name or ref.tile.name}' is outside 0..{ref.tile.slots - 1}",
+                          stmt)
+        return [i]
+
+    def _place(self, decl: ir.TileDecl, slot: int) -> Place:
+        key = (id(decl), slot)
+        p = self.places.get(key)
+        if p is None:
+            p = self.places[key] = Place(TILE_TYPE_BUFFER[decl.tile_type], self.placement(decl, slot))
+        return p
+
+    def alias(self, s: ir.AliasDef) -> None:
+        bases = [(slot, self._place(s.src.tile, slot)) for slot in self._slots(s.src, s)]
+        off = self.eval(s.offset_bytes, s)
+        dst_slots = self._slots(s.dst, s)
+        if len(bases) == 1 and is_known(off) and len(dst_slots) == 1:
+            base = bases[0][1]
+            key = (id(s.dst.tile), dst_slots[0])
+            self.places[key] = Place(base.buffer, base.address + int(off))
+            self.widened.pop(key, None)
+            return
+        # Where the alias points is not known: it stands for the whole of its base's slots.
+        lo = min(p.address for _, p in bases)
+        hi = max(p.address for _, p in bases) + s.src.tile.nbytes
+        for slot in dst_slots:
+            self.places[(id(s.dst.tile), slot)] = Place(bases[0][1].buffer, lo)
+            self.widened[(id(s.dst.tile), slot)] = single(bases[0][1].buffer, lo, hi)
+
+    def _window(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list):
+        """(index of the windowed tile operand, window) for TEXTRACT / TINSERT with known offsets."""
+        if s.op not in WINDOWED or len(tiles) < 2:
+            return None
+        if not all(is_known(v) for v in scalars[:2]):
+            return None  # unknown offsets: the whole tile
+        nums = [v for v in scalars if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        big, shaper = WINDOWED[s.op]
+        r0, c0 = (list(map(int, nums)) + [0, 0])[:2]
+        vr, vc = tiles[big][0].valid
+        h, w = tiles[shaper][0].valid
+        return big, (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))
+
+    def _tile_fp(self, o: TileOperand, window, s) -> Footprint | None:
+        wide = self.widened.get((id(o.decl), o.slot))
+        if wide is not None:
+            return wide
+        return self.tile_footprint(o, window[1] if window else None, s)
+
+    def _gm_fp(self, g: ir.GmTensor, clip, s) -> Footprint | None:
+        space = "GM:" + g.param
+        exact = self._exact_gm.get(id(g))
+        if exact is None:
+            exact = self._exact_gm[id(g)] = exact_address(g)
+        if not exact:
+            return single(space, 0, WHOLE)
+        env = {}
+        for name in g.offset_bytes.free_vars() | {n for x in g.shape + g.stride for n in x.free_vars()}:
+            v = self.env.get(name, UNKNOWN)
+            if isinstance(v, Residue) or not is_known(v):
+                v = self.gm_rep.get(name, 0)
+            env[name] = v
+        try:
+            off = evaluate(g.offset_bytes, env)
+            shape = tuple(int(evaluate(x, env)) for x in g.shape)
+            stride = tuple(int(evaluate(x, env)) for x in g.stride)
+        except (UnboundValue, TypeError, ValueError):
+            return single(space, 0, WHOLE)
+        if not isinstance(off, int):
+            return single(space, 0, WHOLE)
+        return self.gm_footprint(GmOperand(g, g.param, off + (1 << 40), shape, stride, "", ""), clip)
+
+
+def _nothing() -> None:
+    return None
+
+
+def _trips(start: int, stop, step: int, inclusive: bool) -> int | None:
+    if not isinstance(stop, (int, float)) or isinstance(stop, bool):
+        return None
+    return ir.For("", Const(start), Const(stop), Const(step), ir.Block([]), None, inclusive).trip_count()
+
+
+def _kept_iterations(windows: list[tuple[int, int]], trips: int, period: int) -> list[int]:
+    """Iterations in the windows; between windows, the remainder of the gap modulo the period
+    (so the iterations left out are whole periods)."""
+    marks = sorted((max(0, a), min(trips, b)) for a, b in windows if a < trips)
+    merged: list[list[int]] = []
+    for a, b in marks:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    kept: list[int] = []
+    at = 0
+    for a, b in merged + [[trips, trips]]:
+        gap = a - at
+        if gap > 0:
+            keep = gap % period if gap >= period else gap
+            kept.extend(range(at, at + keep))
+        kept.extend(range(a, b))
+        at = b
+    return kept
+
+
+def _modulus_of(loop: ir.For) -> int:
+    """The least common multiple of N over `x % N` in the body whose x uses the loop variable."""
+    m = 1
+
+    def scan(e: Expr) -> None:
+        nonlocal m
+        if isinstance(e, BinOp):
+            if e.op == "%" and isinstance(e.rhs, Const) and isinstance(e.rhs.value, int) and e.rhs.value > 0 \
+                    and loop.var in e.lhs.free_vars():
+                m = periodic.lcm(m, e.rhs.value)
+            scan(e.lhs)
+            scan(e.rhs)
+        elif hasattr(e, "operand"):
+            scan(e.operand)
+        elif hasattr(e, "cond"):
+            scan(e.cond)
+            scan(e.then)
+            scan(e.other)
+
+    seen: set[int] = set()
+    for s in ir.walk(loop.body):
+        for e, _ in periodic.behaviour(s, seen):
+            scan(e)
+    return m
+
+
+def _residues(v, m: int) -> list[int]:
+    if m <= 1:
+        return [0]
+    if isinstance(v, Residue) and v.modulus % m == 0:
+        return [v.value % m]
+    if is_known(v) and isinstance(v, int):
+        return [v % m]
+    return list(range(m))
+
+
+def bounded_trace(kernel: ir.Kernel, arch: ArchProfile, placement: Placement, extra: int = 0,
+                  gm: GmPairs | None = None) -> BoundedTrace:
+    """The kernel's executions for every runtime value, bounded (see module doc)."""
+    gm = gm or classify(kernel)
+    try:
+        return BoundedMachine(kernel, arch, placement, gm, extra).run()
+    except RecursionError:  # pragma: no cover - deeply nested forks
+        raise PtoError("the kernel's control flow is nested too deeply to analyse", kernel.body.loc) from None
+

@@ -1,0 +1,227 @@
+"""Which GM accesses can depend on which, decided from the addresses' text (a dependence test).
+
+The sync planner runs a bounded part of the kernel (see `periodic`), so a GM dependence between
+iterations it leaves out, or at a distance larger than it runs, would not show in its trace. GM
+addresses are affine in loop variables in real kernels (`out + i * TILE`), and for those the
+distance is computed exactly, as compilers do: two windows [A, A + Ea) and [B, B + Eb) overlap
+iff -Eb < B - A < Ea, and B - A is an affine function of the iteration distance.
+
+Every pair of accesses to one pointer argument, at least one of them a write, is one of:
+- *exact*: both addresses are affine with equal coefficients for every shared loop variable and
+  runtime value, nothing else varies, and the distances at which they overlap are bounded. The
+  planner evaluates those addresses (runtime values set to 0: only differences matter) and runs
+  each loop at least that many iterations past every window (`margin`).
+- *may*: anything else (an address the text does not pin down, loops the two do not share,
+  distances that grow with a trip count). The planner then treats the latest earlier instance of
+  the one as a dependence of each instance of the other, whatever the bytes: ordering the latest
+  instance of a statement orders every earlier one on its pipe, so no distance escapes.
+Pointer arguments that nothing writes have no dependences at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil, floor
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import BinOp, Const, Expr, UnOp, Var
+
+MAX_DISTANCE = 16  # exact dependences farther apart than this many iterations are treated as "may"
+
+Linear = tuple[dict[str, int], int]
+
+
+def linear(e: Expr) -> Linear | None:
+    """Integer affine form of `e`: ({variable: coefficient}, constant), or None."""
+    if isinstance(e, Const):
+        return ({}, int(e.value)) if isinstance(e.value, int) else None
+    if isinstance(e, Var):
+        return {e.name: 1}, 0
+    if isinstance(e, UnOp) and e.op == "-":
+        x = linear(e.operand)
+        return None if x is None else ({k: -v for k, v in x[0].items()}, -x[1])
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        x, y = linear(e.lhs), linear(e.rhs)
+        if x is None or y is None:
+            return None
+        if e.op == "*":
+            if not x[0]:
+                x, y = y, x
+            if y[0]:
+                return None
+            c = y[1]
+            return {k: v * c for k, v in x[0].items() if v * c}, x[1] * c
+        sign = 1 if e.op == "+" else -1
+        out = dict(x[0])
+        for k, v in y[0].items():
+            out[k] = out.get(k, 0) + sign * v
+        return {k: v for k, v in out.items() if v}, x[1] + sign * y[1]
+    return None
+
+
+@dataclass
+class _Access:
+    instr: ir.Instr
+    write: bool
+    param: str
+    form: Linear | None  # byte offset
+    extent: int | None  # bytes from the offset to one past the last byte of the window
+    loops: list[ir.For]  # enclosing loops, outermost first
+
+
+@dataclass
+class GmPairs:
+    written: set[str] = field(default_factory=set)  # pointer arguments some instruction writes
+    may: dict[int, set[int]] = field(default_factory=dict)  # instr uid -> uids of "may" partners
+    exact: set[int] = field(default_factory=set)  # instr uids with some exact pair (their bytes matter)
+    margin: dict[int, int] = field(default_factory=dict)  # id(For) -> farthest exact dependence, in iterations
+
+    def partners(self, instr: ir.Instr) -> set[int]:
+        return self.may.get(instr.uid, set())
+
+
+def _const_int(e: Expr) -> int | None:
+    return e.value if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool) else None
+
+
+def exact_address(g: ir.GmTensor) -> bool:
+    """The window's offset is affine and its extent constant: its bytes can be evaluated."""
+    return linear(g.offset_bytes) is not None and _extent(g) is not None
+
+
+def _extent(g: ir.GmTensor) -> int | None:
+    shape = [_const_int(x) for x in g.shape]
+    stride = [_const_int(x) for x in g.stride]
+    if None in shape or None in stride:
+        return None
+    es = ir.DTYPE_BYTES[g.dtype]
+    return ceil((sum((n - 1) * s for n, s in zip(shape, stride)) + 1) * es)
+
+
+def _accesses(kernel: ir.Kernel) -> list[_Access]:
+    out: list[_Access] = []
+
+    def visit(s: ir.Stmt, loops: list[ir.For]):
+        if isinstance(s, ir.Instr):
+            for a in s.args:
+                if a.kind == "gm":
+                    g = a.value.tensor
+                    if a.reads:
+                        out.append(_Access(s, False, g.param, linear(g.offset_bytes), _extent(g), loops))
+                    if a.writes:
+                        out.append(_Access(s, True, g.param, linear(g.offset_bytes), _extent(g), loops))
+        elif isinstance(s, ir.Block):
+            for x in s.stmts:
+                visit(x, loops)
+        elif isinstance(s, ir.For):
+            visit(s.body, loops + [s])
+        elif isinstance(s, ir.If):
+            visit(s.then, loops)
+            if s.other is not None:
+                visit(s.other, loops)
+
+    visit(kernel.body, [])
+    return out
+
+
+def classify(kernel: ir.Kernel) -> GmPairs:
+    out = GmPairs()
+    accesses = _accesses(kernel)
+    out.written = {a.param for a in accesses if a.write}
+    runtime = set(kernel.runtime_values)
+    by_param: dict[str, list[_Access]] = {}
+    for a in accesses:
+        if a.param in out.written:
+            by_param.setdefault(a.param, []).append(a)
+    for group in by_param.values():
+        for i, a in enumerate(group):
+            for b in group[i:]:
+                if not (a.write or b.write):
+                    continue
+                margins = _exact(a, b, runtime)
+                if margins is None:
+                    out.may.setdefault(a.instr.uid, set()).add(b.instr.uid)
+                    out.may.setdefault(b.instr.uid, set()).add(a.instr.uid)
+                    continue
+                out.exact |= {a.instr.uid, b.instr.uid}
+                for loop_id, d in margins.items():
+                    out.margin[loop_id] = max(out.margin.get(loop_id, 0), d)
+    return out
+
+
+def _overlaps_at(c: int, lo_v: float, hi_v: float) -> bool:
+    """Some integer m != 0 has lo_v < c * m < hi_v."""
+    for sign in (1, -1):
+        cc = c * sign
+        ends = sorted((lo_v / cc, hi_v / cc))
+        if ceil(ends[1]) - 1 >= max(1, floor(ends[0]) + 1):
+            return True
+    return False
+
+
+def _exact(a: _Access, b: _Access, runtime: set[str]) -> dict[int, int] | None:
+    """Per shared loop, the farthest iteration distance at which the two overlap; None: "may"."""
+    if a.form is None or b.form is None or a.extent is None or b.extent is None:
+        return None
+    common = [x for x, y in zip(a.loops, b.loops) if x is y]
+    common_vars = {x.var: x for x in common}
+    private = {x.var for x in a.loops + b.loops} - set(common_vars)
+    ca, cb = a.form[0], b.form[0]
+    for v in set(ca) | set(cb):
+        if v in common_vars or v in runtime:
+            if ca.get(v, 0) != cb.get(v, 0):
+                return None
+        elif v in private:
+            return None
+        else:
+            return None  # a mutable local or anything else the address depends on
+    steps: list[int | None] = []  # address change per iteration; None: the step is a runtime value
+    trips = []
+    for i, x in enumerate(common):
+        c = ca.get(x.var, 0)
+        if c and not x.counted:
+            return None  # a geometric or otherwise general loop: no fixed distance per iteration
+        step = _const_int(x.step) if x.counted else None
+        if c and i > 0 and (step is None or _const_int(x.start) is None):
+            return None
+        steps.append(c * step if step is not None else (c or None))
+        trips.append(x.trip_count())
+    k = b.form[1] - a.form[1]
+    margins: dict[int, int] = {}
+    for level, x in enumerate(common):
+        inner = list(range(level + 1, len(common)))
+        spread = 0
+        for m in inner:
+            if steps[m]:
+                if trips[m] is None:
+                    return None
+                spread += abs(steps[m]) * max(0, trips[m] - 1)
+        if steps[level] is not None and (not x.counted or _const_int(x.step) is None):
+            # A runtime step (a grid-stride loop): the address moves by c * step * d for some
+            # step * d of at least 1 in size. Exact only when no such move overlaps.
+            if _overlaps_at(steps[level], -b.extent - k - spread, a.extent - k + spread):
+                return None
+            continue
+        far = 0
+        for c, kk in ((steps[level] or 0, k), (-(steps[level] or 0), k)):
+            # B - A = c * d + (inner terms in [-spread, spread]) + kk, overlapping iff in (-Eb, Ea).
+            lo_v, hi_v = -b.extent - kk - spread, a.extent - kk + spread
+            if c == 0:
+                if lo_v < 0 < hi_v:
+                    far = max(far, 1)
+                continue
+            ends = sorted((lo_v / c, hi_v / c))
+            d_hi = ceil(ends[1]) - 1
+            d_lo = max(1, floor(ends[0]) + 1)
+            if d_hi >= d_lo:
+                far = max(far, d_hi)
+        if far > MAX_DISTANCE:
+            return None
+        if far:
+            margins[id(x)] = max(margins.get(id(x), 0), far)
+            for m in inner:
+                if steps[m]:
+                    if trips[m] - 1 > MAX_DISTANCE:
+                        return None
+                    margins[id(common[m])] = max(margins.get(id(common[m]), 0), trips[m] - 1)
+    return margins

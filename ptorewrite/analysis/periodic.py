@@ -1,0 +1,336 @@
+"""How a loop's body changes from iteration to iteration: its period and its breakpoints.
+
+The sync planner analyses a bounded number of iterations of each loop. That is sound when the
+iterations it leaves out behave like ones it keeps. This module decides, for one run of a loop
+(the values of the enclosing loops known), how every expression that steers the body depends on
+the iteration number k:
+
+- an expression that repeats with period p in k (`i % 2`, a ping-pong variable, a comparison
+  of periodic values) is *regular*;
+- a comparison of an affine function of k with a known range (`i == 0`, `p == NUM_PANELS - 1`,
+  `i + 1 < N`) is regular except in a small window of iterations around the value where it
+  flips: a *breakpoint*;
+- anything else (`i / 3 % 2`, `j < i`, a comparison with a runtime value, a variable assigned
+  inside a nested statement) is *irregular*: the planner treats its value as unknown in every
+  iteration of this run, which covers whatever it really is.
+
+The loop's period is the least common multiple of the periods of its regular expressions and
+of its state (scalars the body assigns, such as `ping = 1 - ping`, whose cycle is found by
+iterating the assignments: they are a deterministic function of the state and of k modulo a
+period, so a repeated (k mod period, state) pair proves the sequence periodic from there on).
+Iterations that lie at least a margin away from the start, the end and every breakpoint can
+then be removed in whole periods without changing what any kept iteration sees.
+
+Values used as C `%` operands are assumed non-negative (tile indices and loop counters are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from math import ceil, floor, gcd
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.abstract import evaluate, is_known
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Select, UnboundValue, UnOp, Var
+
+WINDOWED_OPS = frozenset({"TEXTRACT", "TINSERT"})  # ops whose scalar arguments place a window in a tile
+STATE_SEARCH = 64  # iterations searched for a cycle of the loop's state
+
+
+def lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b)
+
+
+@dataclass(frozen=True)
+class Form:
+    """value(k) = a * k + r(k), where r repeats with `period` outside the k-intervals `breaks`
+    and lies in [lo, hi] (None: not bounded or not known)."""
+
+    a: int = 0
+    period: int = 1
+    breaks: tuple[tuple[int, int], ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+
+    @property
+    def constant(self) -> bool:
+        return self.a == 0 and self.period == 1 and not self.breaks
+
+    @property
+    def exact(self) -> int | float | None:
+        if self.constant and self.lo is not None and self.lo == self.hi:
+            return self.lo
+        return None
+
+
+def _const(v) -> Form:
+    if isinstance(v, bool):
+        v = int(v)
+    return Form(lo=v, hi=v)
+
+
+UNBOUNDED = Form()
+
+
+def _add(x: Form, y: Form, sign: int = 1) -> Form:
+    lo = hi = None
+    if None not in (x.lo, x.hi, y.lo, y.hi):
+        if sign > 0:
+            lo, hi = x.lo + y.lo, x.hi + y.hi
+        else:
+            lo, hi = x.lo - y.hi, x.hi - y.lo
+    return Form(x.a + sign * y.a, lcm(x.period, y.period), x.breaks + y.breaks, lo, hi)
+
+
+def _periodic(x: Form, y: Form, lo=None, hi=None) -> Form | None:
+    """A combination of two values that repeat (no affine part)."""
+    if x.a or y.a:
+        return None
+    return Form(0, lcm(x.period, y.period), x.breaks + y.breaks, lo, hi)
+
+
+def _flip_window(a: int, lo, hi) -> tuple[int, int] | None:
+    """k-interval where a*k + r changes sign or hits zero, for any r in [lo, hi]."""
+    if lo is None or hi is None:
+        return None
+    ends = (-hi / a, -lo / a)
+    return max(0, floor(min(ends))), max(0, ceil(max(ends)))
+
+
+class Analyser:
+    """Forms of expressions in one run of one loop."""
+
+    def __init__(self, var: str, start: int, step: int, env: Mapping[str, object],
+                 ranges: dict[str, tuple[int, int] | None], state: dict[str, Form | None]):
+        self.var = var
+        self.start = start
+        self.step = step
+        self.env = env
+        self.ranges = ranges  # variables of nested loops: their value range
+        self.state = state  # scalars the body assigns: their form (None: irregular)
+
+    def form(self, e: Expr) -> Form | None:
+        if isinstance(e, Const):
+            return _const(e.value) if isinstance(e.value, (int, float, bool)) else UNBOUNDED
+        if isinstance(e, Var):
+            n = e.name
+            if n == self.var:
+                return Form(self.step, 1, (), self.start, self.start)
+            if n in self.state:
+                return self.state[n]
+            if n in self.ranges:
+                r = self.ranges[n]
+                return Form(lo=r[0], hi=r[1]) if r is not None else UNBOUNDED
+            v = self.env.get(n)
+            return _const(v) if v is not None and is_known(v) and isinstance(v, (int, float, bool)) else UNBOUNDED
+        if isinstance(e, UnOp):
+            x = self.form(e.operand)
+            if x is None:
+                return None
+            if e.op == "-":
+                return Form(-x.a, x.period, x.breaks, None if x.hi is None else -x.hi, None if x.lo is None else -x.lo)
+            return None if x.a else Form(0, x.period, x.breaks, 0 if e.op == "!" else None, 1 if e.op == "!" else None)
+        if isinstance(e, Select):
+            c, t, o = self.form(e.cond), self.form(e.then), self.form(e.other)
+            if c is None or t is None or o is None or c.a or t.a or o.a:
+                return None
+            lo = None if None in (t.lo, o.lo) else min(t.lo, o.lo)
+            hi = None if None in (t.hi, o.hi) else max(t.hi, o.hi)
+            return Form(0, lcm(c.period, lcm(t.period, o.period)), c.breaks + t.breaks + o.breaks, lo, hi)
+        if isinstance(e, BinOp):
+            return self._binop(e)
+        return None
+
+    def _binop(self, e: BinOp) -> Form | None:
+        x, y = self.form(e.lhs), self.form(e.rhs)
+        if x is None or y is None:
+            return None
+        op = e.op
+        if op == "+":
+            return _add(x, y)
+        if op == "-":
+            return _add(x, y, -1)
+        if op == "*":
+            for u, v in ((x, y), (y, x)):
+                c = v.exact
+                if c is not None and float(c).is_integer():
+                    c = int(c)
+                    lo, hi = (None, None) if u.lo is None or u.hi is None else sorted((u.lo * c, u.hi * c))
+                    return Form(u.a * c, u.period, u.breaks, lo, hi) if c else _const(0)
+            bounds = [a * b for a in (x.lo, x.hi) for b in (y.lo, y.hi)] if None not in (x.lo, x.hi, y.lo, y.hi) else None
+            return _periodic(x, y, *(min(bounds), max(bounds)) if bounds else (None, None))
+        if op in ("/", "%"):
+            n = y.exact
+            if n is None or not float(n).is_integer() or n <= 0:
+                return _periodic(x, y)
+            n = int(n)
+            if op == "%":
+                per = n // gcd(abs(x.a), n) if x.a else 1
+                return Form(0, lcm(per, x.period), x.breaks, 0, n - 1)
+            if x.a:
+                return None
+            return Form(0, x.period, x.breaks, None if x.lo is None else floor(x.lo / n),
+                        None if x.hi is None else ceil(x.hi / n))
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            d = _add(x, y, -1)
+            if not d.a:
+                return Form(0, d.period, d.breaks, 0, 1)
+            if d.period != 1 or d.breaks:
+                return None
+            w = _flip_window(d.a, d.lo, d.hi)
+            return None if w is None else Form(0, 1, (w,), 0, 1)
+        if op in ("&&", "||"):
+            return _periodic(x, y, 0, 1)
+        return _periodic(x, y)
+
+
+@dataclass
+class LoopShape:
+    """One run of a loop, as far as the planner's bounded execution needs it."""
+
+    period: int = 1
+    breaks: list[tuple[int, int]] = field(default_factory=list)  # k-intervals that must be kept
+    irregular: set[int] = field(default_factory=set)  # ids of expressions to treat as unknown
+    irregular_where: list[tuple[Expr, object]] = field(default_factory=list)  # (expression, statement) for warnings
+    irregular_names: set[str] = field(default_factory=set)  # free names of the irregular expressions
+
+
+def behaviour(stmt: ir.Stmt, tiles_seen: set[int]):
+    """(expression, statement) pairs that steer what a statement does, other than GM addresses:
+    conditions, loop bounds, tile indices, alias offsets, valid shapes, window positions and
+    assigned values."""
+    if isinstance(stmt, ir.If):
+        yield stmt.cond, stmt
+    elif isinstance(stmt, ir.For):
+        for e in stmt.control_exprs():
+            yield e, stmt
+    elif isinstance(stmt, ir.Assign):
+        yield stmt.value, stmt
+    elif isinstance(stmt, ir.AliasDef):
+        for r in (stmt.dst, stmt.src):
+            if r.index is not None:
+                yield r.index, stmt
+        yield stmt.offset_bytes, stmt
+    elif isinstance(stmt, ir.Instr):
+        for a in stmt.args:
+            if a.kind == "tile":
+                ref = a.value
+                if ref.index is not None:
+                    yield ref.index, stmt
+                if id(ref.tile) not in tiles_seen:
+                    tiles_seen.add(id(ref.tile))
+                    for e in (ref.tile.valid_rows, ref.tile.valid_cols):
+                        if e is not None:
+                            yield e, stmt
+            elif a.kind == "scalar" and stmt.op in WINDOWED_OPS:
+                yield a.value, stmt
+
+
+def _walk_body(stmt: ir.Stmt):
+    """Statements of a loop body, with nested loops (but not the loop itself)."""
+    yield from ir.walk(stmt)
+
+
+def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> LoopShape:
+    """Period, breakpoints and irregular expressions of one run of `loop`, starting at `start`
+    with constant `step`, the enclosing values in `env`."""
+    shape = LoopShape()
+    stmts = list(_walk_body(loop.body))
+    ranges: dict[str, tuple[int, int] | None] = {}
+    for s in stmts:
+        if isinstance(s, ir.For):
+            ranges[s.var] = _range(s, env)
+    top_assigns = [s for s in loop.body.stmts if isinstance(s, ir.Assign)]
+    nested_assigned = {s.var for s in stmts if isinstance(s, ir.Assign)} - {s.var for s in top_assigns}
+    top_vars = {s.var for s in top_assigns}
+    state: dict[str, Form | None] = {v: None for v in nested_assigned | top_vars}
+    base = Analyser(loop.var, start, step, env, ranges, state)
+    if top_vars and not (top_vars & nested_assigned):
+        found = _state_cycle(loop, start, step, env, top_assigns, base)
+        if found is not None:
+            forms, pre = found
+            state.update(forms)
+            if pre:
+                shape.breaks.append((0, pre - 1))
+    seen: set[int] = set()
+    for s in stmts:
+        for e, where in behaviour(s, seen):
+            f = base.form(e)
+            if f is None or f.a:
+                shape.irregular.add(id(e))
+                free = e.free_vars()
+                shape.irregular_names |= free
+                unknown = any(n in env and not is_known(env[n]) for n in free)
+                if not unknown and (loop.var in free or free & set(state)):
+                    shape.irregular_where.append((e, where))
+                continue
+            shape.period = lcm(shape.period, f.period)
+            shape.breaks.extend(f.breaks)
+    for f in state.values():
+        if f is not None:
+            shape.period = lcm(shape.period, f.period)
+    return shape
+
+
+def _range(loop: ir.For, env: Mapping[str, object]) -> tuple[int, int] | None:
+    """Values an inner loop's variable takes, when its bounds are known here."""
+    if not loop.counted:
+        return None
+    try:
+        vals = [evaluate(x, env) for x in (loop.start, loop.stop, loop.step)]
+    except UnboundValue:
+        return None
+    if not all(is_known(v) and isinstance(v, int) for v in vals):
+        return None
+    s, _stop, st = vals
+    n = loop.trip_count({k: v for k, v in env.items() if is_known(v)})
+    if not n or st == 0:
+        return (s, s)
+    last = s + (n - 1) * st
+    return (min(s, last), max(s, last))
+
+
+def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
+                 assigns: list[ir.Assign], base: Analyser):
+    """Forms of the scalars assigned at the top level of the body, from the cycle of their values."""
+    names = [s.var for s in assigns]
+    state = {}
+    for n in names:
+        v = env.get(n)
+        if v is None or not is_known(v):
+            return None
+        state[n] = v
+    period = 1
+    as_constants = Analyser(base.var, base.start, base.step, base.env, base.ranges,
+                            {k: v for k, v in base.state.items() if k not in names})
+    for s in assigns:
+        f = as_constants.form(s.value)
+        if f is None or f.a or f.breaks:
+            return None
+        period = lcm(period, f.period)
+    seen: dict[tuple, int] = {}
+    history: list[dict] = []
+    for k in range(STATE_SEARCH + period):
+        key = (k % period, tuple(state[n] for n in names))
+        if key in seen:
+            pre = seen[key]
+            q = k - pre
+            forms = {}
+            for n in names:
+                vals = [h[n] for h in history[pre:]]
+                forms[n] = Form(0, q, ((0, pre - 1),) if pre else (), min(vals), max(vals))
+            return forms, pre
+        seen[key] = k
+        history.append(dict(state))
+        local = {**env, loop.var: start + k * step, **state}
+        for s in assigns:
+            try:
+                v = evaluate(s.value, local)
+            except UnboundValue:
+                return None
+            if not is_known(v):
+                return None
+            local[s.var] = v
+        state = {n: local[n] for n in names}
+    return None

@@ -1,0 +1,189 @@
+"""Checking a set of planned syncs against the kernel's bounded executions.
+
+A `PlanTrace` holds one bounded trace (`analysis.bounded`), its dependences grouped into static
+edges, and turns a list of planned syncs into the events they issue at the trace's markers
+(event ids evaluated with the scalar values there). Happens-before over those events
+(`analysis.hb.order_events`) says which dependence instances are ordered and which flag-protocol
+rules are broken. Same-pipe dependences that need a barrier are checked separately and cheaply
+(`BarrierCover`): a pipe_barrier orders an instance when one of its instances lies between the
+two on every path, or flags already order them.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.bounded import BoundedTrace, bounded_trace
+from ptorewrite.analysis.deps import Edge, dynamic_deps, static_edges
+from ptorewrite.analysis.execution import Placement
+from ptorewrite.analysis.gm_pairs import GmPairs
+from ptorewrite.analysis.hb import (
+    ALL_BARRIER,
+    ALT,
+    BARRIER,
+    EXIT,
+    FORK,
+    JOIN,
+    SET,
+    WAIT,
+    Ordering,
+    order_events,
+    same_pipe_ordered,
+)
+from ptorewrite.arch import PIPES, ArchProfile
+from ptorewrite.transform.sync_model import PlannedSync, event_value, root_tiles
+
+PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
+_CONTROL = {"fork": FORK, "alt": ALT, "exit": EXIT, "join": JOIN}
+# Offsets of sync events from their marker: before a statement waits come first, then
+# barriers, then primes; after it sets come first and drains last.
+_WAIT, _BARRIER, _PRIME, _SET, _DRAIN = 1, 2, 3, 1, 4
+
+
+class PlanTrace:
+    def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int):
+        self.kernel = kernel
+        self.arch = arch
+        self.trace: BoundedTrace = bounded_trace(kernel, arch, placement, extra, gm)
+        self.edges: list[Edge] = static_edges(dynamic_deps(self.trace), kernel)
+        self.cross = [e for e in self.edges if e.cross_pipe]
+        self.same = [e for e in self.edges if not e.cross_pipe and not self._program_order_suffices(e)]
+        self._controls = [(c.pos, _CONTROL[c.kind], c.fork, 0, 0, None) for c in self.trace.controls]
+        self._op_positions = [[] for _ in PIPES]
+        for op in self.trace.ops:
+            self._op_positions[PIPE_INDEX[op.pipe]].append(op.pos)
+        self._events: dict[tuple[int, int], list] = {}
+        self._instances: dict[int, list[tuple[int, int, int, int]]] = {}
+
+    # ------------------------------------------------------------------ edges
+
+    def _program_order_suffices(self, e: Edge) -> bool:
+        same_tile = root_tiles(e.src) & root_tiles(e.dst)
+        return all(same_pipe_ordered(self.arch, e.src.pipe, k, e.src.op, e.dst.op, bool(same_tile))
+                   for k in e.kinds)
+
+    def instances(self, e: Edge) -> list[tuple[int, int, int, int]]:
+        """(producer pipe, producer position, consumer pipe, consumer position) to check. For one
+        consumer only the latest producer matters: knowing an op of a pipe complete means
+        knowing every earlier one of that pipe complete."""
+        got = self._instances.get(id(e))
+        if got is None:
+            latest: dict[int, int] = {}
+            for d in e.instances:
+                y = d.dst.pos
+                if d.src.pos > latest.get(y, -1):
+                    latest[y] = d.src.pos
+            sp, dp = PIPE_INDEX[e.src.pipe], PIPE_INDEX[e.dst.pipe]
+            got = self._instances[id(e)] = [(sp, x, dp, y) for y, x in sorted(latest.items())]
+        return got
+
+    def ordered(self, order: Ordering, e: Edge) -> bool:
+        return order.all_ordered(self.instances(e))
+
+    def unordered(self, order: Ordering, edges: list[Edge]) -> list[Edge]:
+        return [e for e in edges if not self.ordered(order, e)]
+
+    # ------------------------------------------------------------------ events
+
+    def sync_events(self, s: PlannedSync) -> list:
+        """Events one planned sync issues on this trace (raises BadEventId)."""
+        key = (id(s), s.event)
+        got = self._events.get(key)
+        if got is not None and got[0] is s:
+            return got[1]
+        out = []
+        idx = self.trace.markers.get
+        if s.kind == "barrier":
+            kind, pipe = (ALL_BARRIER, 0) if s.src == "ALL" else (BARRIER, PIPE_INDEX[s.src])
+            out = [(m.pos + _BARRIER, kind, pipe, 0, 0, s) for m in idx((id(s.wait_at), "before"), ())]
+        else:
+            a, b = PIPE_INDEX[s.src], PIPE_INDEX[s.dst]
+            for wait, (stmt, where, off, kind) in ((False, (s.set_at, "after", _SET, SET)),
+                                                    (True, (s.wait_at, "before", _WAIT, WAIT))):
+                slot = s.id_expr(wait)
+                for m in idx((id(stmt), where), ()):
+                    ev = s.event + (event_value(slot, m.env, m.forced) if slot is not None else 0)
+                    out.append((m.pos + off, kind, a, b, ev, s))
+            if s.prime_at is not None:
+                for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):
+                    ids = s.boundary_ids(where)
+                    for m in idx((id(s.prime_at), where), ()):
+                        for e in ids:
+                            out.append((m.pos + off, kind, a, b, event_value(e, m.env, m.forced), s))
+        out.sort(key=lambda x: x[0])
+        self._events[key] = (s, out)
+        return out
+
+    def order(self, syncs: list[PlannedSync], check_flags: bool = True) -> Ordering:
+        events = list(self._controls)
+        for s in syncs:
+            events.extend(self.sync_events(s))
+        events.sort(key=lambda x: x[0])
+        return order_events(events, check_flags, self._op_positions)
+
+
+class BarrierCover:
+    """Which same-pipe dependence instances a set of barriers orders (with the flags' ordering)."""
+
+    def __init__(self, pt: PlanTrace, flags: Ordering):
+        self.pt = pt
+        self.flags = flags
+        self.at: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}  # pipe -> (positions, (ctx, no.))
+        self.barriers: list[PlannedSync] = []
+        self._open: dict[int, list[tuple[int, int, int]]] = {}
+
+    def add(self, s: PlannedSync) -> int:
+        n = len(self.barriers)
+        self.barriers.append(s)
+        pipe = -1 if s.src == "ALL" else PIPE_INDEX[s.src]
+        positions, owners = self.at.setdefault(pipe, ([], []))
+        for m in self.pt.trace.markers.get((id(s.wait_at), "before"), ()):
+            i = bisect_right(positions, m.pos)
+            positions.insert(i, m.pos)
+            owners.insert(i, (m.ctx, n))
+        return n
+
+    def _unflagged(self, e: Edge) -> list[tuple[int, int, int]]:
+        """(producer position, consumer position, consumer context) of the instances of `e` that
+        flags do not order."""
+        got = self._open.get(id(e))
+        if got is None:
+            pipe = PIPE_INDEX[e.src.pipe]
+            ctx = {d.dst.pos: d.dst.ctx for d in e.instances}
+            got = self._open[id(e)] = [(sp, dp, ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
+                                       if not self.flags.ordered(pipe, sp, pipe, dp)]
+        return got
+
+    def covered(self, e: Edge) -> bool:
+        """Every instance of `e` is ordered by flags or by some barrier."""
+        pipe = PIPE_INDEX[e.src.pipe]
+        within = self.pt.trace.ctx_within
+        rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
+        for sp, dp, yctx in self._unflagged(e):
+            for positions, owners in rows:
+                if any(owners[i][0] == yctx or within(yctx, owners[i][0])
+                       for i in range(bisect_right(positions, sp), bisect_right(positions, dp))):
+                    break
+            else:
+                return False
+        return True
+
+    def covers(self, e: Edge) -> list[set[int]] | None:
+        """Per instance of `e` not ordered by flags, the barriers that order it; None if some
+        instance has none."""
+        pipe = PIPE_INDEX[e.src.pipe]
+        within = self.pt.trace.ctx_within
+        rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
+        out = []
+        for sp, dp, yctx in self._unflagged(e):
+            by = set()
+            for positions, owners in rows:
+                for i in range(bisect_right(positions, sp), bisect_right(positions, dp)):
+                    ctx, n = owners[i]
+                    if ctx == yctx or within(yctx, ctx):
+                        by.add(n)
+            if not by:
+                return None
+            out.append(by)
+        return out

@@ -1,0 +1,119 @@
+"""Real event ids for planned flags: 0..7 per (source, destination) pipe pair.
+
+Flags whose set..wait spans overlap on some path get different ids. Sharing an id is also
+refused when the checked plan shows that one flag's set is not ordered after the other's wait
+(the set could land while the flag still holds the other's signal); the constraint is learned
+from the check and the ids are assigned again. Ids are kept distinct across destinations of one
+source pipe when they fit (shared ids across destinations have been reported to hang hardware),
+then shared within a pipe pair, then never shared. When a pair cannot fit, the caller plans that
+pair again with one id per sync, and as a last resort orders a dependence with
+pipe_barrier(PIPE_ALL), with a warning.
+"""
+
+from __future__ import annotations
+
+from ptorewrite.diagnostics import PtoError
+from ptorewrite.transform.sync_check import PlanTrace
+from ptorewrite.transform.sync_model import PlannedSync
+
+SHARING = ("source", "pair", "none")
+
+
+class EventsExhausted(PtoError):
+    """A pipe pair cannot fit its flags (`sync`: which flag failed, when known)."""
+
+    def __init__(self, message: str, pair: tuple[str, str], loc=None, sync: PlannedSync | None = None):
+        super().__init__(message, loc)
+        self.loc = loc
+        self.pair = pair
+        self.sync = sync
+
+
+def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> None:
+    """Give every flag in `syncs` its real base id, or raise EventsExhausted."""
+    flags = [s for s in syncs if s.kind == "flag"]
+    if not flags:
+        return
+    spans: dict[int, list[tuple[int, int]]] = {id(s): [] for s in flags}
+    for origin, set_pos, wait_pos in pt.order(syncs, check_flags=False).spans:
+        if id(origin) in spans:
+            spans[id(origin)].append((set_pos, wait_pos))
+    apart: set[frozenset[int]] = set()  # pairs of flags that must not share an id
+    for s in flags:
+        for o in flags:
+            if s is not o and (s.src, s.dst) == (o.src, o.dst) and _overlap(spans[id(s)], spans[id(o)]):
+                apart.add(frozenset((id(s), id(o))))
+    before = pt.order(syncs)
+    left = pt.unordered(before, pt.cross)
+    if before.flag_problems or left:
+        why = f"{before.flag_problems[0].kind} on {before.flag_problems[0].key}" if before.flag_problems else \
+            f"{left[0].kind} {left[0].what} {left[0].src.op}@{left[0].src.loc.short} -> {left[0].dst.op}@" \
+            f"{left[0].dst.loc.short} unordered"
+        raise PtoError(f"internal error: the planned synchronization does not check out before event ids are "
+                       f"allocated: {why}", flags[0].wait_at.loc)
+    saved = {id(s): s.event for s in flags}
+    for _ in range(len(flags) * len(flags) + 1):
+        failed: PlannedSync | None = None
+        learned = False
+        for share in SHARING:
+            failed = _assign(flags, share, apart, num_ids)
+            if failed is not None:
+                continue
+            order = pt.order(syncs)
+            if not order.flag_problems and not pt.unordered(order, pt.cross):
+                return
+            for p in order.flag_problems:
+                a, b = p.first, p.second
+                if isinstance(a, PlannedSync) and isinstance(b, PlannedSync) and a is not b \
+                        and frozenset((id(a), id(b))) not in apart:
+                    apart.add(frozenset((id(a), id(b))))
+                    learned = True
+            if learned:
+                break
+        if not learned:
+            break
+    for s in flags:
+        s.event = saved[id(s)]
+    crowded = (failed.src, failed.dst) if failed is not None else \
+        max({(f.src, f.dst) for f in flags}, key=lambda p: sum(f.slots for f in flags if (f.src, f.dst) == p))
+    raise EventsExhausted(f"more than {num_ids} live events on {crowded[0]} -> {crowded[1]}", crowded,
+                          failed.wait_at.loc if failed is not None else None, failed)
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
+    if not a or not b:
+        return False
+    a, b = sorted(a), sorted(b)
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i][0] < b[j][1] and b[j][0] < a[i][1]:
+            return True
+        if a[i][1] <= b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return False
+
+
+def _assign(flags: list[PlannedSync], share: str, apart: set[frozenset[int]], num_ids: int) -> PlannedSync | None:
+    """Ids for every flag under one sharing rule; returns the first flag that does not fit."""
+    chosen: dict[int, range] = {}
+    for s in flags:
+        for base in range(num_ids - s.slots + 1):
+            ids = range(base, base + s.slots)
+            if all(_compatible(s, o, ids, chosen[id(o)], share, apart) for o in flags if id(o) in chosen):
+                chosen[id(s)] = ids
+                break
+        else:
+            return s
+    for s in flags:
+        s.event = chosen[id(s)].start
+    return None
+
+
+def _compatible(s: PlannedSync, o: PlannedSync, ids: range, o_ids: range, share: str, apart) -> bool:
+    if o.src != s.src or not set(ids) & set(o_ids):
+        return True
+    if o.dst != s.dst:
+        return share != "source"
+    return share != "none" and frozenset((id(s), id(o))) not in apart

@@ -1,0 +1,133 @@
+"""Kernels the sync planner once got wrong or refused: each is rewritten and verified by the
+emulator (same outputs as the AUTO kernel, no race, no flag problem), at runtime values the
+planner never sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptorewrite.arch import profile
+from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.emulator.verify import verify
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel
+from ptorewrite.transform import sync
+from ptorewrite.transform.memplan import plan_memory
+from ptorewrite.transform.rewrite import rewrite
+
+KERNELS = Path(__file__).resolve().parent / "kernels" / "sync"
+A2A3 = profile("a2a3")
+
+
+def rewritten(name: str, tmp_path: Path):
+    """(AUTO kernel, manual kernel, manual text, reporter)."""
+    auto = load_kernel(KERNELS / name)
+    reporter = Reporter()
+    text = rewrite(auto, A2A3, reporter).text
+    out = tmp_path / name
+    out.write_bytes(text)
+    return auto, load_kernel(out, FrontendOptions(auto_mode=False)), text.decode(), reporter
+
+
+def assert_verified(auto, manual, values: dict, seed: int = 3):
+    v = verify(auto, manual, A2A3, values, seed=seed)
+    assert v.equivalent, (values, [str(m) for m in v.mismatches[:2]])
+    assert v.check.clean, (values, [d.format() for d in v.check.diagnostics()[:2]])
+
+
+def test_per_slot_flag_whose_slot_is_an_outer_loop_variable(tmp_path):
+    """acc[t % 2] reused from one k to the next: the flag's id is the outer slot."""
+    auto, manual, text, reporter = rewritten("ahead_flag_outer_slot.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "(event_t)(t % 2" in text
+    assert_verified(auto, manual, {})
+
+
+def test_more_slots_than_event_ids_falls_back_with_a_warning(tmp_path):
+    """Nine ids would be live on MTE2 -> V: the pair is planned again with one id per sync (said
+    where), and the result is correct; no internal error."""
+    auto, manual, text, reporter = rewritten("three_slot_chains.cpp", tmp_path)
+    assert [d.message for d in reporter.warnings] == [
+        "more than 8 events would be live on MTE2 -> V; using one event per sync there (less overlap)"]
+    assert reporter.warnings[0].loc is not None
+    assert "PIPE_ALL" not in text
+    assert_verified(auto, manual, {})
+
+
+def test_load_in_the_first_iteration_only_reuses_its_events_safely(tmp_path):
+    """`if (i == 0) TLOAD(x) else TADDS(x, x, 1)`: the pipes alternate between iterations, so a
+    flag reused by the next iteration gets its credit back; nothing is refused."""
+    auto, manual, text, reporter = rewritten("first_iteration_load.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "PIPE_ALL" not in text
+    assert_verified(auto, manual, {})
+
+
+def test_runtime_trip_count_and_runtime_branch_for_every_pair_of_values(tmp_path):
+    """Planned once, with no value given; verified for every (n, mode) pair."""
+    auto, manual, text, reporter = rewritten("runtime_mode.cpp", tmp_path)
+    assert not reporter.warnings
+    body = text[text.index("if (mode == 0)"):text.index("} else {")]
+    assert "wait_flag(PIPE_MTE2, PIPE_V" in body  # the branch's own load is waited for
+    for n in (0, 1, 2, 3, 7):
+        for mode in (0, 1, 2):
+            assert_verified(auto, manual, {"n": n, "mode": mode})
+
+
+def test_grid_stride_loop_over_the_block_index_and_count(tmp_path):
+    """`for (i = get_block_idx(); i < 8; i += get_block_num())`: no sampled block count, the
+    slots stay double buffered, and every block of every grid size is right."""
+    auto, manual, text, reporter = rewritten("grid_stride.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "(event_t)(i % 2)" in text
+    assert "pipe_barrier" not in text  # no store of one block overlaps another's
+    for num in (1, 2, 5):
+        for idx in range(num):
+            assert_verified(auto, manual, {"block_idx": idx, "block_num": num})
+
+
+def test_nested_runtime_loops_with_guards_and_gm_round_trips(tmp_path):
+    auto, manual, _text, reporter = rewritten("nested_runtime_loops.cpp", tmp_path)
+    assert not reporter.warnings
+    for n in (0, 1, 2, 3, 6):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_a_pattern_that_does_not_settle_is_an_internal_error_with_a_reason(monkeypatch):
+    """The planner never hands back a plan that fails its own check; the message says why."""
+    monkeypatch.setattr(sync, "_check", lambda pt, syncs: "RAW x TLOAD@1:1 -> TADDS@2:1 unordered")
+    kernel = load_kernel(KERNELS / "first_iteration_load.cpp")
+    reporter = Reporter()
+    mem = plan_memory(kernel, A2A3, reporter)
+    with pytest.raises(PtoError) as err:
+        sync.plan_syncs(kernel, A2A3, mem.address, reporter)
+    message = err.value.diagnostics[0].message
+    assert message.startswith("internal error: the synchronization pattern does not settle")
+    assert message.endswith("RAW x TLOAD@1:1 -> TADDS@2:1 unordered")
+
+
+def test_a_geometric_loop_to_a_runtime_bound(tmp_path):
+    """`for (b = 1; b < n; b *= 2)`: no count of steps; planned as a loop that may stop anywhere."""
+    auto, manual, _text, reporter = rewritten("geometric_runtime.cpp", tmp_path)
+    assert not reporter.warnings
+    for n in (0, 1, 2, 5, 100):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_the_output_depends_on_the_kernel_not_its_sizes(tmp_path):
+    """Rewriting one kernel at two sizes gives the same text except where the sizes appear."""
+    src = (KERNELS.parents[2] / "samples" / "vec_add" / "auto.cpp").read_text()
+    texts = []
+    for tiles in (16, 4096):
+        path = tmp_path / f"vec_add_{tiles}.cpp"
+        path.write_text(src.replace("VEC_ADD_TILES_PER_CORE = 16;", f"VEC_ADD_TILES_PER_CORE = {tiles};"))
+        texts.append(rewrite(load_kernel(path), A2A3, Reporter()).text.decode().replace(f"= {tiles};", "= N;"))
+    assert texts[0] == texts[1]
+    gemm = KERNELS.parents[2] / "samples" / "gemm_double" / "auto.cpp"
+    outs = []
+    for k in (2048, 6144):
+        kernel = load_kernel(gemm, FrontendOptions(defines=["GEMM_M=1536", f"GEMM_K={k}", "GEMM_N=1024"]))
+        # The copy index of the L1 panels counts panels: (m * 4 + n) * (K / 256) + panel.
+        outs.append(rewrite(kernel, A2A3, Reporter()).text.decode().replace(f"* {k // 256})", "* P)"))
+    assert outs[0] == outs[1]

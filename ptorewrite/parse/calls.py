@@ -43,7 +43,8 @@ class CallInlining:
         args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
-        nested = bool(self._stack)
+        # Only the kernel template the entry calls, outside any loop, becomes the kernel body itself.
+        nested = bool(self._stack) or bool(self._loops)
         with self.frame(fsrc, self.via + (loc,), key):
             prologue: list[ir.Stmt] = []
             self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)

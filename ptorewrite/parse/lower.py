@@ -118,7 +118,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     _loop_ids: list[int] = field(default_factory=list)  # one id per loop instance (names repeat)
     _loop_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Enclosing MultiBuffered bodies: (buffers, lane expression, lane source text `ctx.bufferId`).
-    _lanes: list[tuple[int, Expr, str]] = field(default_factory=list)
+    _lanes: list[tuple[int, Expr, str, ir.SourceRange]] = field(default_factory=list)
     _node_ends: dict = field(default_factory=dict)  # parsed node -> end offset (see cparse.Parser.ends)
     # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
@@ -881,11 +881,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         self.tiles.append(tile)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
-            nbuf, slot, lane_text = self._lanes[-1]
-            tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
-            tile.lane_constexpr = lane_text.endswith(".bufferId")
-            scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
-            return
+            nbuf, slot, lane_text, body = self._lanes[-1]
+            if loc.file == body.file and body.offset <= loc.offset < body.end_offset:
+                tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
+                tile.lane_constexpr = lane_text.endswith(".bufferId")
+                scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
+                return
+            # Declared in a helper the body calls: the lane is not in scope where the TASSIGN
+            # would go, so every lane shares one copy; the syncs order the lanes' uses of it.
+            # The memory plan warns about the ones that own bytes.
+            tile.lanes_shared = True
         scope.define(decl.name, Binding("tile", tile))
 
     def _captured(self, e: Expr | None, name: str, loc: ir.SourceRange, out: list[ir.Stmt]) -> Expr | None:

@@ -13,9 +13,9 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   generator, defaults unchanged) into a temporary folder and passes that folder, as the kernel's
   CMake build passes its build folder.
 
-Each file is read in both configurations (`ir` with the bundled parse-only headers, `ir
---pto-isa-root`), and the other commands run in the first configuration that reads it (the
-bundled headers when both do).
+Each file is read with the bundled parse-only headers (`ir`) and, for the AUTO kernels and
+for every file those headers do not read, with `ir --pto-isa-root` (pto-isa's CPU-simulator
+configuration); the other commands run in the first configuration that reads it.
 
 AUTO kernels (every one pto-isa ships): `auto2manual`, `verify` (the rewrite against the AUTO
 kernel on random data, block 0), and `simulate` of the rewrite and of pto-isa's hand-written
@@ -65,6 +65,9 @@ GENERATED = {
     "kernels/manual/common/flash_atten": "kernels/automode/a2a3/flash_atten",
     "kernels/manual/a5/flash_atten": "kernels/automode/a5/flash_atten",
 }
+# Races and flag problems `check` reports in a hand-written kernel, judged by reading its lines:
+# kernel path -> the verdict with its reason.
+JUDGED: dict[str, str] = {}
 TEST_ARCHS = ("a2a3", "a5")
 DIAG = re.compile(r"^(?:.*?:\d+:\d+: )?(error|warning|internal error): .*$|^ptorewrite: .*$", re.MULTILINE)
 CYCLES = re.compile(r"total\D*([\d,]+)")
@@ -150,22 +153,25 @@ def flags_for(row_path: str, runner: Runner, folder: str | None) -> list[str]:
     return flags
 
 
-def read_both(row: Row, runner: Runner) -> list[str] | None:
-    """`ir` in both configurations; the flags of the first that reads the file, or None."""
+def read_both(row: Row, runner: Runner, both: bool = True) -> list[str] | None:
+    """`ir` with the bundled headers, then with --pto-isa-root (always if `both`, else only when
+    the first fails); the flags of the first configuration that reads the file, or None."""
     path = str(runner.pto / row.path)
     row.runs["ir"] = runner.run(["ir", *row.flags, path])
-    row.runs["ir --pto-isa-root"] = runner.run(["ir", "--pto-isa-root", str(runner.pto), *row.flags, path])
+    if both or row.runs["ir"].rc != 0:
+        row.runs["ir --pto-isa-root"] = runner.run(["ir", "--pto-isa-root", str(runner.pto), *row.flags, path])
     if row.runs["ir"].rc == 0:
         return row.flags
-    if row.runs["ir --pto-isa-root"].rc == 0:
+    if _rc_of(row, "ir --pto-isa-root") == 0:
         return ["--pto-isa-root", str(runner.pto), *row.flags]
     return None
 
 
 def do_manual(row: Row, runner: Runner) -> Row:
-    flags = read_both(row, runner)
+    flags = read_both(row, runner, both=False)
     if flags is not None:
         row.runs["check"] = runner.run(["check", *flags, str(runner.pto / row.path)])
+    print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     return row
 
 
@@ -179,6 +185,7 @@ def do_auto(row: Row, runner: Runner) -> Row:
     if row.runs["auto2manual"].rc != 0:
         return row
     row.runs["verify"] = runner.run(["verify", *flags, path, str(out)])
+    print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     # The rewrite is read with the kernel's folder on -I, for the headers it includes by quotes.
     row.runs["simulate ours"] = runner.run(["simulate", *flags, "-I", str(Path(path).parent), str(out)])
     if row.counterpart:
@@ -194,10 +201,9 @@ def do_auto(row: Row, runner: Runner) -> Row:
 def outcome(row: Row) -> str:
     """One word per row: how far the commands got."""
     r = row.runs
-    read = r["ir"].rc == 0 or r["ir --pto-isa-root"].rc == 0
-    if not read:
+    if not _read(row):
         first = r["ir"]
-        if any(x.rc is None for x in (r["ir"], r["ir --pto-isa-root"])):
+        if any(x.rc is None for x in r.values()):
             return "timeout"
         if "cross-core" in first.stderr:
             return "cross-core"
@@ -262,41 +268,79 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
         flags = " ".join(r.flags).replace(p, "$PTO") or "-"
         secs = ", ".join(f"{r.runs[k].seconds:g}" for k in ("auto2manual", "verify") if k in r.runs) or "-"
         twin = cycles(r.runs.get("simulate counterpart")) if r.counterpart else "no counterpart"
-        lines.append(f"| `{r.path}` | `{flags}` | {_rc(r.runs['ir'])} / {_rc(r.runs['ir --pto-isa-root'])} "
+        lines.append(f"| `{r.path}` | `{flags}` | {_rc(r.runs['ir'])} / {_rc(r.runs.get('ir --pto-isa-root'))} "
                      f"| {outcome(r)} | {cycles(r.runs.get('simulate ours'))} / {twin} | {secs} "
                      f"| {short(first_diagnostic(r), p)} |")
     lines += ["", "Counterparts: " + "; ".join(f"`{r.path}` vs `{r.counterpart}`" for r in autos if r.counterpart),
               ""]
     # Hand-written kernels.
     hist = Counter(outcome(r) for r in manuals)
-    read = sum(1 for r in manuals if r.runs["ir"].rc == 0 or r.runs["ir --pto-isa-root"].rc == 0)
+    read = sum(1 for r in manuals if _read(r))
     checked = hist["clean"] + hist["problems"]
+    cross = hist["cross-core"]
+    rest = len(manuals) - cross
     lines += ["## Hand-written kernels", "",
               (f"{len(manuals)} files. Read (`ir` succeeds in one configuration): {read} "
-              f"({100 * read / max(1, len(manuals)):.1f}%). Read and checked (`check` exits 0 or 1): {checked} "
-              f"({100 * checked / max(1, len(manuals)):.1f}%)."), "",
+               f"({_pct(read, len(manuals))}). Read and checked (`check` exits 0 or 1): {checked} "
+               f"({_pct(checked, len(manuals))}). {cross} files move tiles between the cube and vector cores "
+               f"and stop with the located cross-core error; of the other {rest}, {checked} "
+               f"({_pct(checked, rest)}) are read and checked."), "",
               "| outcome | files |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in hist.most_common()]
-    both = Counter((r.runs["ir"].rc == 0, r.runs["ir --pto-isa-root"].rc == 0) for r in manuals)
-    lines += ["", ("Read by configuration: "
-              f"bundled headers {both[(True, True)] + both[(True, False)]}, "
-              f"--pto-isa-root {both[(True, True)] + both[(False, True)]}, both {both[(True, True)]}, "
-              f"neither {both[(False, False)]}."), ""]
+    bundled = sum(1 for r in manuals if r.runs["ir"].rc == 0)
+    root_only = sum(1 for r in manuals if r.runs["ir"].rc != 0 and _rc_of(r, "ir --pto-isa-root") == 0)
+    lines += ["", (f"Read by configuration: bundled headers {bundled}; --pto-isa-root (tried where the bundled "
+                   f"headers fail) {root_only}; neither {len(manuals) - bundled - root_only}."), ""]
     firsts = Counter(_shape(first_diagnostic(r)) for r in manuals if outcome(r) not in ("clean", "problems"))
     if firsts:
         lines += ["First diagnostics of the files not checked:", "", "| diagnostic | files |", "|---|---:|"]
         lines += [f"| {short(k, p)} | {v} |" for k, v in firsts.most_common()]
         lines.append("")
-    lines += ["| kernel | arch | ir bundled / --pto-isa-root | check | outcome | first diagnostic |",
+    found = [r for r in manuals if outcome(r) == "problems"]
+    lines += ["## What `check` reports, judged", "",
+              (f"{len(found)} files where `check` reports races or flag problems. Each is judged from the kernel's "
+               "lines: a real bug in the kernel, or a false positive of ptorewrite (fixed at its root when found)."),
+              ""]
+    for r in found:
+        verdict = JUDGED.get(r.path, "not judged yet")
+        lines += [f"### `{r.path}`", "", f"Judged: {verdict}", "", "```"]
+        lines += [short(ln, p) for ln in _findings(r.runs["check"])]
+        lines += ["```", ""]
+    lines += ["## Every hand-written kernel", "",
+              "| kernel | arch | ir bundled / --pto-isa-root | check | outcome | first diagnostic |",
               "|---|---|---|---|---|---|"]
     for r in manuals:
         c = r.runs.get("check")
-        lines.append(f"| `{r.path}` | {r.arch} | {_rc(r.runs['ir'])} / {_rc(r.runs['ir --pto-isa-root'])} "
-                     f"| {_rc(c) if c else '-'} | {outcome(r)} | {short(first_diagnostic(r), p)} |")
+        lines.append(f"| `{r.path}` | {r.arch} | {_rc(r.runs['ir'])} / {_rc(r.runs.get('ir --pto-isa-root'))} "
+                     f"| {_rc(c)} | {outcome(r)} | {short(first_diagnostic(r), p)} |")
     return "\n".join(lines) + "\n"
 
 
-def _rc(run: Run) -> str:
+def _read(row: Row) -> bool:
+    return row.runs["ir"].rc == 0 or _rc_of(row, "ir --pto-isa-root") == 0
+
+
+def _rc_of(row: Row, step: str) -> int | None | str:
+    run = row.runs.get(step)
+    return "not run" if run is None else run.rc
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / max(1, d):.1f}%"
+
+
+def _findings(run: Run, most: int = 8) -> list[str]:
+    """The error lines of a check (races, flag problems) and its summary lines, at most `most`."""
+    errs = [ln for ln in run.stderr.splitlines() if ": error: " in ln]
+    summary = [ln for ln in run.stdout.splitlines() if "race(s)" in ln and not ln.endswith("0 race(s), 0 flag "
+                                                                                          "problem(s)")]
+    out = errs[:most] + ([f"... {len(errs) - most} more"] if len(errs) > most else [])
+    return out + summary[:most]
+
+
+def _rc(run: Run | None) -> str:
+    if run is None:
+        return "-"
     return {0: "ok", None: "timeout"}.get(run.rc, f"exit {run.rc}")
 
 
@@ -314,10 +358,17 @@ def main() -> int:
     ap.add_argument("--only", default="", help="run only the files whose path contains this text")
     ap.add_argument("-o", "--output", type=Path, default=OUT, help=f"the report (default {OUT.relative_to(ROOT)})")
     ap.add_argument("--json", type=Path, help="also write every run (command, exit status, output) here")
+    ap.add_argument("--from-json", type=Path, help="render the report from a --json file instead of running")
     args = ap.parse_args()
     pto = args.pto_isa_root.resolve()
     commit = subprocess.run(["git", "-C", str(pto), "rev-parse", "HEAD"], check=False, capture_output=True,
                             text=True).stdout.strip() or "unknown"
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        rows = [Row(**{**d, "runs": {k: Run(**v) for k, v in d["runs"].items()}}) for d in saved]
+        args.output.write_text(render(rows, pto, commit, args))
+        print(f"wrote {args.output}")
+        return 0
     with tempfile.TemporaryDirectory(prefix="pto_isa_corpus_") as tmp:
         runner = Runner(pto, args.timeout, Path(tmp))
         rows = [Row(a, arch_of(a), flags_for(a, runner, g), "auto", twin) for a, twin, g in AUTO_KERNELS]

@@ -13,16 +13,18 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   generator, defaults unchanged) into a temporary folder and passes that folder, as the kernel's
   CMake build passes its build folder.
 
-Each file is read with the bundled parse-only headers (`ir`) and, for the AUTO kernels and
-for every file those headers do not read, with `ir --pto-isa-root` (pto-isa's CPU-simulator
-configuration); the other commands run in the first configuration that reads it.
+AUTO kernels are read with the bundled parse-only headers (`ir`) and with `ir --pto-isa-root`
+(pto-isa's CPU-simulator configuration); the other commands run in the first configuration
+that reads them. A hand-written kernel is checked with the bundled headers; where that does
+not finish, `ir` (then `ir --pto-isa-root`) tells whether the file is read at all, and `check`
+runs again in the configuration that reads it.
 
 AUTO kernels (every one pto-isa ships): `auto2manual`, `verify` (the rewrite against the AUTO
 kernel on random data, block 0), and `simulate` of the rewrite and of pto-isa's hand-written
 counterpart where there is one (cycles on the timing model, block 0).
 
 Hand-written kernels: every `*_kernel.cpp` of `tests/npu/{a2a3,a5}/src/st/testcase` and every
-`.cpp` file under `kernels/manual` with a `__global__` function: `ir` and `check`. The other
+`.cpp` file under `kernels/manual` with a `__global__` function: `check` (and `ir`, see above). The other
 test folders of pto-isa (`a6`, `kirin*`) are chips ptorewrite has no profile for; they are not
 run.
 """
@@ -168,9 +170,14 @@ def read_both(row: Row, runner: Runner, both: bool = True) -> list[str] | None:
 
 
 def do_manual(row: Row, runner: Runner) -> Row:
-    flags = read_both(row, runner, both=False)
-    if flags is not None:
-        row.runs["check"] = runner.run(["check", *flags, str(runner.pto / row.path)])
+    """`check` with the bundled headers; where it does not finish, `ir` tells whether the file is
+    read at all, in either configuration, and `check` runs in the one that reads it."""
+    path = str(runner.pto / row.path)
+    row.runs["check"] = runner.run(["check", *row.flags, path])
+    if row.runs["check"].rc not in (0, 1):
+        flags = read_both(row, runner, both=False)
+        if flags is not None and flags != row.flags:
+            row.runs["check --pto-isa-root"] = runner.run(["check", *flags, path])
     print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     return row
 
@@ -202,7 +209,7 @@ def outcome(row: Row) -> str:
     """One word per row: how far the commands got."""
     r = row.runs
     if not _read(row):
-        first = r["ir"]
+        first = r.get("ir") or r["check"]
         if any(x.rc is None for x in r.values()):
             return "timeout"
         if "cross-core" in first.stderr:
@@ -211,7 +218,7 @@ def outcome(row: Row) -> str:
             return "internal error"
         return "not read"
     if row.kind == "manual":
-        c = r["check"]
+        c = r.get("check --pto-isa-root") or r["check"]
         return {0: "clean", 1: "problems", None: "timeout", 3: "internal error"}.get(c.rc, "check failed")
     a = r.get("auto2manual")
     if a is None or a.rc != 0:
@@ -222,11 +229,11 @@ def outcome(row: Row) -> str:
 
 def first_diagnostic(row: Row) -> str:
     """The first error of the step that stopped, else the first warning of the last step."""
-    for run in row.runs.values():
-        if run.rc not in (0, 1):
-            break
+    runs = list(row.runs.values())
+    if outcome(row) in ("clean", "problems", "verified", "not verified"):
+        run = runs[-1] if row.kind == "manual" else row.runs["verify"]
     else:
-        run = list(row.runs.values())[-1]
+        run = next((x for x in runs if x.rc not in (0, 1)), runs[-1])
     if run.rc is None:
         return f"timed out after {run.seconds:.0f} s"
     d = run.first_diagnostic
@@ -287,8 +294,8 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
                f"({_pct(checked, rest)}) are read and checked."), "",
               "| outcome | files |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in hist.most_common()]
-    bundled = sum(1 for r in manuals if r.runs["ir"].rc == 0)
-    root_only = sum(1 for r in manuals if r.runs["ir"].rc != 0 and _rc_of(r, "ir --pto-isa-root") == 0)
+    bundled = sum(1 for r in manuals if _bundled_read(r))
+    root_only = sum(1 for r in manuals if not _bundled_read(r) and _rc_of(r, "ir --pto-isa-root") == 0)
     lines += ["", (f"Read by configuration: bundled headers {bundled}; --pto-isa-root (tried where the bundled "
                    f"headers fail) {root_only}; neither {len(manuals) - bundled - root_only}."), ""]
     firsts = Counter(_shape(first_diagnostic(r)) for r in manuals if outcome(r) not in ("clean", "problems"))
@@ -304,20 +311,27 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
     for r in found:
         verdict = JUDGED.get(r.path, "not judged yet")
         lines += [f"### `{r.path}`", "", f"Judged: {verdict}", "", "```"]
-        lines += [short(ln, p) for ln in _findings(r.runs["check"])]
+        lines += [short(ln, p) for ln in _findings(r.runs.get("check --pto-isa-root") or r.runs["check"])]
         lines += ["```", ""]
     lines += ["## Every hand-written kernel", "",
-              "| kernel | arch | ir bundled / --pto-isa-root | check | outcome | first diagnostic |",
+              "| kernel | arch | read: bundled / --pto-isa-root | check | outcome | first diagnostic |",
               "|---|---|---|---|---|---|"]
     for r in manuals:
-        c = r.runs.get("check")
-        lines.append(f"| `{r.path}` | {r.arch} | {_rc(r.runs['ir'])} / {_rc(r.runs.get('ir --pto-isa-root'))} "
+        c = r.runs.get("check --pto-isa-root") or r.runs["check"]
+        root = "-" if _bundled_read(r) else _rc(r.runs.get("ir --pto-isa-root"))
+        lines.append(f"| `{r.path}` | {r.arch} | {'ok' if _bundled_read(r) else _rc(r.runs.get('ir'))} / {root} "
                      f"| {_rc(c)} | {outcome(r)} | {short(first_diagnostic(r), p)} |")
     return "\n".join(lines) + "\n"
 
 
+def _bundled_read(row: Row) -> bool:
+    if row.kind == "manual" and row.runs["check"].rc in (0, 1):
+        return True
+    return _rc_of(row, "ir") == 0
+
+
 def _read(row: Row) -> bool:
-    return row.runs["ir"].rc == 0 or _rc_of(row, "ir --pto-isa-root") == 0
+    return _bundled_read(row) or _rc_of(row, "ir --pto-isa-root") == 0
 
 
 def _rc_of(row: Row, step: str) -> int | None | str:

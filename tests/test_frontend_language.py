@@ -308,7 +308,9 @@ def test_api_surface_names_lower_to_instructions():
         ("TGATHER", "V", ("w", "r")), ("TSCATTER", "V", ("w", "r")),
         ("TCONCAT", "V", ("w", "r", "r")),  # TCONCAT_IMPL is TCONCAT
         ("TFUSEDMULADD", "V", ("rw", "r", "r")), ("TMULADDDST", "V", ("rw", "r", "r")),
-        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
+        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")),
+        ("TCI", "V", ("w", "rw")),  # the scratch tile of the three-operand form is written
+        ("TSTORE", "MTE3", ("r",)),
     ]
     # `TASSIGN(row, (uint64_t)c.data() + ...)`: c's own TASSIGN address plus two rows.
     assert assigns_of(k)["row"] == Const(2 * 4096 + 2 * 64 * 4)

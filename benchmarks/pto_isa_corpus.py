@@ -292,7 +292,7 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
     lines = [
         "# ptorewrite on pto-isa's kernels, unmodified",
         "",
-        (f"pto-isa commit `{commit}`. Regenerate: `python benchmarks/pto_isa_corpus.py --pto-isa-root "
+        (f"pto-isa commit `{commit}`, ptorewrite commit `{args.ptorewrite_commit}`. Regenerate: `python benchmarks/pto_isa_corpus.py --pto-isa-root "
         f"/path/to/pto-isa` (here `--jobs {args.jobs} --timeout {args.timeout:g}`; on two shared cores)."),
         "",
         __doc__.split("\n\n", 2)[2].strip(),
@@ -407,7 +407,11 @@ def main() -> int:
     ap.add_argument("-o", "--output", type=Path, default=OUT, help=f"the report (default {OUT.relative_to(ROOT)})")
     ap.add_argument("--json", type=Path, help="also write every run (command, exit status, output) here")
     ap.add_argument("--from-json", type=Path, help="render the report from a --json file instead of running")
+    ap.add_argument("--ptorewrite-commit", help="the ptorewrite commit measured (default: this checkout's HEAD)")
     args = ap.parse_args()
+    if not args.ptorewrite_commit:
+        args.ptorewrite_commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=False,
+                                                capture_output=True, text=True).stdout.strip() or "unknown"
     pto = args.pto_isa_root.resolve()
     commit = subprocess.run(["git", "-C", str(pto), "rev-parse", "HEAD"], check=False, capture_output=True,
                             text=True).stdout.strip() or "unknown"

@@ -308,7 +308,9 @@ def test_api_surface_names_lower_to_instructions():
         ("TGATHER", "V", ("w", "r")), ("TSCATTER", "V", ("w", "r")),
         ("TCONCAT", "V", ("w", "r", "r")),  # TCONCAT_IMPL is TCONCAT
         ("TFUSEDMULADD", "V", ("rw", "r", "r")), ("TMULADDDST", "V", ("rw", "r", "r")),
-        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")), ("TSTORE", "MTE3", ("r",)),
+        ("TCMPS", "V", ("w", "r")), ("TADDS", "V", ("w", "r")),
+        ("TCI", "V", ("w", "rw")),  # the scratch tile of the three-operand form is written
+        ("TSTORE", "MTE3", ("r",)),
     ]
     # `TASSIGN(row, (uint64_t)c.data() + ...)`: c's own TASSIGN address plus two rows.
     assert assigns_of(k)["row"] == Const(2 * 4096 + 2 * 64 * 4)
@@ -334,3 +336,38 @@ def test_a_return_leaves_the_function_it_is_in(capsys):
     rc, out, err = run(capsys, "auto2manual", LANG / "returns.cpp")
     assert rc == 2 and not out and "Traceback" not in err
     assert err.startswith(f"{LANG / 'returns.cpp'}:12:13: error: a return inside a loop or a branch is not supported")
+
+
+# ---------------------------------------------------------------- AUTO helpers called from a MultiBuffered body
+
+
+def test_lane_helpers_own_multibuffer_copy_shared_tiles_and_subview_past_the_end(capsys, tmp_path):
+    path = LANG / "own_helper" / "lane_helpers.cpp"
+    k = load(path)
+    tiles = {t.cpp_name: t for t in k.tiles}
+    # The folder's own MultiBuffered is read as the modelled loop: one loop of 6 iterations, 2 lanes.
+    (mb,) = loops(k)
+    assert (mb.kind, mb.buffers, mb.trip_count()) == ("MultiBuffered", 2, 6)
+    # A tile declared in the body gets a copy per lane; one declared in a helper the body calls
+    # has no lane in scope, so every lane shares it.
+    assert tiles["row"].per_lane and tiles["row"].count == 2
+    assert tiles["wide"].count is None and tiles["wide"].lanes_shared
+    # The scratch row past `keys` is reserved with it: 256 B of capacity plus 256 B reached.
+    assert tiles["scratch"].alias.base.tile is tiles["keys"]
+    assert (tiles["keys"].capacity_bytes, tiles["keys"].nbytes) == (256, 512)
+    # Helper calls inside the loop stay one statement each (syncs go where the lane is named).
+    body = mb.body.stmts
+    assert [type(s).__name__ for s in body] == ["Instr", "Block", "Block"]
+    assert all(b.inlined for b in body[1:])
+    rc, _, err = run(capsys, "auto2manual", path, "-o", tmp_path / "m.cpp")
+    assert rc == 0
+    assert f"{path}:24:5: warning: TSUBVIEW 'scratch' reaches 256 B past its base tile 'keys'" in err
+    assert f"{path}:33:5: warning: tile 'wide' is declared in a helper called from a MultiBuffered body" in err
+    assert "'head'" not in err and "tile 'scratch' is declared" not in err  # aliases own no bytes
+    text = rewrite_and_verify(capsys, tmp_path, path)
+    assert "TASSIGN(keys, 0x0);  // UB 512 B" in text
+    assert "TASSIGN(row, 0x200 + step.bufferId * 0x100);" in text
+    assert "TASSIGN(wide, 0x400);" in text
+    # No flag inside a helper names the lane: the helpers' text is outside the lambda.
+    helpers = text.split("__global__")[0]
+    assert "step." not in helpers

@@ -23,7 +23,7 @@ pytest.importorskip("clang.cindex")
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Var
 from ptorewrite.cli import main as cli_main
-from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -861,19 +861,17 @@ def test_unsupported_constructs(capsys, name, text, message):
     assert len(e.value.diagnostics) == 1 and e.value.diagnostics[0].loc.line == line_of(path, text)
 
 
-def test_cross_core_ops_warn_and_pass_through(capsys):
-    path = BAD / "cross_core.cpp"
-    rc, out, err = run_cli(capsys, "ir", path)
-    assert rc == 0
-    assert f"{where(path, 'TPUSH(x, dst);')}: warning: TPUSH is a cross-core operation" in err
-    assert f"{where(path, 'TPOP(x, src);')}: warning: TPOP is a cross-core operation" in err
-    assert "error" not in err
-    assert "TLOAD(out x, gm src)  [MTE2]" in out and "TSTORE(out gm dst, x)  [MTE3]" in out and "TPUSH" not in out
-    rep = Reporter()
-    k = load_kernel(path, FrontendOptions(), rep)
-    assert [i.op for i in instrs(k)] == ["TLOAD", "TSTORE"]
-    assert [(d.severity, d.loc.line) for d in rep.diagnostics] == [
-        ("warning", line_of(path, "TPUSH(")), ("warning", line_of(path, "TPOP("))]
+@pytest.mark.parametrize("name, text, what", [
+    ("cross_core.cpp", "TPUSH(x, dst);", "TPUSH"),
+    ("cross_core_objects.cpp", "TSync_Custom<SyncOpType::TSTORE_V2GM", "TSync_Custom"),
+])
+@pytest.mark.parametrize("command", ["ir", "check", "auto2manual"])
+def test_cross_core_transfers_stop_with_a_located_error(capsys, tmp_path, name, text, what, command):
+    path = BAD / name
+    extra = ["-o", str(tmp_path / "out.cpp")] if command == "auto2manual" else []
+    rc, out, err = run_cli(capsys, command, path, *extra)
+    assert rc == 2 and out == "" and not (tmp_path / "out.cpp").exists()
+    assert err.startswith(f"{where(path, text)}: error: cross-core TPUSH/TPOP are not supported yet ('{what}' here)")
 
 
 def test_missing_file(capsys, tmp_path):

@@ -94,3 +94,17 @@ def test_cli_flags(tmp_path):
     run = subprocess.run([sys.executable, "-m", "ptorewrite", "auto2manual", str(KERNELS / "single_vector.cpp"),
                           "--buffers", "0"], capture_output=True, text=True, check=False)
     assert run.returncode == 2 and "--buffers takes" in run.stderr
+
+
+def test_no_copies_of_a_tile_declared_in_a_helper_inside_the_loop(tmp_path):
+    """The helper's declaration cannot name the loop's copy index: one copy, placed where it is
+    declared, and the rewrite verifies."""
+    path = KERNELS / "helper_tile_in_loop.cpp"
+    auto, manual, result = _rewrite(path, tmp_path)
+    reasons = {d.tile.cpp_name or d.tile.name: (d.copies, d.reason) for d in result.multibuffered}
+    assert reasons["rows"] == (1, "declared in a helper or a block inside the loop, where no copy index can be named")
+    text = result.text.decode()
+    decl = text.index("RowsT rows;")
+    assert text.index("TASSIGN(rows, 0x0);") > decl and text.count("TASSIGN(rows") == 1
+    v = verify(auto, manual, A2A3, {}, seed=1)
+    assert v.equivalent and v.check.clean

@@ -44,11 +44,11 @@ INVALID = {
         "    using R = Tile<TileType::Vec, float, 8, 3>;\n    R a;\n    TLOAD(a, g);\n    TSTORE(o, a);",
         "12:5", ("tile 'a' (Vec fp32 8x3, RowMajor): a row of 3 x 4 B = 12 B is not a multiple of the 32-byte "
                 "block")),
-    "TSUBVIEW outside its base tile": (
-        ("    V a;\n    using S = Tile<TileType::Vec, float, 4, 64>;\n    S s;\n    TLOAD(a, g);\n"
-        "    TSUBVIEW(s, a, 6, 0);\n    TADDS(s, s, 1.0f);\n    TSTORE(o, a);"),
-        "15:5", ("TSUBVIEW 's' (4x64 valid of 4x64 fp32) at byte 1536 of 'a' (2048 B) reaches byte 2560, outside its "
-                "base tile")),
+    "TSUBVIEW changing the block layout": (
+        ("    V a;\n    using S = Tile<TileType::Vec, float, 8, 64, BLayout::ColMajor>;\n    S s;\n    TLOAD(a, g);\n"
+        "    TSUBVIEW(s, a, 0, 0);\n    TADDS(s, s, 1.0f);\n    TSTORE(o, a);"),
+        "15:5", ("TSUBVIEW destination 's' is ColMajor but its source 'a' is RowMajor; a sub-view keeps its base "
+                "tile's block layout")),
     "valid shapes that differ": (
         ("    using S = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 4, 64>;\n    V a;\n    S s;\n"
         "    TLOAD(a, g);\n    TLOAD(s, g);\n    TADD(a, a, s);\n    TSTORE(o, a);"),
@@ -121,3 +121,49 @@ def test_valid_kernels_pass(capsys, tmp_path):
     src = tmp_path / "m.cpp"
     src.write_text(MANUAL % "0x800")
     assert main(["check", str(src)]) == 0
+
+
+# A sub-view of the 4 rows after `a` (8x64 fp32, 2048 B): rows 6..9, so 512 B past its end.
+PAST_END = ("    V a;\n    using S = Tile<TileType::Vec, float, 4, 64>;\n    S s;\n    TLOAD(a, g);\n"
+            "    TSUBVIEW(s, a, 6, 0);\n    TADDS(s, s, 1.0f);\n    TSTORE(o, a);")
+
+
+def test_auto_subview_past_its_base_tile_reserves_the_bytes(capsys, tmp_path):
+    """AUTO mode aliases by byte offset: the base tile's place grows to hold the view, with a warning."""
+    src = tmp_path / "k.cpp"
+    src.write_text(HEAD % PAST_END)
+    assert main(["ir", str(src)]) == 0
+    out, err = capsys.readouterr()
+    assert f"{src}:15:5: warning: TSUBVIEW 's' reaches 512 B past its base tile 'a' (2048 B); the tile's place " \
+           "reserves 2560 B" in err
+    assert "a: Vec fp32 8x64 RowMajor, 2560 B" in out
+    manual = tmp_path / "m.cpp"
+    assert main(["auto2manual", str(src), "-o", str(manual)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(src), str(manual)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+    # The next tile the plan places starts after the 2560 reserved bytes, not after 2048.
+    two = (HEAD % (PAST_END + "\n    V b;\n    TLOAD(b, g);\n    TADDS(b, b, 2.0f);\n    TSTORE(o, b);"))
+    src.write_text(two.replace("    TSTORE(o, a);\n    V b;", "    V b;").replace(
+        "TSTORE(o, b);", "TSTORE(o, b);\n    TSTORE(o, a);"))
+    assert main(["auto2manual", str(src), "-o", str(manual)]) == 0
+    capsys.readouterr()
+    text = manual.read_text()
+    assert "TASSIGN(a, 0x0);" in text and "TASSIGN(b, 0xa00);" in text
+    assert main(["verify", str(src), str(manual)]) == 0
+
+
+def test_manual_subview_may_name_any_bytes_of_the_buffer(capsys, tmp_path):
+    """Manual mode: TSUBVIEW is `src.data() + offset`; past the base tile is allowed, past the
+    buffer is an error when it runs."""
+    src = tmp_path / "m.cpp"
+    body = (MANUAL % "0x800").replace("    TLOAD(a, g);\n", "    TLOAD(a, g);\n    using S = Tile<TileType::Vec, "
+                                      "float, 4, 64>;\n    S s;\n    TSUBVIEW(s, a, ROW, 0);\n")
+    src.write_text(body.replace("ROW", "6"))
+    assert main(["check", str(src)]) == 0
+    capsys.readouterr()
+    src.write_text((MANUAL % "0x2F800").replace("    TLOAD(a, g);\n", "    TLOAD(a, g);\n    using S = Tile<"
+                                                "TileType::Vec, float, 4, 64>;\n    S s;\n    TSUBVIEW(s, a, 8, 0);\n"))
+    assert main(["check", str(src)]) == 2
+    assert "error: TSUBVIEW 's' starts at byte 2048 of 'a', at 0x30000, outside UB (196608 B)" in \
+        capsys.readouterr().err

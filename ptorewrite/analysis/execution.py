@@ -540,7 +540,13 @@ class Machine:
     def alias(self, s: ir.AliasDef) -> None:
         base = self.place_of(s.src, s)
         off = self.eval(s.offset_bytes, s)
-        if not isinstance(off, int) or off < 0 or off >= max(1, s.src.tile.nbytes):
+        if self.manual and isinstance(off, int) and off >= 0:
+            # Manual mode: an address computation (`src.data() + offset`), anywhere in the buffer.
+            cap = self.arch.buffers[base.buffer].capacity
+            if base.address + off >= cap:
+                raise located(f"{s.kind} '{s.dst}' starts at byte {off!r} of '{s.src}', at "
+                              f"{base.address + off:#x}, outside {base.buffer} ({cap} B)", s)
+        elif not isinstance(off, int) or off < 0 or off >= max(1, s.src.tile.nbytes):
             raise located(f"{s.kind} '{s.dst}' starts at byte {off!r} of '{s.src}', outside its "
                           f"{s.src.tile.nbytes} B", s)
         self.places[(id(s.dst.tile), self.slot_of(s.dst, s))] = Place(base.buffer, base.address + int(off))

@@ -73,7 +73,9 @@ _TABLE: list[OpInfo] = [
     *_ops("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS TLRELU "
           "TAXPY TADDSC TSUBSC TFMODS", "V", "w r*"),
     *_ops("TSELS", "V", "w r r", n4="w r r rw"),
-    *_ops("TEXPANDS TCI", "V", "w"),
+    *_ops("TEXPANDS", "V", "w"),
+    # TCI(dst, start) or TCI(dst, start, tmp): the scratch tile is written.
+    *_ops("TCI", "V", "w", n2="w rw"),
     # Vector: unary; TCVT may take a scratch tile.
     *_ops("TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRECIP", "V", "w r"),
     *_ops("TRSQRT", "V", "w r", n3="w r rw"),

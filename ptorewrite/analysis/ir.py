@@ -68,6 +68,9 @@ class TileDecl:
     per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
     lane_text: str = ""  # per-lane tiles: C++ text of the copy index, e.g. `ctx.bufferId`
     lane_constexpr: bool = True  # that index is a compile-time constant (TASSIGN<addr> can use it)
+    # Declared in a helper that a MultiBuffered body calls: the lane is not in scope at the
+    # declaration, so every lane shares this one copy.
+    lanes_shared: bool = False
     # Multi-buffered by ptorewrite though declared before its loop: the loop body whose every
     # iteration moves it to its copy (a TASSIGN before the body's first statement).
     lane_at: Block | None = None
@@ -75,15 +78,22 @@ class TileDecl:
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it
     declarator: int = -1  # offset of its name: tells apart the tiles of one declaration (`TileT a, b;`)
+    # AUTO mode: bytes past the capacity that a TSUBVIEW of this tile reaches; its place reserves them.
+    overhang: int = 0
 
     @property
     def elem_bytes(self) -> float:
         return DTYPE_BYTES[self.dtype]
 
     @property
-    def nbytes(self) -> int:
-        """Bytes of one tile (one array element): capacity shape times element size."""
+    def capacity_bytes(self) -> int:
+        """Bytes of the capacity shape: rows times columns times element size."""
         return int(self.rows * self.cols * self.elem_bytes)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes one tile (one array element) occupies: its capacity, plus any AUTO-mode overhang."""
+        return self.capacity_bytes + self.overhang
 
     @property
     def slots(self) -> int:

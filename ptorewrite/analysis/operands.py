@@ -11,7 +11,12 @@ module checks what holds for every kernel of the spec (§3) and of pto-isa's own
 - matmul element types (acc, left, right) are a combination the cube unit has; the left tile's
   k fits the right tile, and the product fits the accumulator;
 - TSUBVIEW / TRESHAPE aliases stay inside their base tile (when the offset is a constant; the
-  execution checks every other offset when it runs), TSUBVIEW keeps the block layout;
+  execution checks every other offset when it runs), TSUBVIEW keeps the block layout. In AUTO
+  mode a constant TSUBVIEW that reaches past its base tile is accepted with a warning: pto-isa's
+  AUTO compiler aliases by byte offset (`__cce_alias`), so the base tile's place reserves the bytes
+  the view reaches (`TileDecl.overhang`). In manual mode TSUBVIEW is an address computation
+  (`TASSIGN(dst, src.data() + offset)`) and may name any bytes of the buffer; the execution checks
+  that the view lies inside it;
 - a manual TASSIGN with a constant address is aligned for its buffer and fits in it.
 
 Each problem is a located error naming the operand, what it is and what the instruction needs.
@@ -42,11 +47,13 @@ def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | No
 
     for tile in kernel.tiles:
         _check_tile_shape(tile, error)
+    if kernel.mode == "auto":
+        reserve_alias_reach(kernel, reporter)  # the front end has done it; kernels built otherwise
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.Instr):
             _check_instr(s, arch, error, reporter)
         elif isinstance(s, ir.AliasDef):
-            _check_alias(s, error)
+            _check_alias(s, error, reach=kernel.mode == "auto" or s.kind == "TRESHAPE")
         elif isinstance(s, ir.TileAssign):
             _check_tassign(s, arch, error)
     if errors:
@@ -203,18 +210,53 @@ def _check_matmul(s: ir.Instr, refs: list[ir.TileRef], tiles: list[ir.Arg], arch
 # ---------------------------------------------------------------- aliases and placements
 
 
-def _check_alias(s: ir.AliasDef, error) -> None:
+def _alias_end(s: ir.AliasDef) -> float | None:
+    """One past the last byte of the base tile that the alias's valid region covers (its rows keep
+    its own row stride), or None when the offset or the valid shape is not a constant."""
+    dst = s.dst.tile
+    off, valid = _const(s.offset_bytes), _valid_shape(dst)
+    if off is None or valid is None or dst.dtype not in ir.DTYPE_BYTES:
+        return None
+    vr, vc = valid
+    rs, cs = (dst.cols, 1) if dst.blayout == "RowMajor" else (1, dst.rows)
+    return off + (((vr - 1) * rs + (vc - 1) * cs + 1) * dst.elem_bytes if vr and vc else 0)
+
+
+def reserve_alias_reach(kernel: ir.Kernel, reporter: Reporter | None) -> None:
+    """AUTO mode: a TSUBVIEW with a constant offset that reaches past the capacity of the tile that
+    owns its bytes grows that tile's reservation (`overhang`) to cover it, with a warning. The
+    dynamic-offset views are checked against the reservation when the execution runs them."""
+    for s in ir.walk(kernel.body):
+        if not isinstance(s, ir.AliasDef) or s.kind != "TSUBVIEW":
+            continue
+        end = _alias_end(s)
+        root = s.src.tile
+        while end is not None and root.alias is not None:  # a view of a view: offsets add up
+            up = _const(root.alias.offset_bytes)
+            end = None if up is None else end + up
+            root = root.alias.base.tile
+        if end is None or _const(s.offset_bytes) < 0:
+            continue
+        need = -int(-end // 1) - root.capacity_bytes  # whole bytes (4-bit elements take half)
+        if need <= root.overhang:
+            continue
+        root.overhang = need
+        if reporter is not None:
+            reporter.warn(f"TSUBVIEW '{_name(s.dst)}' reaches {need} B past its base tile '{root.cpp_name or root.name}' "
+                          f"({root.capacity_bytes} B); the tile's place reserves {root.capacity_bytes + need} B, as "
+                          "the AUTO compiler's byte-offset alias needs", s.loc)
+
+
+def _check_alias(s: ir.AliasDef, error, reach: bool) -> None:
+    """The block layout of a sub-view; with `reach`, that the alias stays inside its base tile."""
     dst, src = s.dst.tile, s.src.tile
     if s.kind == "TSUBVIEW" and dst.blayout != src.blayout:
         error(f"TSUBVIEW destination '{_name(s.dst)}' is {dst.blayout} but its source '{_name(s.src)}' is "
               f"{src.blayout}; a sub-view keeps its base tile's block layout", s.loc)
-    off, valid = _const(s.offset_bytes), _valid_shape(dst)
-    if off is None or valid is None or dst.dtype not in ir.DTYPE_BYTES:
+    off, end = _const(s.offset_bytes), _alias_end(s)
+    if end is None or not reach:
         return
-    # The bytes the alias's valid region covers (its rows keep its own row stride).
-    vr, vc = valid
-    rs, cs = (dst.cols, 1) if dst.blayout == "RowMajor" else (1, dst.rows)
-    end = off + (((vr - 1) * rs + (vc - 1) * cs + 1) * dst.elem_bytes if vr and vc else 0)
+    vr, vc = _valid_shape(dst)
     if off < 0 or end > src.nbytes:
         error(f"{s.kind} '{_name(s.dst)}' ({vr}x{vc} valid of {dst.rows}x{dst.cols} {dst.dtype}) at byte {off} of "
               f"'{_name(s.src)}' ({src.nbytes} B) reaches byte {end:g}, outside its base tile", s.loc)

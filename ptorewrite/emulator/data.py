@@ -143,6 +143,8 @@ class Memory:
         first_src = next((o for kind, o, _ in arrays[1:] if kind == "tile"), None)
         if first_src is not None:
             template.setdefault("TileType", first_src.decl.tile_type)
+        if arrays[0][0] == "tile":
+            template.setdefault("DstTileType", arrays[0][1].decl.tile_type)
         scalars = [v for kind, _, v in views if kind == "scalar"]
         return (step.operands, semantics.SEMANTICS.get(step.name), dst, srcs, scalars, tmp, template, writeback)
 

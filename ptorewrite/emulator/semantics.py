@@ -18,7 +18,7 @@ Calling convention (the contract with the core)
   is accepted as the enum value too.  Keys read here: ``CmpMode``, ``RoundMode``,
   ``SaturationMode``, ``AtomicType``, ``ReluPreMode``, ``PadVal``, ``MaskPattern``, ``exhausted``,
   ``descending``, ``isUpperOrLower``, ``TileType`` (source tile type, "Acc" for TSTORE/TMOV from
-  L0C) and ``ScalarFirst`` (TDIVS(dst, scalar, src) overload).
+  L0C), ``DstTileType`` (the destination's) and ``ScalarFirst`` (TDIVS(dst, scalar, src) overload).
 * Operands with two outputs put the second output in ``srcs`` where C++ has it:
   ``TROWARGMAX(dstVal, dstIdx, src, tmp)`` -> ``dst=dstVal, srcs=[dstIdx, src]`` (same for the
   other arg-reductions).
@@ -627,8 +627,16 @@ def store(call: OpCall) -> None:
 
 @semantic("TMOV")
 def move(call: OpCall) -> None:
-    """TMOV(dst, src): copy with value conversion (e.g. Acc fp32 -> Mat fp16), optional ReLU."""
-    _move(call, call.dst, _fit(call.srcs[0], call.dst.shape))
+    """TMOV(dst, src): copy with value conversion (e.g. Acc fp32 -> Mat fp16), optional ReLU.
+
+    Between two Vec tiles the copy covers the overlap of both valid regions (pto-isa's a2a3 and
+    a5 `TMovToVec` take the smaller valid rows and columns); the other moves fill dst's valid region."""
+    src = call.srcs[0]
+    if call.template.get("TileType") == "Vec" and call.template.get("DstTileType") == "Vec":
+        r, c = min(src.shape[0], call.dst.shape[0]), min(src.shape[1], call.dst.shape[1])
+        _move(call, call.dst[:r, :c], src[:r, :c])
+        return
+    _move(call, call.dst, _fit(src, call.dst.shape))
 
 
 @semantic("TEXTRACT")

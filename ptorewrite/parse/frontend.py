@@ -21,6 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
+from ptorewrite.parse.cross_core import first_cross_core_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -396,9 +397,16 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     for t, insts in _instantiations(file, parsed, opts, core, templates).items():
         jobs += [(t, inst) for inst in insts]
     jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
+    user_fns = user_functions(tu.cursor, user_files) if jobs else {}
     for entry, inst in jobs:
         low = Lowering(tu, parsed.source, arch, reporter, objects, frozenset(functions), user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
+        cross = first_cross_core_use(entry, user_fns)
+        if cross is not None:
+            c, name = cross
+            raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
+                           "between the cube and vector cores, and ptorewrite analyses the pipes of one core type "
+                           "at a time", low.range_of(c))
         _define_header_scalar_types(parsed.top, low)
         kernel = _lower_entry(low, entry, inst, core, arch, parsed)
         if any(True for _ in kernel.instructions()):
@@ -449,6 +457,9 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
+    if kernel.mode == "auto":
+        from ptorewrite.analysis.operands import reserve_alias_reach
+        reserve_alias_reach(kernel, low.reporter)
     if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:
         kernel.instance = _template_instance(low, entry, inst)
     return kernel

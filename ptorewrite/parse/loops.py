@@ -232,7 +232,8 @@ class LoopLowering:
         self._loop_vars.append(ivar)
         self._loop_ids.append(next(self._loop_serial))
         self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
-        self._lanes.append(self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"))
+        self._lanes.append((*self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"),
+                            self.src.range(lam.body_start, lam.body_end)))
         uid = next(self._uid)
         saved, self._scope_uid = self._scope_uid, uid
         before = dict(self.known)

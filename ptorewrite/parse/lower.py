@@ -123,7 +123,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     _loop_ids: list[int] = field(default_factory=list)  # one id per loop instance (names repeat)
     _loop_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Enclosing MultiBuffered bodies: (buffers, lane expression, lane source text `ctx.bufferId`).
-    _lanes: list[tuple[int, Expr, str]] = field(default_factory=list)
+    _lanes: list[tuple[int, Expr, str, ir.SourceRange]] = field(default_factory=list)
     _node_ends: dict = field(default_factory=dict)  # parsed node -> end offset (see cparse.Parser.ends)
     # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
@@ -167,6 +167,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if k not in _GLOBAL_KINDS:
                 continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name not in self.user_files:
+                continue
+            if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
+                # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
+                # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 self._collect_globals(c.get_children(), scope)
@@ -945,11 +949,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         self.tiles.append(tile)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
-            nbuf, slot, lane_text = self._lanes[-1]
-            tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
-            tile.lane_constexpr = lane_text.endswith(".bufferId")
-            scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
-            return
+            nbuf, slot, lane_text, body = self._lanes[-1]
+            if loc.file == body.file and body.offset <= loc.offset < body.end_offset:
+                tile.count, tile.per_lane, tile.lane_text = nbuf, True, lane_text
+                tile.lane_constexpr = lane_text.endswith(".bufferId")
+                scope.define(decl.name, Binding("ref", ir.TileRef(tile, slot)))
+                return
+            # Declared in a helper the body calls: the lane is not in scope where the TASSIGN
+            # would go, so every lane shares one copy; the syncs order the lanes' uses of it.
+            # The memory plan warns about the ones that own bytes.
+            tile.lanes_shared = True
         scope.define(decl.name, Binding("tile", tile))
 
     def _captured(self, e: Expr | None, name: str, loc: ir.SourceRange, out: list[ir.Stmt]) -> Expr | None:

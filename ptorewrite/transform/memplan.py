@@ -190,6 +190,11 @@ def plan_memory(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             for r in buf_reuses:
                 _warn_reuse(reporter, r, planner)
     placements.sort(key=lambda p: kernel.tiles.index(p.tile))
+    for p in placements:
+        if p.tile.lanes_shared:
+            reporter.warn(f"tile '{p.name}' is declared in a helper called from a MultiBuffered body, where the "
+                          "lane cannot be named: its lanes share one copy, so they do not overlap on it (declare "
+                          "it in the body to give each lane its own)", p.tile.loc)
     aliases = {t: AliasPlacement(t, r.root, r.index, r.offset_bytes) for t, r in live.alias_roots.items()}
     return MemoryPlan(kernel, profile, live, graph, placements, aliases, buffers, reuses,
                       {k: tuple(v) for k, v in reserved_ranges.items()})

@@ -114,6 +114,15 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
     loop = common[0]  # the innermost loop holding every use
     if tile.count is not None or tile.per_lane or tile.fixed_addresses:
         return None
+    body = loop.body.loc
+    in_helper = tile.scope == loop.body.uid and body is not None and not (
+        tile.loc.file == body.file and body.offset <= tile.loc.offset < body.end_offset)
+    nested = tile.scope != loop.body.uid and any(
+        isinstance(b, ir.Block) and b is not loop.body and b.uid == tile.scope for b in ir.walk(loop.body))
+    if tile.lanes_shared or in_helper or nested:
+        # A helper's declaration cannot name the loop's copy index, and a TASSIGN at the start of
+        # the body would come before a nested declaration is in scope.
+        return loop, "declared in a helper or a block inside the loop, where no copy index can be named"
     if tile.alias is not None or any(t.alias is not None and _alias_root(t) is tile for t in kernel.tiles):
         return loop, "dependence: aliased by TRESHAPE/TSUBVIEW"
     if any(isinstance(s, (ir.AliasDef, ir.TileAssign)) and _mentions(s, tile) for s in ir.walk(kernel.body)):

@@ -1,4 +1,4 @@
-// Cross-core TPUSH/TPOP: passed through with a located warning, the rest is lowered.
+// Cross-core TPUSH/TPOP: the kernel stops with a located error at the first one.
 #include "common.hpp"
 
 extern "C" __global__ AICORE void cross_core(__gm__ float *out, __gm__ float *in)

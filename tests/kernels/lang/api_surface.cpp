@@ -1,7 +1,8 @@
 // Names of the PTO API and of the compiler that pto-isa's single-instruction tests use: the
 // TCONCAT implementation entry, pattern gather/scatter along columns, fused vector forms,
 // dsb(DSB_ALL), padding an L1 tile, an enumeration as a constexpr type, and types spelled with
-// the compiler's predefined type macros; a row view placed from a tile's own address.
+// the compiler's predefined type macros; a row view placed from a tile's own address; an index
+// sequence written through a scratch tile.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -49,6 +50,11 @@ extern "C" __global__ AICORE void api_surface(__gm__ float *out, __gm__ float *i
     TASSIGN(row, (uint64_t)c.data() + 2 * 64 * sizeof(float));
     pipe_barrier(PIPE_V);
     TADDS(row, row, 1.0f);
+    using Idx = Tile<TileType::Vec, int32_t, 1, 64>;
+    Idx idx, scratch;
+    TASSIGN(idx, 4 * whole);
+    TASSIGN(scratch, 4 * whole + 256);
+    TCI<Idx, Idx, int32_t, 0>(idx, 5, scratch);
     dsb(DSB_ALL);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);

@@ -144,6 +144,9 @@ enum event_t {
 // Intra-core synchronisation (the part ptorewrite analyses).
 AICORE void set_flag(pipe_t pipe, pipe_t tpipe, event_t eventId);
 AICORE void wait_flag(pipe_t pipe, pipe_t tpipe, event_t eventId);
+// The id may also be a plain integer (`set_flag(PIPE_MTE1, PIPE_M, pingpong)`).
+AICORE void set_flag(pipe_t pipe, pipe_t tpipe, uint64_t eventId);
+AICORE void wait_flag(pipe_t pipe, pipe_t tpipe, uint64_t eventId);
 AICORE void pipe_barrier(pipe_t pipe);
 
 // Core identity.
@@ -157,6 +160,7 @@ extern int64_t block_num;
 // Cross-core and mode-setting intrinsics that real kernels call; declared only so that
 // such kernels parse (ptorewrite passes cross-core work through with a diagnostic).
 AICORE void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
+AICORE uint64_t _getFFTSMsg(uint16_t mode, uint16_t flagId);
 AICORE void wait_flag_dev(int64_t flagId);
 AICORE void set_ffts_base_addr(uint64_t addr);
 AICORE void set_mask_norm();

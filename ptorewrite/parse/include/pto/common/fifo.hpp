@@ -64,6 +64,38 @@ struct TPipe {
     }
 };
 
+// A pipe of several FIFO entries between a producer core and a consumer core: `prod` and
+// `cons` are the two ends, each with its own signalling calls; DataFiFo names the depth and
+// how often the consumer synchronizes.
+template <uint8_t FlagID, FIFOType FiFoType, uint8_t FiFoDepth, uint8_t FiFoSyncT, typename TileDataProd,
+          typename TileDataCons, bool EN_UNIT_FLAG = false, uint8_t LocalFiFoDepth = 2,
+          VecCubeRatio VCRatio = VecCubeRatio::V2C1_VECS>
+struct TMPipe {
+    struct DataFiFo {
+        static constexpr int fifoDepth = FiFoDepth;
+        static constexpr int fifoPeriod = FiFoSyncT;
+    };
+    struct End {
+        AICORE void allocate();
+        AICORE void record();
+        AICORE void wait();
+        AICORE void free();
+        AICORE void setTileId(int tileId, int subTileId = 0);
+        AICORE void setEntryOffset(uint64_t bytes);
+        AICORE void setAllocateStatus(bool on);
+        AICORE void setRecordStatus(bool on);
+        AICORE void setWaitStatus(bool on);
+        AICORE void setFreeStatus(bool on);
+    };
+    End prod;
+    End cons;
+    template <typename... Args>
+    AICORE TMPipe(Args... args)
+    {
+        ((void)args, ...);
+    }
+};
+
 } // namespace pto
 
 #endif // PTOREWRITE_PTO_FIFO_HPP

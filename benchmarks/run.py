@@ -35,12 +35,20 @@ from ptorewrite.parse.frontend import FrontendOptions, load_kernel, load_kernels
 from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
 
 VALUES = {"block_idx": 0, "block_num": 1}
-# Sizes per sample (-D defines); a sample not listed has one size, fixed in its source.
+# Sizes per sample (-D defines), the sample's default first; a sample not listed runs at its default.
+# tmax_launch's tile shape is its template argument (both instantiations run at every size).
 SIZES: dict[str, list[list[str]]] = {
     "gemm_double": [["GEMM_M=256", "GEMM_K=512", "GEMM_N=256"], ["GEMM_M=128", "GEMM_K=64", "GEMM_N=256"],
                     ["GEMM_M=256", "GEMM_K=4096", "GEMM_N=256"]],
+    "gemm_single": [["GEMM1_K=512"], ["GEMM1_K=2048"]],
+    "reshape_subview": [["RS_BLOCKS=8"], ["RS_BLOCKS=32"]],
+    "rmsnorm": [["RMSNORM_BLOCKS=8"], ["RMSNORM_BLOCKS=32"]],
+    "softmax": [["SOFTMAX_BLOCKS=8"], ["SOFTMAX_BLOCKS=32"]],
+    "tmax_launch": [["TMAX_TILES_PER_BLOCK=8"], ["TMAX_TILES_PER_BLOCK=32"]],
+    "vec_add": [["VEC_ADD_TILES_PER_CORE=16"], ["VEC_ADD_TILES_PER_CORE=64"]],
 }
-TINY: dict[str, list[list[str]]] = {"gemm_double": [["GEMM_M=128", "GEMM_K=64", "GEMM_N=256"]]}
+TINY: dict[str, list[list[str]]] = {"gemm_double": [["GEMM_M=128", "GEMM_K=64", "GEMM_N=256"]],
+                                    "vec_add": [["VEC_ADD_TILES_PER_CORE=4"]]}
 GEMM_PATH = "kernels/manual/a2a3/gemm_performance/gemm_performance_kernel.cpp"
 GEMM_SIZES = [(256, 4096, 256), (512, 512, 512), (1536, 256, 1024)]  # per-core M x K x N
 TINY_GEMM_SIZES = [(128, 256, 256)]
@@ -128,7 +136,7 @@ def sample_rows(sizes: dict[str, list[list[str]]], only: set[str] | None = None)
                     o, c = measure(ours), measure(cons)
                 twin = measure(load_kernel(sample / "manual.cpp",
                                            FrontendOptions(auto_mode=False, defines=defines, entry=entry)))
-                size = " ".join(d.split("=")[1] for d in defines) or "fixed"
+                size = " ".join(defines) or "default"
                 name = sample.name + (f" `{entry}`" if entry else "")
                 _note(name, size, o.cycles, twin.cycles)
                 rows.append(f"| {name} | {size} | {c.cycles:,} | {o.cycles:,} | {twin.cycles:,} | "
@@ -163,8 +171,8 @@ def corpus_rows(pto_isa: Path | None, gemm_sizes, twins: list[str]) -> tuple[lis
                 ours, _ = _rewrite(stripped, [], entry, tmp, include=[str(sample)])
                 o = measure(ours)
                 h = measure(load_kernel(sample / "manual.cpp", FrontendOptions(auto_mode=False, entry=entry)))
-                _note(f"samples/{name}/manual.cpp (stripped)", "fixed", o.cycles, h.cycles)
-                rows.append(f"| samples/{name}/manual.cpp{f' `{entry}`' if entry else ''} | fixed | {h.cycles:,} | "
+                _note(f"samples/{name}/manual.cpp (stripped)", "default", o.cycles, h.cycles)
+                rows.append(f"| samples/{name}/manual.cpp{f' `{entry}`' if entry else ''} | default | {h.cycles:,} | "
                             f"{o.cycles:,} | {_ratio(o.cycles, h.cycles)} | {o.pairs} / {h.pairs} | "
                             f"{o.barriers} / {h.barriers} | {o.full} |")
         if pto_isa is not None:
@@ -199,6 +207,11 @@ def report(pto_isa: Path | None, tiny: bool) -> str:
         "the kernel. Ratios below 1 are faster than the hand-written synchronization.",
         "",
         "## Samples: conservative, ptorewrite and the hand-written twin",
+        "",
+        "Size: the `-D` defines of the run (the first row of a sample is its default). Each sample's",
+        "source says which values its tiles take and refuses others with a `static_assert`. tmax_launch's",
+        "tile shape is its template argument (both instantiations at every size); its size is the tile",
+        "count per block.",
         "",
         ("| sample | size | conservative cycles | ours cycles | twin cycles | ours / twin | conservative / twin "
          "| set/wait pairs ours / twin | barriers ours / twin | PIPE_ALL ours / twin | peak live per buffer (ours) |"),

@@ -55,3 +55,17 @@ def test_tiny_run_writes_every_section(tmp_path):
         assert "gemm_performance" in text and "commit `" in text
     else:
         pytest.skip("no pto-isa checkout: the corpus section has the twins only")
+
+
+def test_every_sample_runs_at_two_sizes_its_default_first():
+    sizes = _runner().SIZES
+    samples = sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+    assert samples
+    for sample in samples:
+        runs = sizes.get(sample.name, [])
+        assert len(runs) >= 2 and len({tuple(r) for r in runs}) == len(runs), sample.name
+        for define in runs[0]:  # the first size is what the sources build without -D
+            name, value = define.split("=")
+            for form in ("auto.cpp", "manual.cpp"):
+                text = (sample / form).read_text()
+                assert f"#ifndef {name}\n#define {name} {value}\n" in text, (sample.name, form, define)

@@ -20,13 +20,16 @@ using namespace pto;
 
 constexpr int GEMM1_M = 128;
 constexpr int GEMM1_N = 128;
-constexpr int GEMM1_K = 512;
+// K: override with -DGEMM1_K=... (a positive multiple of GEMM1_BASE_K = 64).
+#ifndef GEMM1_K
+#define GEMM1_K 512
+#endif
 constexpr int GEMM1_BASE_K = 64;
 
 template <typename TIn, typename TOut, int M, int N, int K, int BASE_K>
 AICORE void gemmSingleKernel(__gm__ TOut *c, __gm__ TIn *a, __gm__ TIn *b)
 {
-    static_assert(K % BASE_K == 0, "K must be a multiple of BASE_K");
+    static_assert(K > 0 && K % BASE_K == 0, "K must be a positive multiple of BASE_K");
     constexpr int K_STEPS = K / BASE_K;
 
     using MatA = Tile<TileType::Mat, TIn, M, BASE_K, BLayout::ColMajor, M, BASE_K, SLayout::RowMajor>;

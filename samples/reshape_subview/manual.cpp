@@ -23,12 +23,16 @@ using namespace pto;
 
 constexpr int RS_ROWS = 16;
 constexpr int RS_COLS = 128;
-constexpr int RS_BLOCKS = 8;
+// Blocks: override with -DRS_BLOCKS=... (any count >= 0).
+#ifndef RS_BLOCKS
+#define RS_BLOCKS 8
+#endif
 constexpr float RS_SCALE = 0.5f;
 
 template <typename T, int ROWS, int COLS, int NUM_BLOCKS>
 AICORE void reshapeSubviewKernel(__gm__ T *outFold, __gm__ T *outPeak, __gm__ T *in)
 {
+    static_assert(NUM_BLOCKS >= 0, "the block count must not be negative");
     constexpr int HALF = COLS / 2;
     constexpr int ELEMS = ROWS * COLS;
     constexpr int OUT_ELEMS = ROWS * HALF;

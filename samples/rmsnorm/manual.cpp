@@ -25,7 +25,10 @@ using namespace pto;
 
 constexpr int RMSNORM_ROWS = 16;
 constexpr int RMSNORM_COLS = 256;
-constexpr int RMSNORM_BLOCKS = 8;
+// Blocks: override with -DRMSNORM_BLOCKS=... (any count >= 0).
+#ifndef RMSNORM_BLOCKS
+#define RMSNORM_BLOCKS 8
+#endif
 constexpr float RMSNORM_EPS = 1e-6f;
 
 // Normalises one block: y = x * rsqrt(mean(x * x) + eps) * gammaFull.
@@ -53,6 +56,7 @@ AICORE inline void rmsNormBlock(TileT &y, TileT &x, TileT &gammaFull, TileT &sq,
 template <typename T, int ROWS, int COLS, int NUM_BLOCKS>
 AICORE void rmsNormKernel(__gm__ T *out, __gm__ T *in, __gm__ T *gamma)
 {
+    static_assert(NUM_BLOCKS >= 0, "the block count must not be negative");
     using TileT = Tile<TileType::Vec, T, ROWS, COLS, BLayout::RowMajor, ROWS, COLS>;
     using RowT = Tile<TileType::Vec, T, ROWS, 1, BLayout::ColMajor, ROWS, 1>;
     using GammaT = Tile<TileType::Vec, T, 1, COLS, BLayout::RowMajor, 1, COLS>;

@@ -10,11 +10,15 @@ using namespace pto;
 
 constexpr int SOFTMAX_ROWS = 16;
 constexpr int SOFTMAX_COLS = 256;
-constexpr int SOFTMAX_BLOCKS = 8;
+// Blocks: override with -DSOFTMAX_BLOCKS=... (any count >= 0).
+#ifndef SOFTMAX_BLOCKS
+#define SOFTMAX_BLOCKS 8
+#endif
 
 template <typename T, int ROWS, int COLS, int NUM_BLOCKS>
 AICORE void softmaxKernel(__gm__ T *out, __gm__ T *in)
 {
+    static_assert(NUM_BLOCKS >= 0, "the block count must not be negative");
     using TileT = Tile<TileType::Vec, T, ROWS, COLS, BLayout::RowMajor, ROWS, COLS>;
     using RowT = Tile<TileType::Vec, T, ROWS, 1, BLayout::ColMajor, ROWS, 1>; // one value per row
     using GmT = GlobalTensor<T, Shape<1, 1, 1, ROWS, COLS>, Stride<1, 1, 1, COLS, 1>>;

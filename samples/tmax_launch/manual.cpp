@@ -18,7 +18,11 @@
 
 using namespace pto;
 
-constexpr int TMAX_TILES_PER_BLOCK = 8;
+// Tiles per block: override with -DTMAX_TILES_PER_BLOCK=... (any count >= 0).
+#ifndef TMAX_TILES_PER_BLOCK
+#define TMAX_TILES_PER_BLOCK 8
+#endif
+static_assert(TMAX_TILES_PER_BLOCK >= 0, "the tile count must not be negative");
 
 template <typename T, int ROWS, int COLS>
 __global__ AICORE void TMaxKernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)

@@ -18,11 +18,15 @@ using namespace pto;
 
 constexpr int VEC_ADD_ROWS = 32;
 constexpr int VEC_ADD_COLS = 128;
-constexpr int VEC_ADD_TILES_PER_CORE = 16;
+// Tiles per core: override with -DVEC_ADD_TILES_PER_CORE=... (any count >= 0).
+#ifndef VEC_ADD_TILES_PER_CORE
+#define VEC_ADD_TILES_PER_CORE 16
+#endif
 
 template <typename T, int ROWS, int COLS, int NUM_TILES>
 AICORE void vecAddKernel(__gm__ T *out, __gm__ T *a, __gm__ T *b)
 {
+    static_assert(NUM_TILES >= 0, "the tile count must not be negative");
     using TileT = Tile<TileType::Vec, T, ROWS, COLS, BLayout::RowMajor, ROWS, COLS>;
     using GmT = GlobalTensor<T, Shape<1, 1, 1, ROWS, COLS>, Stride<1, 1, 1, COLS, 1>>;
 

@@ -131,3 +131,18 @@ def test_the_output_depends_on_the_kernel_not_its_sizes(tmp_path):
         # The copy index of the L1 panels counts panels: (m * 4 + n) * (K / 256) + panel.
         outs.append(rewrite(kernel, A2A3, Reporter()).text.decode().replace(f"* {k // 256})", "* P)"))
     assert outs[0] == outs[1]
+
+
+def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
+    """Loads whose blocks, over every iteration of their loops, stay clear of an earlier store
+    to the same argument are not ordered after it; moved onto the stored block, they are."""
+    auto, manual, text, reporter = rewritten("gm_windows_apart.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" not in text
+    assert_verified(auto, manual, {})
+    src = (KERNELS / "gm_windows_apart.cpp").read_text().replace("(i * 4 + j + 3) * E", "(i * 9 + j + 3) * E")
+    moved = tmp_path / "moved.cpp"
+    moved.write_text(src)  # i = 2, j = 0 now loads block 21
+    auto = load_kernel(moved)
+    text = rewrite(auto, A2A3, Reporter()).text.decode()
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" in text

@@ -27,10 +27,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from ptorewrite.fuzz.kernels import FuzzKernel, kernels
-from ptorewrite.fuzz.run import Outcome, run_kernel
+from ptorewrite.fuzz.run import Outcome, probe_kernel, run_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = 10.0  # seconds: a run over this is a finding
+PROBE_LIMIT = 600.0  # seconds for the probe of one kernel (a parse and emulator runs per inserted sync)
 
 
 class _Stopped(Exception):
@@ -41,26 +42,35 @@ def _alarm(signum, frame):
     raise _Stopped
 
 
+def _limited(seconds: float, fn, *args):
+    """fn(*args), or _Stopped after `seconds`."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def run_chunk(chunk_seed: int, count: int, probe_left: list[int], limit: float, record) -> None:
     @seed(chunk_seed)
     @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(kernels())
     def one(kernel: FuzzKernel) -> None:
-        probe = probe_left[0] > 0
+        probe = None
         with tempfile.TemporaryDirectory(prefix="ptorewrite-fuzz-") as tmp:
-            signal.setitimer(signal.ITIMER_REAL, limit)
             start = time.perf_counter()
             try:
-                out = run_kernel(kernel, Path(tmp), probe=probe)
+                out = _limited(limit, run_kernel, kernel, Path(tmp))
             except _Stopped:
-                out = Outcome("ok", f"stopped after {limit:g} s")
-                out.seconds = time.perf_counter() - start
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        if out.probed:
-            probe_left[0] -= 1
-        record(chunk_seed, kernel, out)
+                out = Outcome("ok", f"stopped after {limit:g} s", time.perf_counter() - start)
+            if out.status == "ok" and probe_left[0] > 0:
+                probe_left[0] -= 1
+                try:
+                    probe = _limited(PROBE_LIMIT, probe_kernel, kernel, Path(tmp))
+                except _Stopped:
+                    probe = (0, [f"probe stopped after {PROBE_LIMIT:g} s"])
+        record(chunk_seed, kernel, out, probe)
 
     one()
 
@@ -89,24 +99,25 @@ def main() -> None:
     total = [0]
     started = time.perf_counter()
 
-    def record(chunk_seed: int, kernel: FuzzKernel, out: Outcome) -> None:
+    def record(chunk_seed: int, kernel: FuzzKernel, out: Outcome, probe: tuple[int, list[str]] | None) -> None:
         nonlocal probed, syncs_probed
         total[0] += 1
         counts[out.status] += 1
         families[kernel.family] += 1
         name = f"s{chunk_seed}_k{total[0]}"
-        worth = out.status != "ok" or out.seconds > SLOW or out.unnoticed
+        unnoticed_here = probe[1] if probe else []
+        worth = out.status != "ok" or out.seconds > SLOW or unnoticed_here
         if out.status == "refused":
             refusals[out.detail.split(": error: ", 1)[-1][:160]] += 1
         if out.seconds > SLOW:
             slow.append(out.seconds)
-        if out.probed:
+        if probe:
             probed += 1
-            syncs_probed += out.syncs
-            unnoticed.extend(f"{name}: {u}" for u in out.unnoticed)
+            syncs_probed += probe[0]
+            unnoticed.extend(f"{name}: {u}" for u in unnoticed_here)
         if worth:
             header = f"// {out.status} {out.seconds:.1f} s: {out.detail}\n// values: {kernel.value_sets()}\n"
-            header += "".join(f"// unnoticed: {u}\n" for u in out.unnoticed)
+            header += "".join(f"// unnoticed: {u}\n" for u in unnoticed_here)
             (keep / f"{name}.cpp").write_text(header + kernel.text)
             if out.status not in ("ok", "refused"):
                 findings.append(f"{name} ({out.status}): {out.detail}")

@@ -8,7 +8,7 @@
 - "crash": any other exception (a traceback for the user);
 - "wrong": the rewrite computes something else, races, or loses or hangs on a flag.
 
-The minimality probe (`probe=True`) deletes each inserted sync in turn (a set/wait pair with its
+The minimality probe (`probe_kernel`, `probe_syncs`) deletes each inserted sync in turn (a set/wait pair with its
 prime and drain, or a barrier) and expects the checks to notice at some runtime value: a sync
 whose deletion goes unnoticed is either unneeded (the planner's fault) or a case the checker
 misses. The probe runs at every (n, mode) with n in {0, 1, 2, 3, 4, 7} and mode in 0..2.
@@ -43,9 +43,6 @@ class Outcome:
     detail: str = ""  # the refusal, error or wrong result, one line
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
-    syncs: int = 0  # planned syncs (flag pairs and barriers)
-    probed: bool = False
-    unnoticed: list[str] = field(default_factory=list)  # syncs whose deletion no check noticed
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -63,17 +60,22 @@ def _problem(verdict, values: dict) -> str | None:
     return None
 
 
-def run_kernel(kernel: FuzzKernel, workdir: Path, probe: bool = False, arch: str = "a2a3") -> Outcome:
+def run_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> Outcome:
     start = time.perf_counter()
-    out = _run(kernel, Path(workdir), probe, arch)
+    out = _run(kernel, Path(workdir), arch)
     out.seconds = time.perf_counter() - start
     return out
 
 
-def _run(kernel: FuzzKernel, workdir: Path, probe: bool, arch_name: str) -> Outcome:
-    arch = profile(arch_name)
-    src = workdir / "fuzzed.cpp"
+def _write(kernel: FuzzKernel, workdir: Path) -> Path:
+    src = Path(workdir) / "fuzzed.cpp"
     src.write_text(kernel.text)
+    return src
+
+
+def _run(kernel: FuzzKernel, workdir: Path, arch_name: str) -> Outcome:
+    arch = profile(arch_name)
+    src = _write(kernel, workdir)
     reporter = Reporter()
     try:
         auto = load_kernel(src, FrontendOptions(arch=arch_name))
@@ -84,11 +86,7 @@ def _run(kernel: FuzzKernel, workdir: Path, probe: bool, arch_name: str) -> Outc
             problem = _problem(verify(auto, manual, arch, values, seed=values["n"] + 5 * values["mode"]), values)
             if problem:
                 return Outcome("wrong", _one_line(problem), warnings=warnings)
-        out = Outcome("ok", warnings=warnings)
-        if probe:
-            out.probed = True
-            out.syncs, out.unnoticed = probe_syncs(auto, arch, workdir)
-        return out
+        return Outcome("ok", warnings=warnings)
     except PtoError as e:
         message = e.format()
         status = "internal" if "internal error" in message else "refused"
@@ -101,6 +99,12 @@ def _run(kernel: FuzzKernel, workdir: Path, probe: bool, arch_name: str) -> Outc
 def _load_manual(path: Path, text: bytes, arch_name: str):
     path.write_bytes(text)
     return load_kernel(path, FrontendOptions(auto_mode=False, arch=arch_name))
+
+
+def probe_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> tuple[int, list[str]]:
+    """The minimality probe of a kernel that rewrites ("ok" from `run_kernel`)."""
+    auto = load_kernel(_write(kernel, workdir), FrontendOptions(arch=arch))
+    return probe_syncs(auto, profile(arch), workdir)
 
 
 def probe_syncs(auto, arch, workdir: Path, syncs=None) -> tuple[int, list[str]]:

@@ -146,3 +146,17 @@ def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
     auto = load_kernel(moved)
     text = rewrite(auto, A2A3, Reporter()).text.decode()
     assert "set_flag(PIPE_MTE3, PIPE_MTE2" in text
+
+
+def test_every_tile_of_a_declaration_is_placed(tmp_path):
+    auto, manual, text, reporter = rewritten("tiles_in_one_declaration.cpp", tmp_path)
+    assert "TASSIGN(src, 0x" in text and "TASSIGN(dst, 0x" in text
+    assert_verified(auto, manual, {})
+
+
+def test_ping_pong_slot_passed_to_a_helper(tmp_path):
+    """Correct whatever the slot's spelling inside the helper (how much the two slots overlap is
+    the planner's slot identity, measured by `simulate`)."""
+    auto, manual, text, reporter = rewritten("helper_slot_parameter.cpp", tmp_path)
+    assert "PIPE_ALL" not in text
+    assert_verified(auto, manual, {})

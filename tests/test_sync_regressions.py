@@ -138,14 +138,15 @@ def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
     to the same argument are not ordered after it; moved onto the stored block, they are."""
     auto, manual, text, reporter = rewritten("gm_windows_apart.cpp", tmp_path)
     assert not reporter.warnings
-    assert "set_flag(PIPE_MTE3, PIPE_MTE2" not in text
-    assert_verified(auto, manual, {})
-    src = (KERNELS / "gm_windows_apart.cpp").read_text().replace("(i * 4 + j + 3) * E", "(i * 9 + j + 3) * E")
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" not in text and "pipe_barrier(PIPE_MTE3)" not in text
+    for n in (0, 1, 3):
+        assert_verified(auto, manual, {"n": n})
+    src = (KERNELS / "gm_windows_apart.cpp").read_text()
     moved = tmp_path / "moved.cpp"
-    moved.write_text(src)  # i = 2, j = 0 now loads block 21
-    auto = load_kernel(moved)
-    text = rewrite(auto, A2A3, Reporter()).text.decode()
-    assert "set_flag(PIPE_MTE3, PIPE_MTE2" in text
+    moved.write_text(src.replace("(i * 4 + j + 3) * E", "(i * 9 + j + 3) * E"))  # i = 2, j = 0: block 21
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
+    moved.write_text(src.replace("(i + 50) * E", "(i + 0) * E"))  # the first tail store is block 0
+    assert "pipe_barrier(PIPE_MTE3)" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
 
 
 def test_every_tile_of_a_declaration_is_placed(tmp_path):

@@ -16,13 +16,14 @@ Every pair of accesses to one pointer argument, at least one of them a write, is
   the one as a dependence of each instance of the other, whatever the bytes: ordering the latest
   instance of a statement orders every earlier one on its pipe, so no distance escapes.
 Pointer arguments that nothing writes have no dependences at all, and neither have two accesses
-whose windows stay apart over every value of the loop variables they use (constant bounds).
+whose windows stay apart over every value of the loop variables they use (constant starts and
+steps; a runtime trip count leaves the range open on one side).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import ceil, floor
+from math import ceil, floor, inf
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnOp, Var
@@ -150,23 +151,25 @@ def classify(kernel: ir.Kernel) -> GmPairs:
     return out
 
 
-def _value_range(var: str, loops: list[ir.For]) -> tuple[int, int] | None:
+def _value_range(var: str, loops: list[ir.For]) -> tuple[float, float] | None:
     """The least and greatest value `var` takes as the variable of the innermost of `loops` it
-    names, when that loop's start, step and trip count are constants (and it runs)."""
+    names, when that loop's start and step are constants: from the start on in the step's
+    direction, up to the last value when the trip count is a constant too, unbounded otherwise."""
     loop = next((x for x in reversed(loops) if x.var == var), None)
     if loop is None or not loop.counted:
         return None
     start, step, trips = _const_int(loop.start), _const_int(loop.step), loop.trip_count()
-    if start is None or step is None or not trips:
+    if start is None or not step or trips == 0:
         return None
-    last = start + step * (trips - 1)
+    last = start + step * (trips - 1) if trips is not None else step * inf
     return min(start, last), max(start, last)
 
 
 def _never_overlap(a: _Access, b: _Access) -> bool:
     """No instance of `b` touches a byte of any instance of `a`: with every loop variable of
     either address taken anywhere in its range (independently, which covers every pair of
-    iterations), B - A stays outside (-Eb, Ea). Addresses with anything else in them: False."""
+    iterations; a runtime trip count leaves one end open), B - A stays outside (-Eb, Ea).
+    Addresses with anything else in them: False."""
     if a.form is None or b.form is None or a.extent is None or b.extent is None:
         return False
     lo = hi = b.form[1] - a.form[1]

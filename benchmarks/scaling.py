@@ -8,6 +8,10 @@ reports the median wall time of `--repeat` runs and the peak resident memory. Ca
 side, interleaved, so that load on the machine affects them alike. A column is one entry of
 COMMANDS: a name and a function from a case to the command's arguments (None: not measured for
 that case), so a column is added by adding an entry.
+
+The processes run with their bytecode cached, as an installed package has it (`pip install`
+compiles it): the cache goes to a temporary directory (PYTHONPYCACHEPREFIX), filled once before
+the first measurement, even where the environment turns caching off (PYTHONDONTWRITEBYTECODE).
 """
 
 from __future__ import annotations
@@ -47,6 +51,22 @@ extern "C" __global__ AICORE void long_loop(__gm__ float *out, __gm__ float *in)
 """
 
 
+STRAIGHT = """// N in-place scalar adds on one tile, without a loop.
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void straight(__gm__ float *out, __gm__ float *in)
+{{
+    GmT g(in);
+    GmT o(out);
+    TileT x;
+    TLOAD(x, g);
+{adds}    TSTORE(o, x);
+}}
+"""
+
+
 @dataclass
 class Case:
     kernel: str  # sample name or generated kernel
@@ -82,20 +102,38 @@ def cases(tmp: Path, quick: bool) -> list[Case]:
     big = tmp / "long_chains.cpp"
     big.write_text(generate(1000, 3, 64))
     out += [Case("long_chains", f"{generate(1000, 3, 64).count(chr(10))} lines, 3 loops of 64", big)]
+    for n in (200, 2000) if quick else (200, 400, 2000):
+        path = tmp / f"straight_{n}.cpp"
+        path.write_text(STRAIGHT.format(adds="    TADDS(x, x, 1.0f);\n" * n))
+        out += [Case("straight_line", f"{n} TADDS", path, [], n + 2)]
     return out
 
 
 # Columns: name -> arguments of one run for a case (None: not measured).
+# `verify KERNEL` rewrites the kernel and runs both versions: the whole check of one rewrite. A
+# 1e9-trip loop is over the emulator's instance limit (it is refused in a second: see
+# emulator_scaling.md).
 COMMANDS: dict[str, Callable[[Case, Path], list[str] | None]] = {
     "auto2manual": lambda c, tmp: ["auto2manual", str(c.path), *c.defines, "-o", str(tmp / "out.cpp")],
+    "verify": lambda c, tmp: None if c.kernel == "long_loop" else ["verify", str(c.path), *c.defines],
 }
+ENV: dict[str, str] = {}
+
+
+def _cached_bytecode(tmp: Path) -> None:
+    ENV.clear()
+    ENV.update({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ptorewrite")], env=ENV, check=True,
+                   stdout=subprocess.DEVNULL)
+    measure(["--help"])  # the libraries' own bytecode, where their install left none
 
 
 def measure(argv: list[str]) -> tuple[float, float, float, int]:
     """(wall seconds, CPU seconds, peak resident MiB, exit status) of one `ptorewrite` process."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "ptorewrite", *argv], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, env=ENV or None)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
@@ -111,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     columns = args.only or list(COMMANDS)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
+        _cached_bytecode(tmp)
         todo = cases(tmp, args.quick)
+        help_runs = [measure(["--help"]) for _ in range(max(3, args.repeat))]
         times: dict[tuple[int, str], list[float]] = {}
         cpu: dict[tuple[int, str], list[float]] = {}
         peaks: dict[tuple[int, str], float] = {}
@@ -129,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                     if status != 0:
                         fails.add((i, col))
         print(_report(todo, columns, times, cpu, peaks, fails, args.repeat))
+        print(f"\nStart-up: `ptorewrite --help` takes {statistics.median(r[0] for r in help_runs):.2f} s "
+              f"({statistics.median(r[1] for r in help_runs):.2f} s CPU, {max(r[2] for r in help_runs):.0f} MiB).")
     return 0
 
 
@@ -138,9 +180,11 @@ def _report(todo, columns, times, cpu, peaks, fails, repeat) -> str:
         "",
         "Whole `ptorewrite` processes (imports and parsing included): median wall time and CPU time",
         f"(user + system) of {repeat} runs, and peak resident memory; cases interleaved in one run, so",
-        "load on the machine affects them alike. Instances: instructions one run of the",
-        (f"kernel executes. Machine: {os.cpu_count()} cores, load average "
-        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end."),
+        "load on the machine affects them alike; bytecode cached, as installed. `verify KERNEL`",
+        "rewrites the kernel and runs both versions in the emulator. Instances: instructions one run",
+        (f"of the kernel executes. Machine: {os.cpu_count()} cores, load average "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end (wall times above the CPU times "
+        "are waits for a core)."),
         "",
         "| kernel | size | instances | " + " | ".join(f"{c} s | {c} CPU s | {c} MiB" for c in columns) + " |",
         "|---|---|---|" + "---|---|---|" * len(columns),

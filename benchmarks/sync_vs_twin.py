@@ -1,6 +1,6 @@
 """Synchronization in ptorewrite's output against each sample's hand-written twin.
 
-    python benchmarks/sync_vs_twin.py > benchmarks/sync_vs_twin.md
+    python benchmarks/sync_vs_twin.py --baseline 35a61e7 > benchmarks/sync_vs_twin.md
 
 Static counts are source lines; dynamic counts are what one run of the kernel issues
 (set/wait pairs, barriers). Cycles are the emulator's timing model (a2a3, one core,
@@ -9,6 +9,10 @@ block_idx 0); "fully serialized" is the twin with every instruction waiting for 
 
 from __future__ import annotations
 
+import argparse
+import os
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,11 +51,45 @@ def cycles(kernel: ir.Kernel, serial: bool = False) -> int:
     return schedule.simulate(trace, serial=serial).total
 
 
-def main() -> int:
+SYNC_LINE = re.compile(r"^\s*(set_flag|wait_flag|pipe_barrier)\(", re.MULTILINE)
+
+
+def sync_lines(text: str) -> int:
+    return len(SYNC_LINE.findall(text))
+
+
+def baseline_sync_lines(commit: str, samples: list[Path]) -> dict[str, int | str]:
+    """Sync lines in auto2manual's output of each sample, by the code at `commit` (run from a
+    copy of its package; its own output, not ours)."""
+    out: dict[str, int | str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "ptorewrite"], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        env = dict(os.environ, PYTHONPATH=tmp)
+        for sample in samples:
+            rel = sample.relative_to(ROOT) / "auto.cpp"
+            if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:{rel.as_posix()}"],
+                              check=False, capture_output=True).returncode:
+                out[sample.name] = "not a sample yet"
+                continue
+            p = subprocess.run([sys.executable, "-m", "ptorewrite", "auto2manual", str(sample / "auto.cpp")],
+                               check=False, capture_output=True, text=True, cwd=tmp, env=env)
+            out[sample.name] = sync_lines(p.stdout) if p.returncode == 0 else f"exit {p.returncode}"
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", metavar="COMMIT", help="also count the sync lines of the rewrite at COMMIT")
+    args = ap.parse_args(argv)
     rows = []
-    for sample in sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file()):
+    samples = sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+    now: dict[str, int] = {}
+    for sample in samples:
         autos = load_kernels(sample / "auto.cpp")  # one per instantiation of a kernel template
         text = rewrite_kernels(autos, profile(autos[0].arch), Reporter()).text
+        now[sample.name] = sync_lines(text.decode())
         for auto in autos:
             entry = auto.name if auto.instance is not None else None
             with tempfile.TemporaryDirectory() as tmp:
@@ -70,6 +108,14 @@ def main() -> int:
               f"| {o['static']['barrier']} / {t['static']['barrier']} | {o['pairs']} / {t['pairs']} "
               f"| {o['barriers']} / {t['barriers']} | {o['all']} "
               f"| {cycles(o['kernel']):,} / {cycles(t['kernel']):,} / {cycles(t['kernel'], serial=True):,} |")
+    if args.baseline:
+        old = baseline_sync_lines(args.baseline, samples)
+        print(f"\nSync lines (set_flag, wait_flag, pipe_barrier) in the whole rewritten file, by the code at "
+              f"{args.baseline} and now:\n")
+        print(f"| sample | at {args.baseline} | now |")
+        print("|---|---|---|")
+        for sample in samples:
+            print(f"| {sample.name} | {old[sample.name]} | {now[sample.name]} |")
     return 0
 
 

@@ -7,11 +7,17 @@ in ptorewrite: reported in one line, never as a traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from ptorewrite import __version__
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.inputs import check_output, check_source, load_kernels
-from ptorewrite.parse.frontend import CORE_TYPES, FrontendOptions
+from ptorewrite.parse.arch_macros import CORE_TYPES
+from ptorewrite.parse.invocation import FrontendOptions
+
+# The CMake package installed with ptorewrite: PtoRewriteConfig.cmake and PtoRewrite.cmake.
+CMAKE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmake")
 
 
 def _std_arg(text: str) -> str:
@@ -147,32 +153,34 @@ def _value_arg(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
 
 
-def _write_atomically(path: str, data: bytes, mode_from: str | None = None) -> None:
-    """Write a temporary file next to `path`, then rename it over `path`."""
-    import os
-    import shutil
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".ptorewrite-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        if mode_from is not None and os.path.exists(mode_from):
-            shutil.copymode(mode_from, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
+def _auto2manual_usage(args: argparse.Namespace) -> None:
+    """Option combinations that cannot work, refused before any parsing (exit status 2)."""
+    if args.check and (args.output or args.in_place or args.diff):
+        raise PtoError("--check compares with an existing file and writes nothing: it does not go with -o, -i or "
+                       "--diff")
+    if args.depfile and not (args.output and args.output != "-") and not args.in_place and not args.depfile_target:
+        raise PtoError("--depfile needs the file it describes: give -o FILE (or -i, or --depfile-target NAME)")
     if args.in_place:
         check_output(args.kernel, what="in-place output")
     elif args.output and args.output != "-":
         check_output(args.output, args.kernel)
-    kernels = load_kernels(args.kernel, frontend_options(args), reporter)  # bad input is refused before the imports
+    for path, what in ((args.depfile, "depfile"), (args.explain, "explanation")):
+        if path:
+            check_output(path, args.kernel, what=what)
+    if args.check:
+        from ptorewrite.inputs import check_input
+
+        check_input(args.check)
+
+
+def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
+    _auto2manual_usage(args)
+    from ptorewrite.parse import reads
+
+    with reads.recording() as read:
+        # Bad input is refused before the imports below.
+        kernels = load_kernels(args.kernel, frontend_options(args), reporter)
+    from ptorewrite import outputs
     from ptorewrite.arch import profile
     from ptorewrite.transform.memory_report import format_memory_report
     from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
@@ -190,23 +198,82 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         raise PtoError(f"--set names {', '.join(unknown)}, which the kernel does not use at run time "
                        f"(it uses: {', '.join(used) or 'none'})")
     options = RewriteOptions(checked_tassign=args.checked_tassign, reserved=reserved,
-                             conservative=args.conservative, values=values)
+                             conservative=args.conservative, values=values,
+                             multibuffer=not args.no_multibuffer, buffers=args.buffers)
     rewritten = rewrite_kernels(kernels, prof, reporter, options)
     text, results = rewritten.text, rewritten.results
+    with open(args.kernel, "rb") as f:
+        original = f.read()
+    if args.explain:
+        from ptorewrite.explain.record import explain_rewrite, to_json
+
+        record = explain_rewrite(kernels, rewritten, prof, options, original, args.kernel,
+                                 output=None if args.check else args.output if args.output != "-" else None,
+                                 in_place=args.in_place)
+        outputs.write_if_changed(args.explain, to_json(record))
+    if args.check:
+        return _check_fresh(args, text, reporter)
+    if args.depfile:
+        target = args.depfile_target or (args.kernel if args.in_place else args.output)
+        deps = set(read) | {os.path.normpath(os.path.abspath(args.kernel))}
+        if args.build_dir:
+            deps.add(os.path.normpath(os.path.abspath(os.path.join(args.build_dir, "compile_commands.json"))))
+        # Written before the output: a build that uses the depfile as its stamp then finds the
+        # output (when it changed) no older than the stamp.
+        outputs.write_atomically(args.depfile, outputs.depfile_text(target, deps).encode())
     to_stdout = not (args.output or args.in_place)
     if args.in_place:
-        _write_atomically(args.kernel, text, mode_from=args.kernel)
+        outputs.write_if_changed(args.kernel, text, mode_from=args.kernel)
     elif args.output and args.output != "-":
-        _write_atomically(args.output, text)
-    else:
+        outputs.write_if_changed(args.output, text)
+    if args.diff:
+        sys.stdout.write(outputs.unified_diff(original, text, args.kernel, args.kernel))
+        sys.stdout.flush()
+    elif to_stdout or args.output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(text)
         sys.stdout.flush()
         to_stdout = True
     if args.memory_report:
-        report = "".join(format_memory_report(k, r.plan) for k, r in zip(kernels, results))
-        (sys.stderr if to_stdout else sys.stdout).write(report)
+        report = "".join(format_memory_report(k, r.plan, r.multibuffered) for k, r in zip(kernels, results))
+        (sys.stderr if to_stdout or args.diff else sys.stdout).write(report)
     return 0
+
+
+CHECK_DIFF_LINES = 40  # --check shows at most this many lines of its diff
+
+
+def _check_fresh(args: argparse.Namespace, text: bytes, reporter: Reporter) -> int:
+    """--check MANUAL.cpp: 0 when it holds exactly what the rewrite writes now, else 1 with a
+    short diff from it to the fresh rewrite."""
+    from ptorewrite import outputs
+
+    with open(args.check, "rb") as f:
+        current = f.read()
+    if current == text:
+        return 0
+    diff = outputs.unified_diff(current, text, args.check, args.check, context=1)
+    shown, left = outputs.shortened(diff, CHECK_DIFF_LINES)
+    reporter.print()
+    reporter.diagnostics.clear()
+    sys.stdout.write(shown)
+    if left:
+        sys.stdout.write(f"... {left} more line(s) of diff; `ptorewrite auto2manual {args.kernel} --diff` "
+                         "shows the whole rewrite\n")
+    sys.stdout.flush()
+    print(f"{args.check}: error: out of date: not what `ptorewrite auto2manual {args.kernel}` writes now; "
+          f"regenerate it with `ptorewrite auto2manual {args.kernel} -o {args.check}`", file=sys.stderr)
+    return 1
+
+
+def _buffers_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 8:
+        raise argparse.ArgumentTypeError(f"--buffers takes a number of copies from 1 to 8, not '{text}'")
+    return n
 
 
 def _add_auto2manual(sub) -> None:
@@ -216,8 +283,23 @@ def _add_auto2manual(sub) -> None:
                     "do not fit) nothing is written and the exit status is 2.")
     p.add_argument("kernel", metavar="KERNEL.cpp")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("-o", dest="output", metavar="FILE", help="write the manual kernel to FILE (default stdout)")
-    out.add_argument("-i", dest="in_place", action="store_true", help="rewrite KERNEL.cpp in place (atomically)")
+    out.add_argument("-o", dest="output", metavar="FILE",
+                     help="write the manual kernel to FILE (default stdout); FILE is left untouched when it already "
+                          "holds the rewrite")
+    out.add_argument("-i", dest="in_place", action="store_true",
+                     help="rewrite KERNEL.cpp in place (atomically; untouched when nothing changes)")
+    p.add_argument("--diff", action="store_true",
+                   help="print a unified diff from KERNEL.cpp to the rewrite on stdout (apply it with patch -p0 or "
+                        "git apply -p0 from this directory) instead of the rewrite itself")
+    p.add_argument("--check", metavar="MANUAL.cpp",
+                   help="write nothing; exit 0 if MANUAL.cpp holds exactly the rewrite, else 1 with a short diff")
+    p.add_argument("--depfile", metavar="FILE",
+                   help="also write a Makefile-style dependency file: the output depends on KERNEL.cpp and every "
+                        "header the parse read")
+    p.add_argument("--depfile-target", metavar="NAME",
+                   help="the target the dependency file names (default: the -o file)")
+    p.add_argument("--explain", metavar="FILE.json",
+                   help="also write why each line was inserted, as JSON (schema: ptorewrite/explain/schema)")
     p.add_argument("--checked-tassign", action="store_true",
                    help="emit pto-isa's compile-time form TASSIGN<addr>(tile) (bounds checked by the compiler)")
     p.add_argument("--set", dest="values", action="append", default=[], type=_value_arg, metavar="NAME=VALUE",
@@ -226,6 +308,10 @@ def _add_auto2manual(sub) -> None:
     p.add_argument("--conservative", action="store_true",
                    help="instead of planned syncs, a full barrier after every instruction (a slow baseline for "
                         "comparison and bisecting)")
+    p.add_argument("--buffers", type=_buffers_arg, default=2, metavar="N",
+                   help="copies per automatically multi-buffered tile (default 2)")
+    p.add_argument("--no-multibuffer", action="store_true",
+                   help="keep every single tile single (no automatic multi-buffering)")
     p.add_argument("--memory-report", action="store_true",
                    help="print the memory plan (to stderr when the kernel goes to stdout, else to stdout)")
     p.add_argument("--capacity", action="append", default=[], type=_capacity_arg, metavar="BUF=BYTES",
@@ -237,11 +323,106 @@ def _add_auto2manual(sub) -> None:
     p.set_defaults(func=cmd_auto2manual)
 
 
+class _PrintCmakeDir(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(CMAKE_DIR)
+        parser.exit()
+
+
+def cmd_manual2auto(args: argparse.Namespace, reporter: Reporter) -> int:
+    if args.in_place:
+        check_output(args.kernel, what="in-place output")
+    elif args.output and args.output != "-":
+        check_output(args.output, args.kernel)
+    check_source(args.kernel, args.defines)
+    from ptorewrite import outputs
+    from ptorewrite.transform.manual2auto import manual_to_auto
+
+    stripped = manual_to_auto(args.kernel, frontend_options(args, auto_mode=False), reporter)
+    if args.in_place:
+        outputs.write_if_changed(args.kernel, stripped.text, mode_from=args.kernel)
+    elif args.output and args.output != "-":
+        outputs.write_if_changed(args.output, stripped.text)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(stripped.text)
+        sys.stdout.flush()
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, reporter: Reporter) -> int:
+    for path, what in ((args.html, "HTML report"), (args.json, "explanation")):
+        if path:
+            check_output(path, args.kernel, what=what)
+    kernels = load_kernels(args.kernel, frontend_options(args), reporter)
+    from ptorewrite import outputs
+    from ptorewrite.arch import profile
+    from ptorewrite.explain.record import explain_rewrite, to_json
+    from ptorewrite.explain.views import print_terminal, render_html, timeline_svg
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
+
+    prof = profile(args.arch)
+    options = RewriteOptions()
+    rewritten = rewrite_kernels(kernels, prof, reporter, options)
+    with open(args.kernel, "rb") as f:
+        original = f.read()
+    record = explain_rewrite(kernels, rewritten, prof, options, original, args.kernel)
+    reporter.print()
+    reporter.diagnostics.clear()
+    if args.json:
+        outputs.write_if_changed(args.json, to_json(record))
+    if args.html:
+        values = {"block_idx": args.block_idx, "block_num": args.block_num, **dict(args.values)}
+        entry = args.entry or (kernels[0].name if len(kernels) > 1 else None)
+        svg, note = timeline_svg(args.kernel, rewritten.text, frontend_options(args), args.arch, values, entry)
+        page = render_html(record, original, rewritten.text, svg, note)
+        outputs.write_if_changed(args.html, page.encode("utf-8"))
+        print(f"{args.html}: the input and the rewrite side by side, {note}")
+    else:
+        print_terminal(record, rewritten.text)
+    return 0
+
+
+def _add_explain(sub) -> None:
+    p = sub.add_parser(
+        "explain", help="show why auto2manual inserts each line: annotated in the terminal, or as an HTML report",
+        description="Rewrite KERNEL.cpp (nothing is written to it) and show every inserted line coloured by pipe "
+                    "pair with the statements it orders; --html writes the input and the rewrite side by side "
+                    "with the rewrite's emulated pipe timeline, where clicking a sync highlights its edges.")
+    p.add_argument("kernel", metavar="KERNEL.cpp")
+    p.add_argument("--html", metavar="OUT.html", help="write an HTML report instead of printing")
+    p.add_argument("--json", metavar="FILE.json", help="also write the record (as auto2manual --explain does)")
+    p.add_argument("--set", dest="values", action="append", default=[], type=_value_arg, metavar="NAME=VALUE",
+                   help="a runtime value the timeline is emulated with (a scalar kernel argument); repeatable")
+    p.add_argument("--block-idx", type=int, default=0, metavar="N", help="get_block_idx() for the timeline (default 0)")
+    p.add_argument("--block-num", type=int, default=1, metavar="N", help="get_block_num() for the timeline (default 1)")
+    _common(p)
+    p.set_defaults(func=cmd_explain)
+
+
+def _add_manual2auto(sub) -> None:
+    p = sub.add_parser(
+        "manual2auto", help="strip TASSIGN and synchronization from a manual kernel: its AUTO-mode form",
+        description="Delete the TASSIGN of tiles, set_flag/wait_flag/pipe_barrier, typed events and flag helper "
+                    "calls from a hand-written manual kernel or from ptorewrite's own output; everything else keeps "
+                    "its bytes. auto2manual of the result gives ptorewrite's rewrite of it.")
+    p.add_argument("kernel", metavar="MANUAL.cpp")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", dest="output", metavar="FILE", help="write the AUTO kernel to FILE (default stdout)")
+    out.add_argument("-i", dest="in_place", action="store_true", help="strip MANUAL.cpp in place (atomically)")
+    _common(p)
+    p.set_defaults(func=cmd_manual2auto)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptorewrite",
         description="Rewrite AUTO-mode PTO kernels into manual-mode kernels, and check them.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--cmake-dir", action=_PrintCmakeDir, nargs=0,
+                        help="print the folder of ptorewrite's CMake package (for find_package(PtoRewrite) with "
+                             "PtoRewrite_DIR, or include() of its PtoRewrite.cmake) and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("ir", help="print the kernel IR of an AUTO or manual kernel (each instantiation of a "
                                   "kernel template)")
@@ -256,6 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_kernels)
     _add_auto2manual(sub)
+    _add_manual2auto(sub)
+    _add_explain(sub)
     from ptorewrite.emulator.commands import add_commands as _add_emulator_commands
 
     _add_emulator_commands(sub, _common, frontend_options)  # check, simulate, verify

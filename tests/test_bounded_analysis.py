@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ptorewrite.analysis import ir, periodic
+from ptorewrite.analysis import bounded, ir, periodic
 from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, join
 from ptorewrite.analysis.bounded import bounded_trace
 from ptorewrite.analysis.expr import BinOp, Const, Var
 from ptorewrite.analysis.gm_pairs import classify, linear
 from ptorewrite.arch import profile
-from ptorewrite.diagnostics import Reporter
+from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse.frontend import load_kernel
 from ptorewrite.transform.memplan import plan_memory
 
@@ -208,3 +208,21 @@ def test_runtime_conditions_fork_and_runtime_loops_may_stop_anywhere(tmp_path):
     assert kinds.count("exit") == t.runs[0].kept  # before every iteration it may stop
     assert kinds.count("alt") == t.runs[0].kept  # every iteration takes both branches
     assert {op.stmt.op for op in t.ops} == {"TLOAD", "TADDS"}
+
+
+def test_a_trace_over_its_item_limit_stops_with_a_message(tmp_path, monkeypatch):
+    """Only a deep nest makes a bounded trace long; it stops, naming the loops, instead of running on."""
+    k = _kernel(tmp_path, """    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            GmT g(in + (i + j) * 512);
+            TLOAD(x[j % 2], g);
+            TADDS(x[j % 2], x[j % 2], 1.0f);
+        }
+    }""", ", int n")
+    assert len(_trace(k).ops) < 100
+    monkeypatch.setattr(bounded, "MAX_TRACE_ITEMS", 20)
+    with pytest.raises(PtoError) as err:
+        _trace(k)
+    d = err.value.diagnostics[0]
+    assert d.message.startswith("the sync analysis would follow more than 20 instruction and iteration instances")
+    assert "2 loops nest here" in d.message and d.loc.line == 8

@@ -64,8 +64,10 @@ def by_name(plan, name: str):
 
 @pytest.fixture
 def no_sync(monkeypatch):
-    """Test placement alone: the sync inserter is another module's job."""
-    monkeypatch.setattr(rewrite_mod, "_sync_insertions", lambda *a: [])
+    """Test placement alone: the sync inserter (and multi-buffering, which serves it) is another
+    module's job."""
+    monkeypatch.setattr(rewrite_mod, "_sync_insertions", lambda *a: ([], None))
+    monkeypatch.setattr(rewrite_mod, "multibuffer", lambda *a, **k: [])
 
 
 # ---------------------------------------------------------------- samples

@@ -184,3 +184,30 @@ def test_a_barrier_later_in_the_producers_branch_orders_a_consumer_after_the_bra
     manual = load_kernel(out, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 3):
         assert_verified(auto, manual, {"mode": 1, "n": n})
+
+
+def test_runtime_branch_that_loads_and_adds_before_every_store(tmp_path):
+    """`for (i < n) { if (mode == 0) { TLOAD(b); TADD(x, x, b); } TSTORE(x); }`: planned with no
+    value given, right for every (n, mode) pair. (The reuse of b across iterations is ordered by a
+    full barrier today, said in a warning: flags set and waited inside the branch would do.)"""
+    auto, manual, text, reporter = rewritten("runtime_branch.cpp", tmp_path)
+    assert text.count("PIPE_ALL") == len(reporter.warnings) <= 1
+    assert all("pipe_barrier(PIPE_ALL)" in d.message for d in reporter.warnings)
+    for n in (0, 1, 2, 3, 7):
+        for mode in (0, 1, 2):
+            assert_verified(auto, manual, {"n": n, "mode": mode})
+
+
+def test_return_at_the_top_of_the_kernel_gets_the_kernels_closing_syncs(tmp_path):
+    """`if (get_block_idx() >= 2) return;` before a double-buffered loop: what closes the loop's
+    ring at the kernel's end is also written before the return (inside new braces)."""
+    auto, manual, text, reporter = rewritten("guard_return.cpp", tmp_path)
+    assert not reporter.warnings
+    start = text.index("if (get_block_idx() >= 2)", text.index("{"))
+    guard = text[start:text.index("return;", start) + len("return;")]
+    assert guard.startswith("if (get_block_idx() >= 2) {\n")
+    assert guard.count("wait_flag(PIPE_MTE3, PIPE_MTE2") == 2
+    for num in (1, 3, 4):
+        for idx in range(num):
+            for n in (0, 1, 3):
+                assert_verified(auto, manual, {"block_idx": idx, "block_num": num, "n": n})

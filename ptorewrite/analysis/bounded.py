@@ -61,6 +61,10 @@ from ptorewrite.diagnostics import PtoError
 GENERAL_LIMIT = 64  # iterations of a `for (v = start; cond; v = update)` loop run exactly
 STEP = 8  # position distance between items; syncs placed at one marker take the positions in between
 MAX_RESIDUE_FORKS = 16
+# Items (instructions, loop iterations) one bounded trace may hold. The trace keeps a few
+# iterations per loop whatever the trip counts, so only a deep nest reaches this; the planner then
+# stops with a message instead of running on.
+MAX_TRACE_ITEMS = 2_000_000
 WHOLE = 1 << 62
 
 
@@ -136,7 +140,7 @@ class BoundedTrace:
 class BoundedMachine(Machine):
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int = 0):
         super().__init__(kernel, arch, {v: UNKNOWN for v in kernel.runtime_values}, placement, markers=True,
-                         require_semantics=False)
+                         require_semantics=False, max_instances=MAX_TRACE_ITEMS)
         self.gm = gm
         self.extra = extra
         self.pos = 0
@@ -161,6 +165,13 @@ class BoundedMachine(Machine):
         self._last: dict[int, object] = {}  # id(For) -> value of its variable after the loop
         self._operands: dict[tuple, list[TileOperand]] = {}
         self._fixed_operands: dict[int, list[TileOperand]] = {}
+
+    def limit_error(self, need: int | None, static: bool = False) -> PtoError:
+        depth, outer = _deepest_nest(self.kernel.body)
+        return PtoError(
+            f"the sync analysis would follow more than {self.max_instances:,} instruction and iteration "
+            f"instances: it keeps a few iterations of every loop whatever its trip count, and {depth} loops "
+            "nest here; split the nest into fewer levels", outer.loc if outer is not None else None)
 
     # ------------------------------------------------------------------ evaluation
 
@@ -353,6 +364,7 @@ class BoundedMachine(Machine):
         return period + d + self.extra * period
 
     def _iteration(self, s: ir.For, value, ordinal: int) -> None:
+        self.count()
         self._set(s.var, value)
         self.iters.append((id(s), ordinal))
         self.execute(s.body)
@@ -453,6 +465,7 @@ class BoundedMachine(Machine):
     # ------------------------------------------------------------------ instructions
 
     def instr(self, s: ir.Instr) -> None:
+        self.count()
         scalars = [self.eval(a.value, s) for a in s.args if a.kind == "scalar"] if s.op in WINDOWED else []
         tiles: list[list[TileOperand]] = [self._tile_operands(a, s) for a in s.args if a.kind == "tile"]
         # The tile accesses are a function of the operands' places and shapes: shared by every
@@ -508,6 +521,15 @@ class BoundedMachine(Machine):
             fixed = self._fixed_operands[id(a)] = [TileOperand(decl, 0, self._place(decl, 0), (decl.rows, decl.cols),
                                                                a.access, a.text)]
             return fixed
+        if decl.alias is None and decl.valid_rows is None and decl.valid_cols is None:
+            # An element of a tile array at its own place, its whole shape: one operand list per slot.
+            slots = self._slots(ref, s)
+            key = (id(a), slots[0] if len(slots) == 1 else tuple(slots))
+            got = self._operands.get(key)
+            if got is None:
+                got = self._operands[key] = [TileOperand(decl, slot, self._place(decl, slot), (decl.rows, decl.cols),
+                                                         a.access, a.text) for slot in slots]
+            return got
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
         vr = int(vr) if is_known(vr) else decl.rows
@@ -677,3 +699,11 @@ def bounded_trace(kernel: ir.Kernel, arch: ArchProfile, placement: Placement, ex
     except RecursionError:  # pragma: no cover - deeply nested forks
         raise PtoError("the kernel's control flow is nested too deeply to analyse", kernel.body.loc) from None
 
+
+
+def _deepest_nest(s: ir.Stmt) -> tuple[int, ir.For | None]:
+    """(loops in the deepest nest under s, its outermost loop)."""
+    if isinstance(s, ir.For):
+        return 1 + _deepest_nest(s.body)[0], s
+    kids = s.stmts if isinstance(s, ir.Block) else [s.then, *([s.other] if s.other else [])] if isinstance(s, ir.If) else []
+    return max((_deepest_nest(k) for k in kids), key=lambda x: x[0], default=(0, None))

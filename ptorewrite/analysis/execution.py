@@ -41,7 +41,7 @@ from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
 from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
-from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, semantics
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
 
 Number = int | float | bool
 
@@ -225,7 +225,11 @@ class Machine:
         self.placement = placement
         self.markers = markers
         self.require_semantics = require_semantics
-        self.implemented = semantics.implemented()
+        self.implemented: frozenset[str] = frozenset()
+        if require_semantics:  # the emulator's semantics (numpy) are loaded only when a run needs them
+            from ptorewrite.emulator.semantics import implemented
+
+            self.implemented = implemented()
         self.iters: list[tuple[int, int]] = []
         self.iters_now: tuple[tuple[int, int], ...] = ()  # tuple(self.iters), shared by the steps issued
         self.loops: list[tuple[ir.For, int]] = []  # the loops being run, with their trip counts

@@ -3,20 +3,26 @@
 A tile's valid region or a strided GM window is a few contiguous runs (one per row, or a single
 run when whole rows are covered). The race checker compares footprints, so partial-width views
 such as two column halves of one tile do not falsely overlap.
+
+A single run is kept as two one-element tuples, several as numpy arrays: the common single run
+is compared without numpy, and numpy is imported only by the first footprint of several runs
+(planning a kernel whose accesses are all contiguous does not load it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, eq=False)
 class Footprint:
     space: str  # on-chip buffer name ("UB", "L1", ...) or "GM:<param>"
-    starts: np.ndarray  # int64, sorted, disjoint and non-adjacent
-    ends: np.ndarray
+    starts: np.ndarray | tuple[int]  # int64, sorted, disjoint and non-adjacent; a 1-tuple for one run
+    ends: np.ndarray | tuple[int]
     lo: int = field(init=False)  # first byte and one past the last, as Python ints (compared often)
     hi: int = field(init=False)
 
@@ -26,6 +32,8 @@ class Footprint:
 
     @property
     def nbytes(self) -> int:
+        if len(self.starts) == 1:
+            return self.hi - self.lo
         return int((self.ends - self.starts).sum())
 
     def overlap(self, other: Footprint) -> tuple[int, int] | None:
@@ -34,6 +42,8 @@ class Footprint:
             return None
         if len(self.starts) == 1 and len(other.starts) == 1:
             return max(self.lo, other.lo), min(self.hi, other.hi)
+        import numpy as np
+
         a, b = (self, other) if len(self.starts) <= len(other.starts) else (other, self)
         # For each run of a, the first run of b ending after its start.
         j = np.searchsorted(b.ends, a.starts, side="right")
@@ -52,6 +62,8 @@ class Footprint:
             return False
         if len(self.starts) == 1:
             return True
+        import numpy as np
+
         j = np.searchsorted(self.ends, other.starts, side="right")
         if (j >= len(self.starts)).any():
             return False
@@ -59,7 +71,7 @@ class Footprint:
 
 
 def single(space: str, start: int, end: int) -> Footprint:
-    return Footprint(space, np.array([start], np.int64), np.array([end], np.int64))
+    return Footprint(space, (int(start),), (int(end),))
 
 
 def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]]) -> Footprint | None:
@@ -81,6 +93,8 @@ def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]])
             rest.append((n, s))
     if not rest:  # one contiguous run
         return single(space, base, base + run * elem_bytes)
+    import numpy as np
+
     if len(rest) == 1 and rest[0][1] > run:  # rows with gaps between them: already sorted and disjoint
         n, s = rest[0]
         starts = base + np.arange(n, dtype=np.int64) * (s * elem_bytes)
@@ -94,6 +108,8 @@ def strided(space: str, base: int, elem_bytes: int, dims: list[tuple[int, int]])
 
 
 def _merge(space: str, starts: np.ndarray, ends: np.ndarray) -> Footprint:
+    import numpy as np
+
     if len(starts) > 1:
         # Runs are equal length and sorted; merge those that touch or overlap.
         ends = np.maximum.accumulate(ends)
@@ -103,4 +119,6 @@ def _merge(space: str, starts: np.ndarray, ends: np.ndarray) -> Footprint:
         first = np.flatnonzero(new)
         starts = starts[first]
         ends = np.maximum.reduceat(ends, first)
+    if len(starts) == 1:
+        return single(space, starts[0], ends[0])
     return Footprint(space, starts.astype(np.int64), ends.astype(np.int64))

@@ -14,11 +14,14 @@ Node attributes:
                 a helper that is inlined several times share it
 An edge joins two tiles of the same buffer whose lifetimes overlap (they are simultaneously
 live). Edge attribute `overlap`: the (start, end) positions both are live.
+
+The graph is a plain pair of dicts with the read side of networkx's Graph (`nodes[t][attr]`,
+`edges[a, b][attr]` in either order, `for a, b in edges`, `has_edge`): the planner needs no
+graph algorithm, and importing networkx would cost every run of the tool about a quarter of a
+second.
 """
 
 from __future__ import annotations
-
-import networkx as nx
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.liveness import Liveness
@@ -30,8 +33,37 @@ def decl_key(tile: ir.TileDecl) -> tuple[str, int, int]:
     return tile.loc.file, tile.loc.offset, tile.declarator
 
 
-def interference_graph(live: Liveness) -> nx.Graph:
-    g = nx.Graph()
+class _Edges(dict):
+    """(a, b) -> attributes, in the order added; looked up in either order."""
+
+    def __getitem__(self, key: tuple[ir.TileDecl, ir.TileDecl]) -> dict:
+        got = self.get(key)
+        return got if got is not None else super().__getitem__(key[::-1])
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (isinstance(key, tuple) and dict.__contains__(self, key[::-1]))
+
+
+class InterferenceGraph:
+    def __init__(self) -> None:
+        self.nodes: dict[ir.TileDecl, dict] = {}
+        self.edges = _Edges()
+
+    def add_node(self, tile: ir.TileDecl, **attrs) -> None:
+        self.nodes.setdefault(tile, {}).update(attrs)
+
+    def add_edge(self, a: ir.TileDecl, b: ir.TileDecl, **attrs) -> None:
+        if (a, b) in self.edges:
+            self.edges[a, b].update(attrs)
+        else:
+            self.edges[a, b] = dict(attrs)
+
+    def has_edge(self, a: ir.TileDecl, b: ir.TileDecl) -> bool:
+        return (a, b) in self.edges
+
+
+def interference_graph(live: Liveness) -> InterferenceGraph:
+    g = InterferenceGraph()
     tiles = [t for t in live.kernel.tiles if t.alias is None]
     for t in tiles:
         g.add_node(

@@ -68,6 +68,9 @@ class TileDecl:
     per_lane: bool = False  # declared inside a MultiBuffered body: one copy per lane
     lane_text: str = ""  # per-lane tiles: C++ text of the copy index, e.g. `ctx.bufferId`
     lane_constexpr: bool = True  # that index is a compile-time constant (TASSIGN<addr> can use it)
+    # Multi-buffered by ptorewrite though declared before its loop: the loop body whose every
+    # iteration moves it to its copy (a TASSIGN before the body's first statement).
+    lane_at: Block | None = None
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it
@@ -222,6 +225,9 @@ class Block(Stmt):
     loc: SourceRange | None = None
     uid: int = 0
     inlined: bool = False  # the body of an inlined helper call; loc is the call statement
+    # Inlined helper: the caller's scalar variables its parameters name, IR variable -> the
+    # parameter's C++ name (what a statement inside the helper calls the caller's variable).
+    param_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -280,6 +286,10 @@ class If(Stmt):
     then: Block
     other: Block | None
     loc: SourceRange
+    # `if (c) return;` at the top of a function, lowered as `if (!c) { rest of the function }`:
+    # (the guard's body, `return;` or `{ return; }`, and the return statement). Code placed after
+    # this If runs at the function's end, so it also goes before the return.
+    exit: tuple[SourceRange, SourceRange] | None = None
 
 
 @dataclass(frozen=True)
@@ -314,6 +324,7 @@ class Kernel:
     mode: str  # "auto" or "manual"
     runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
     instance: TemplateInstance | None = None  # set for an instantiation of a kernel template
+    early_returns: tuple[SourceRange, ...] = ()  # returns inside a loop or a branch (see parse.lower)
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

@@ -241,13 +241,11 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
     for s in stmts:
         if isinstance(s, ir.For):
             ranges[s.var] = _range(s, env)
-    top_assigns = [s for s in loop.body.stmts if isinstance(s, ir.Assign)]
-    nested_assigned = {s.var for s in stmts if isinstance(s, ir.Assign)} - {s.var for s in top_assigns}
-    top_vars = {s.var for s in top_assigns}
-    state: dict[str, Form | None] = {v: None for v in nested_assigned | top_vars}
+    assigned = {s.var for s in stmts if isinstance(s, ir.Assign)}
+    state: dict[str, Form | None] = {v: None for v in assigned}
     base = Analyser(loop.var, start, step, env, ranges, state)
-    if top_vars and not (top_vars & nested_assigned):
-        found = _state_cycle(loop, start, step, env, top_assigns, base)
+    if assigned:
+        found = _state_cycle(loop, start, step, env, sorted(assigned), base)
         if found is not None:
             forms, pre = found
             state.update(forms)
@@ -291,46 +289,133 @@ def _range(loop: ir.For, env: Mapping[str, object]) -> tuple[int, int] | None:
     return (min(s, last), max(s, last))
 
 
-def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
-                 assigns: list[ir.Assign], base: Analyser):
-    """Forms of the scalars assigned at the top level of the body, from the cycle of their values."""
-    names = [s.var for s in assigns]
-    state = {}
-    for n in names:
-        v = env.get(n)
-        if v is None or not is_known(v):
-            return None
-        state[n] = v
+class _NotPeriodic(Exception):
+    pass
+
+
+SCALAR_STEPS = 200_000  # statements the state search may execute for one loop
+
+
+def _steering(stmt: ir.Stmt, names: set[str]):
+    """Expressions the scalar program of `stmt` evaluates: assigned values, conditions of ifs
+    and bounds of loops that assign some of `names`."""
+    if isinstance(stmt, ir.Assign):
+        yield stmt.value
+    elif isinstance(stmt, ir.Block):
+        for x in stmt.stmts:
+            yield from _steering(x, names)
+    elif isinstance(stmt, (ir.If, ir.For)) and _assigns(stmt):
+        if isinstance(stmt, ir.If):
+            yield stmt.cond
+            yield from _steering(stmt.then, names)
+            if stmt.other is not None:
+                yield from _steering(stmt.other, names)
+        else:
+            yield from stmt.control_exprs()
+            yield from _steering(stmt.body, names)
+
+
+def _assigns(stmt: ir.Stmt) -> bool:
+    return any(isinstance(x, ir.Assign) for x in ir.walk(stmt))
+
+
+class _Scalars:
+    """Runs the scalar part of a loop body (assignments, and the ifs and loops around them) on
+    known values; anything it cannot decide makes the state not periodic."""
+
+    def __init__(self):
+        self.steps = 0
+
+    def run(self, stmt: ir.Stmt, local: dict) -> None:
+        self.steps += 1
+        if self.steps > SCALAR_STEPS:
+            raise _NotPeriodic
+        if isinstance(stmt, ir.Assign):
+            local[stmt.var] = self.value(stmt.value, local)
+        elif isinstance(stmt, ir.Block):
+            for x in stmt.stmts:
+                self.run(x, local)
+        elif isinstance(stmt, ir.If):
+            if not _assigns(stmt):
+                return
+            if self.value(stmt.cond, local):
+                self.run(stmt.then, local)
+            elif stmt.other is not None:
+                self.run(stmt.other, local)
+        elif isinstance(stmt, ir.For):
+            if not _assigns(stmt):
+                return
+            if not stmt.counted:
+                raise _NotPeriodic
+            v, step = self.value(stmt.start, local), self.value(stmt.step, local)
+            if step == 0:
+                raise _NotPeriodic
+            while True:
+                local[stmt.var] = v
+                stop = self.value(stmt.stop, local)
+                more = (v <= stop if stmt.inclusive else v < stop) if step > 0 else \
+                    (v >= stop if stmt.inclusive else v > stop)
+                if not more:
+                    break
+                self.run(stmt.body, local)
+                v = v + step
+            if not stmt.keeps_var:
+                local.pop(stmt.var, None)
+
+    @staticmethod
+    def value(e: Expr, local: dict):
+        try:
+            v = evaluate(e, local)
+        except UnboundValue:
+            raise _NotPeriodic from None
+        if not is_known(v):
+            raise _NotPeriodic
+        return v
+
+
+def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object], names: list[str],
+                 base: Analyser):
+    """Forms of the scalars the body assigns (a ping-pong index flipped inside an `if` or an
+    inlined helper, a slot counter of an inner loop), from the cycle of their values at the start
+    of each iteration. The body's scalar program is run on known values: it is a deterministic
+    function of the state and of k modulo the period of what it evaluates, so a repeated
+    (k mod period, state) pair proves the sequence periodic from there on. A scalar with no
+    known value before the loop (a local set in the body) is part of the state from the
+    iteration after its first assignment; those first iterations are a breakpoint."""
     period = 1
     as_constants = Analyser(base.var, base.start, base.step, base.env, base.ranges,
                             {k: v for k, v in base.state.items() if k not in names})
-    for s in assigns:
-        f = as_constants.form(s.value)
+    for e in _steering(loop.body, set(names)):
+        f = as_constants.form(e)
         if f is None or f.a or f.breaks:
             return None
         period = lcm(period, f.period)
+    state = {n: env.get(n) for n in names}
     seen: dict[tuple, int] = {}
     history: list[dict] = []
-    for k in range(STATE_SEARCH + period):
-        key = (k % period, tuple(state[n] for n in names))
-        if key in seen:
-            pre = seen[key]
-            q = k - pre
-            forms = {}
-            for n in names:
-                vals = [h[n] for h in history[pre:]]
-                forms[n] = Form(0, q, ((0, pre - 1),) if pre else (), min(vals), max(vals))
-            return forms, pre
-        seen[key] = k
-        history.append(dict(state))
-        local = {**env, loop.var: start + k * step, **state}
-        for s in assigns:
-            try:
-                v = evaluate(s.value, local)
-            except UnboundValue:
-                return None
-            if not is_known(v):
-                return None
-            local[s.var] = v
-        state = {n: local[n] for n in names}
+    runner = _Scalars()
+    try:
+        for k in range(STATE_SEARCH + period):
+            key = (k % period, tuple(repr(state[n]) for n in names))
+            if key in seen and all(v is not None and is_known(v) for v in state.values()):
+                pre = seen[key]
+                q = k - pre
+                forms = {}
+                for n in names:
+                    vals = [h[n] for h in history[pre:]]
+                    if not all(isinstance(v, (int, float, bool)) for v in vals):
+                        return None
+                    forms[n] = Form(0, q, ((0, pre - 1),) if pre else (), min(vals), max(vals))
+                return forms, pre
+            seen[key] = k
+            history.append(dict(state))
+            local = {**env, loop.var: start + k * step,
+                     **{n: v for n, v in state.items() if v is not None and is_known(v)}}
+            for n, v in state.items():
+                if v is None or not is_known(v):
+                    local.pop(n, None)
+            runner.run(loop.body, local)
+            state = {n: local.get(n) for n in names}
+    except _NotPeriodic:
+        return None
     return None

@@ -90,7 +90,8 @@ def render_svg(sched: Schedule, width: int | None = None) -> str:
             out.append(f'<g><title>{html.escape(tip)}</title><rect x="{x0:.2f}" y="{y + BOX_H / 2 - 2:.1f}" '
                        f'width="{ww:.2f}" height="4" fill="#bbb"/></g>')
         elif s.kind == "barrier":
-            out.append(f'<g><title>{html.escape(s.name + chr(10) + _where(s))}</title><line x1="{x0:.2f}" '
+            out.append(f'<g class="barrier" data-line="{s.loc.line}"><title>{html.escape(s.name + chr(10) + _where(s))}'
+                       f'</title><line x1="{x0:.2f}" '
                        f'y1="{y - 3:.1f}" x2="{x0:.2f}" y2="{y + BOX_H + 3:.1f}" stroke="black" '
                        f'stroke-width="1.5"/></g>')
     # Flags: from the set's firing on its source lane to the wait's release on the destination lane.
@@ -106,7 +107,9 @@ def render_svg(sched: Schedule, width: int | None = None) -> str:
         y2 = lane_y[ws.pipe] + (LANE_H - 4) / 2
         y2 += -BOX_H / 2 if y2 > y1 else BOX_H / 2
         tip = f"{ss.name}: set at cycle {sched.times[s_i].end:,}, wait released at {sched.times[w_i].end:,}"
-        out.append(f'<line x1="{x1:.2f}" y1="{y1:.1f}" x2="{x2:.2f}" y2="{y2:.1f}" stroke="#555" '
+        # The lines of the set and the wait let a report link the arrow to its source lines.
+        out.append(f'<line class="flag" data-set-line="{ss.loc.line}" data-wait-line="{ws.loc.line}" '
+                   f'x1="{x1:.2f}" y1="{y1:.1f}" x2="{x2:.2f}" y2="{y2:.1f}" stroke="#555" '
                    f'stroke-width="0.8" stroke-opacity="0.7" marker-end="url(#arrow)"><title>'
                    f'{html.escape(tip)}</title></line>')
     out.append("</svg>")

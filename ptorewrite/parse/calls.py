@@ -10,7 +10,7 @@ from typing import Any
 from clang.cindex import CursorKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Expr
+from ptorewrite.analysis.expr import Expr, Var
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.consteval import ScalarArray
@@ -43,7 +43,7 @@ class CallInlining:
         args = [out_ptrs[i].value if i in out_ptrs else self.eval(a, scope) for i, a in enumerate(node.args)]
         targs = [self.eval(a, scope) for a in (callee.targs or ())]
         inner = Scope(self.globals)
-        nested = bool(self._stack)
+        nested = bool(self._stack) or not getattr(self, "forwarding_entry", True)
         with self.frame(fsrc, self.via + (loc,), key):
             prologue: list[ir.Stmt] = []
             self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
@@ -52,7 +52,25 @@ class CallInlining:
             return body  # the kernel template called from the entry: its body is the kernel
         # A helper call stays one statement at the call site: synchronization around it is
         # written at the call, where the caller's names are in scope.
-        return [ir.Block(body, loc, uid=next(self._uid), inlined=True)]
+        return [ir.Block(body, loc, uid=next(self._uid), inlined=True,
+                         param_names=self._param_names(fn, inner))]
+
+    @staticmethod
+    def _param_names(fn: Function, inner: Scope) -> dict[str, str]:
+        """Caller variables a helper sees through its scalar parameters: IR name -> parameter
+        name (by value `uint8_t pp` bound to a variable, or by reference `uint8_t &pp`)."""
+        out: dict[str, str] = {}
+        for p in fn.cursor.get_children():
+            if p.kind != CursorKind.PARM_DECL:
+                continue
+            b = inner.names.get(p.spelling)
+            if b is None:
+                continue
+            if b.kind == "mutable" and isinstance(b.value, str):
+                out.setdefault(b.value, p.spelling)
+            elif b.kind == "value" and isinstance(b.value, Var):
+                out.setdefault(b.value.name, p.spelling)
+        return out
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
         """A helper used as a value (see consteval): one `return` is inlined as an expression,

@@ -19,7 +19,7 @@ from ptorewrite.analysis.expr import Const
 from ptorewrite.arch import ArchProfile, profile
 from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
-from ptorewrite.parse import guards
+from ptorewrite.parse import guards, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
@@ -71,6 +71,7 @@ def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = No
                          unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
     except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
         raise PtoError(f"cannot parse {file}: {e}") from None
+    reads.note_parse(str(file), tu)  # for --depfile
     return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data, list(args))
 
 
@@ -445,7 +446,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     kernel = ir.Kernel(
         name=inst.display if inst is not None else entry.spelling, file=main.path, arch=arch.name, core=core,
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
-        source=parsed.original, mode="manual" if low.manual else "auto",
+        source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:

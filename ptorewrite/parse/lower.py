@@ -109,6 +109,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
+    # `return` statements below the top level of a function (in a loop or a branch): lowered with
+    # a flag the rest of the function tests (see _lower_list).
+    early_returns: list[ir.SourceRange] = field(default_factory=list)
+    _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -210,7 +215,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     def range_of(self, cursor: Cursor, include_semicolon: bool = False) -> ir.SourceRange:
         src = self.file_of(cursor)
-        start, end = cursor.extent.start.offset, cursor.extent.end.offset
+        e = cursor.extent
+        return self._range_in(src, e.start.offset, e.end.offset, include_semicolon)
+
+    @staticmethod
+    def _range_in(src: SourceFile, start: int, end: int, include_semicolon: bool) -> ir.SourceRange:
         if include_semicolon:
             rest = src.text[end:end + 64]
             stripped = rest.lstrip(" \t")
@@ -246,16 +255,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     # -- parsing with scope-aware predicates
 
-    def parse(self, text: str, offset: int, scope: Scope) -> cp.Node:
-        p = self.parser(text, offset, scope)
+    def parse(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Node:
+        p = self.parser(text, offset, scope, tokens)
         node = p.expression()
         if not p.done():
             t = p.peek()
             raise cp.ParseError(f"unexpected {t.text!r}", t.offset)
         return node
 
-    def parser(self, text: str, offset: int, scope: Scope) -> cp.Parser:
-        tokens = self._expand_macros(cp.tokenize(text, offset))
+    def parser(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Parser:
+        tokens = self._expand_macros(cp.tokenize(text, offset) if tokens is None else tokens)
         return cp.Parser(tokens, is_template=lambda n: self._is_template(n, scope),
                          is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text),
                          ends=self._node_ends)
@@ -551,32 +560,79 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if opening != "{":
             raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
                              "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
-        stmts = self.lower_compound(body, scope)
+        children = list(body.get_children())
+        if entry:
+            # An entry whose body is one call forwards to the kernel (template): that call's body
+            # is the kernel. Any other call from the entry is a helper call, kept as one statement.
+            self.forwarding_entry = len(children) == 1
+        # A return below the top level (in a loop or a branch) leaves the function from there: the
+        # function gets a flag, set by the return and tested by all that follows it.
+        flag = None
+        if "return" in self.text_of(body)[0] and any(
+                not (k.kind == CursorKind.RETURN_STMT or (k.kind == CursorKind.IF_STMT and self._is_guard_return(k)))
+                and _has_return(k) for k in children):
+            flag = f"returned#{next(self._exit_serial)}"
+        self._exit_flags.append(flag)
+        try:
+            stmts = self.lower_compound(body, scope, top=True)
+        finally:
+            self._exit_flags.pop()
+        if flag is not None:
+            stmts = [ir.Assign(flag, Const(0), self.range_of(body)), *stmts]
         return self.prologue + stmts if entry else stmts
 
-    def lower_compound(self, cursor: Cursor, scope: Scope) -> list[ir.Stmt]:
+    def lower_compound(self, cursor: Cursor, scope: Scope, top: bool = False) -> list[ir.Stmt]:
         inner = Scope(scope)
         out: list[ir.Stmt] = []
         children = list(cursor.get_children())
-        self._lower_list(children, inner, out)
+        self._lower_list(children, inner, out, top)
         return out
 
-    def _lower_list(self, children: list[Cursor], scope: Scope, out: list[ir.Stmt]) -> None:
+    def _lower_list(self, children: list[Cursor], scope: Scope, out: list[ir.Stmt], top: bool = False) -> None:
+        """`top`: the function's own statement list, whose end is the function's end."""
+        flag = self._exit_flags[-1] if self._exit_flags else None
         for i, c in enumerate(children):
-            # `if (cond) return;` guards the rest of the block: lower it as `if (!cond) { rest }`.
-            if c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
+            # At the top of a function, `if (cond) return;` guards the rest of the function: lower
+            # it as `if (!cond) { rest }`. The If spans the guard and the rest, so that what goes
+            # before it runs on both paths; what goes after it also goes before the return (see
+            # ir.If.exits).
+            if top and c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
                 cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
                 if isinstance(cond, Const):
                     if not cond.value:
-                        self._lower_list(children[i + 1:], scope, out)
+                        self._lower_list(children[i + 1:], scope, out, top)
                     return
                 before = dict(self.known)
                 rest: list[ir.Stmt] = []
-                self._lower_list(children[i + 1:], scope, rest)
+                self._lower_list(children[i + 1:], scope, rest, top)
                 self.merge_known(before, self.known)  # the rest may not run
-                out.append(ir.If(unop("!", cond), ir.Block(rest, uid=next(self._uid)), None, self.range_of(c)))
+                guard = self.range_of(c)
+                end = self.range_of(children[-1]) if i + 1 < len(children) else guard
+                loc = self.file_of(c).range(guard.offset, max(guard.end_offset, end.end_offset))
+                body = list(c.get_children())[1]
+                ret = next(iter(body.get_children())) if body.kind == CursorKind.COMPOUND_STMT else body
+                out.append(ir.If(unop("!", cond), ir.Block(rest, uid=next(self._uid)), None, loc,
+                                 exit=(self.range_of(body, include_semicolon=True),
+                                       self.range_of(ret, include_semicolon=True))))
                 return
+            if top and c.kind == CursorKind.RETURN_STMT:
+                if list(c.get_children()):
+                    raise self.located(self.error("returning a value from a kernel helper is not supported",
+                                                  cursor=c))
+                return  # the function ends here
             self.lower_stmt(c, scope, out)
+            if c.kind == CursorKind.RETURN_STMT:
+                return  # the rest of this list never runs
+            if flag is not None and i + 1 < len(children) and _has_return(c):
+                # c may have returned: the rest of this list runs only if it did not.
+                before = dict(self.known)
+                rest = []
+                self._lower_list(children[i + 1:], scope, rest, top)
+                self.merge_known(before, self.known)
+                first, last = self.range_of(children[i + 1]), self.range_of(children[-1])
+                loc = self.file_of(c).range(first.offset, last.end_offset)
+                out.append(ir.If(binop("==", Var(flag), Const(0)), ir.Block(rest, uid=next(self._uid)), None, loc))
+                return
 
     def _is_guard_return(self, c: Cursor) -> bool:
         kids = list(c.get_children())
@@ -607,7 +663,14 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 for d in decls:
                     self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
             elif k == CursorKind.FOR_STMT:
-                out.append(self.lower_for(c, scope))
+                loop = self.lower_for(c, scope)
+                flag = self._exit_flags[-1] if self._exit_flags else None
+                if flag is not None and _has_return(c):
+                    # After a return the remaining iterations do nothing.
+                    body = loop.body
+                    guard = ir.If(binop("==", Var(flag), Const(0)), body, None, body.loc)
+                    loop.body = ir.Block([guard], body.loc, uid=next(self._uid))
+                out.append(loop)
             elif k == CursorKind.IF_STMT:
                 self.lower_if(c, scope, out)
             elif k in (CursorKind.NULL_STMT,):
@@ -618,6 +681,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
                     raise self.error("returning a value from a kernel helper is not supported", cursor=c)
+                flag = self._exit_flags[-1] if self._exit_flags else None
+                if flag is not None:
+                    loc = self.range_of(c, include_semicolon=True)
+                    self.early_returns.append(loc)
+                    out.append(ir.Assign(flag, Const(1), loc))
             elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
                 raise self.error("while/do loops are not supported; write a counted for loop", cursor=c)
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
@@ -977,14 +1045,19 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     # -- expression statements: instructions, syncs, assignments, calls
 
     def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
-        text, off = self.text_of(c)
-        first = cp.tokenize(text, off)[:1]
+        # The statement's place is read from clang once (each read is a call into libclang).
+        src = self.file_of(c)
+        e = c.extent
+        off, end = e.start.offset, e.end.offset
+        text = src.text[off:end]
+        tokens = cp.tokenize(text, off)
+        first = tokens[:1]
         if first and first[0].text in self.function_macros:
             raise self.error(
                 f"macro '{first[0].text}' expands to PTO statements; macros that expand to instructions "
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
-        node = self.parse(text, off, scope)
-        loc = self.range_of(c, include_semicolon=True)
+        node = self.parse(text, off, scope, tokens)
+        loc = self._range_in(src, off, end, include_semicolon=True)
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":
@@ -1265,3 +1338,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if c is not None and not (isinstance(c, int) and 0 <= c < 8):
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
+
+
+def _has_return(c: Cursor) -> bool:
+    """A return statement below `c` (lambdas apart: theirs return from the lambda)."""
+    for k in c.get_children():
+        if k.kind == CursorKind.RETURN_STMT or (k.kind != CursorKind.LAMBDA_EXPR and _has_return(k)):
+            return True
+    return False

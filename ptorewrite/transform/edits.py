@@ -66,6 +66,8 @@ def statement_blocks(kernel: ir.Kernel) -> list[tuple[int, int]]:
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.Block) and s.loc is not None and not s.inlined and s.loc.file == kernel.file:
             out.add((s.loc.offset, s.loc.end_offset))
+        elif isinstance(s, ir.If) and s.exit is not None and s.exit[0].file == kernel.file:
+            out.add((s.exit[0].offset, s.exit[0].end_offset))  # the body of `if (c) return;`
     return sorted(out)
 
 

@@ -27,11 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, try_eval
-from ptorewrite.analysis.interference import decl_key, interference_graph
+from ptorewrite.analysis.interference import InterferenceGraph, decl_key, interference_graph
 from ptorewrite.analysis.liveness import Lifetime, Liveness, analyze
 from ptorewrite.arch import PROFILES, TILE_TYPE_BUFFER, ArchProfile, Buffer
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
@@ -129,7 +127,7 @@ class MemoryPlan:
     kernel: ir.Kernel
     profile: ArchProfile
     liveness: Liveness
-    graph: nx.Graph
+    graph: InterferenceGraph
     placements: list[TilePlacement]  # declaration order
     aliases: dict[ir.TileDecl, AliasPlacement]
     buffers: dict[str, BufferUse]
@@ -256,7 +254,7 @@ class _Item:
         return self.addr is not None and self.addr < addr + span and addr < self.addr + self.span
 
 
-def _units(kernel: ir.Kernel, live: Liveness, graph: nx.Graph, profile: ArchProfile) -> list[_Unit]:
+def _units(kernel: ir.Kernel, live: Liveness, graph: InterferenceGraph, profile: ArchProfile) -> list[_Unit]:
     groups: dict[tuple[str, int], list[ir.TileDecl]] = {}
     for t in kernel.tiles:
         if t.alias is None:

@@ -16,6 +16,7 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
+from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.tassign import tassign_insertions
 
 
@@ -26,6 +27,8 @@ class RewriteOptions:
     insert_sync: bool = True  # run the sync inserter (tests of placement alone turn it off)
     conservative: bool = False  # a full barrier after every instruction instead of planned syncs
     values: dict[str, int] = field(default_factory=dict)  # runtime values named on the command line (the analysis covers all)
+    multibuffer: bool = True  # make single tiles each loop iteration writes afresh into copies (see multibuffer)
+    buffers: int = 2  # copies per multi-buffered tile
 
 
 @dataclass
@@ -33,19 +36,45 @@ class RewriteResult:
     text: bytes
     plan: MemoryPlan
     insertions: list[Insertion]
+    syncs: sync.SyncPlan | None = None  # the planned synchronization (None: --conservative or no sync)
+    multibuffered: list[Decision] = field(default_factory=list)  # per tile a loop writes: copies made or why not
 
 
 def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             options: RewriteOptions | None = None) -> RewriteResult:
     options = options or RewriteOptions()
     refuse_manual(kernel)
+    if kernel.early_returns:
+        raise PtoError("a return inside a loop or a branch is not supported by auto2manual: the pipes would "
+                       "have to be drained before it as at the kernel's end; return at the top of the kernel "
+                       "(`if (cond) return;`) or make the rest conditional (check, simulate and verify with a "
+                       "manual kernel run it)", kernel.early_returns[0])
     check_operands(kernel, profile, reporter)
+    decisions = []
+    if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
+    if any(d.copies > 1 for d in decisions):
+        # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
+        # between the branches of a runtime condition): then the tiles stay single.
+        trial = Reporter()
+        plan = plan_memory(kernel, profile, trial, options.reserved)
+        insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+        more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        insertions += more
+        if not any("PIPE_ALL" in i.code for i in insertions):
+            for d in trial.diagnostics:
+                if d not in reporter.diagnostics:
+                    reporter.diagnostics.append(d)
+            return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
+        decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+    sync_plan = None
     if options.insert_sync:
-        insertions += _sync_insertions(kernel, plan, profile, reporter, options)
+        more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
+        insertions += more
     text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions)
+    return RewriteResult(text, plan, insertions, sync_plan, decisions)
 
 
 @dataclass
@@ -195,14 +224,14 @@ def _disagreement(src: SourceFile, place: _Place, ka: ir.Kernel, a: list[Inserti
                     Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
 
 
-def _sync_insertions(kernel, plan, profile, reporter, options) -> list[Insertion]:
+def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Insertion], sync.SyncPlan | None]:
     if options.conservative:
         reporter.warn("--conservative: a pipe_barrier(PIPE_ALL) after every instruction; a baseline for "
                       "comparison and bisecting, not for production", kernel.body.stmts[0].loc
                       if kernel.body.stmts else None)
-        return sync.conservative_insertions(kernel, kernel.file)
+        return sync.conservative_insertions(kernel, kernel.file), None
     sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
-    return sync.sync_insertions(kernel, sync_plan, kernel.file)
+    return sync.sync_insertions(kernel, sync_plan, kernel.file), sync_plan
 
 
 def refuse_manual(kernel: ir.Kernel) -> None:
@@ -221,5 +250,6 @@ def refuse_manual(kernel: ir.Kernel) -> None:
         why = "it already has set_flag/wait_flag/pipe_barrier" if syncs else "every tile is already placed"
         raise PtoError(f"already a manual-mode kernel ({why}); auto2manual rewrites AUTO-mode kernels",
                        first.loc if first else None,
-                       notes=(Diagnostic("note", "check it with the emulator instead, or start from the "
-                                         "AUTO-mode source", to_location(None)),))
+                       notes=(Diagnostic("note", f"`ptorewrite check {kernel.file}` checks it as it is; "
+                                         f"`ptorewrite manual2auto {kernel.file} -o AUTO.cpp` gives its AUTO-mode "
+                                         "form, which auto2manual rewrites", to_location(None)),))

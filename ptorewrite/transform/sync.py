@@ -48,6 +48,7 @@ from ptorewrite.transform.sync_model import (
     barrier_candidate,
     candidates,
     credit_candidates,
+    inside_guards,
 )
 
 VIRTUAL_BASE = 1000  # provisional event ids while planning; real ids are allocated at the end
@@ -75,6 +76,10 @@ class _Planner:
         self.full = full  # dependences ordered by pipe_barrier(PIPE_ALL): edge key -> reason
         self.next_event = VIRTUAL_BASE
         self.warnings: list[tuple[str, object]] = []
+        self._instrs: dict[str, list[ir.Instr]] = {}
+        self._all = list(pt.kernel.instructions())
+        for x in self._all:
+            self._instrs.setdefault(x.pipe, []).append(x)
 
     # ------------------------------------------------------------------ checks
 
@@ -184,10 +189,29 @@ class _Planner:
     def _place(self, syncs: list[PlannedSync], order: Ordering, e: Edge, strict: bool):
         """(syncs, ordering) with `e` ordered by a widened or a new flag, or None."""
         fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
-        before = None
         # First try widening an existing flag (set later, wait earlier) so one pair serves both,
-        # as a hand-written kernel does; then a new flag.
-        for i, merged in self._merges(syncs, fresh):
+        # as a hand-written kernel does, where that delays no instruction; then a new flag; then
+        # a widening that delays one (moves the set past a producer or the wait before a
+        # consumer: one id fewer, less overlap), first where ids are scarce.
+        scarce = (e.src.pipe, e.dst.pipe) in self.one_id
+        merges = list(self._merges(syncs, fresh))
+        free = [(i, m) for i, m, costly in merges if not costly or scarce]
+        costly = [(i, m) for i, m, c in merges if c and not scarce]
+        got = self._widen(syncs, order, e, strict, free)
+        if got is not None:
+            return got
+        for cand in fresh:
+            cand.event = self.next_event
+            # A reused id may be made safe by flags placed later; anything else is final.
+            got = self._accept(syncs, cand, e, strict)
+            if got is not None:
+                self.next_event += cand.slots
+                return got
+        return self._widen(syncs, order, e, strict, costly)
+
+    def _widen(self, syncs, order: Ordering, e: Edge, strict: bool, merges):
+        before = None
+        for i, merged in merges:
             trial = syncs[:i] + [merged] + syncs[i + 1:]
             o = self.order(trial)
             if o is None or not self.pt.ordered(o, e) or not (not o.flag_problems if strict else _fixable(o)):
@@ -196,13 +220,6 @@ class _Planner:
                 before = {id(x) for x in self.pt.unordered(order, self.pt.cross)}
             if {id(x) for x in self.pt.unordered(o, self.pt.cross)} <= before:
                 return trial, o
-        for cand in fresh:
-            cand.event = self.next_event
-            # A reused id may be made safe by flags placed later; anything else is final.
-            got = self._accept(syncs, cand, e, strict)
-            if got is not None:
-                self.next_event += cand.slots
-                return got
         return None
 
     def _full_barrier(self, e: Edge, why: str) -> PlannedSync:
@@ -256,7 +273,8 @@ class _Planner:
         for c in fresh:
             for i, s in enumerate(syncs):
                 if s.kind != "flag" or (s.src, s.dst) != (c.src, c.dst) or s.reverse_loop is not c.reverse_loop \
-                        or s.slot != c.slot or s.slots != c.slots or s.ahead is not None or c.ahead is not None:
+                        or s.slot != c.slot or s.slots != c.slots or s.ahead is not None or c.ahead is not None \
+                        or s.wait_slot != c.wait_slot or s.set_guard != c.set_guard or s.wait_guard != c.wait_guard:
                     continue
                 if parent.get(id(s.set_at)) is not parent.get(id(c.set_at)) or \
                         parent.get(id(s.wait_at)) is not parent.get(id(c.wait_at)):
@@ -269,7 +287,33 @@ class _Planner:
                     continue
                 reason = s.reason if c.edge.what in s.reason else s.reason.replace(
                     s.edge.what, f"{s.edge.what}, {c.edge.what}", 1)
-                yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason)
+                # A forward flag widened delays its consumer now. A release of buffers the next
+                # iteration reuses may be widened over its own readers and writers (the last
+                # readers of two panels, one after the other); over anything else it is kept
+                # separate, so one buffer's next load does not wait for another's reader.
+                own = ({id(s.edge.src), id(c.edge.src)}, {id(s.edge.dst), id(c.edge.dst)}) \
+                    if s.reverse_loop is not None else None
+                costly = self._delays(s, set_at, wait_at, own)
+                yield i, replace(s, set_at=set_at, wait_at=wait_at, reason=reason), costly
+
+    def _delays(self, s: PlannedSync, set_at: ir.Stmt, wait_at: ir.Stmt, own=None) -> bool:
+        """Whether widening s to (set_at, wait_at) moves its set past an instruction of its source
+        pipe or its wait before one of its destination pipe (that instruction then waits). With
+        `own` (a release: the readers it follows, the writers it precedes), the set may pass
+        only those readers and the wait only those writers, and nothing else of any pipe: the
+        two readers, and the two writers, must follow each other."""
+        order = self.tree.order
+        readers, writers = own if own is not None else (set(), set())
+        src = self._all if own is not None else self._instrs.get(s.src, ())
+        dst = self._all if own is not None else self._instrs.get(s.dst, ())
+        lo, hi = self._end(s.set_at), self._end(set_at)
+        if any(lo < order[id(x)] <= hi and id(x) not in readers for x in src):
+            return True
+        lo, hi = order[id(wait_at)], order[id(s.wait_at)]
+        return any(lo <= order[id(x)] < hi and id(x) not in writers for x in dst)
+
+    def _end(self, s: ir.Stmt) -> int:
+        return max(self.tree.order[id(x)] for x in ir.walk(s))
 
     def _prune(self, syncs: list[PlannedSync], tolerate_reuse: bool = False) -> list[PlannedSync]:
         """Drop every flag the others already imply."""
@@ -321,7 +365,27 @@ class _Planner:
         for n in range(len(cover.barriers) - 1, fixed - 1, -1):
             if all(len(by - removed) > 1 for by in users.get(n, ())):
                 removed.add(n)
-        return [b for n, b in enumerate(cover.barriers) if n >= fixed and n not in removed]
+        kept = [b for n, b in enumerate(cover.barriers) if n >= fixed and n not in removed]
+        return self._sink_barriers(flags, cover.barriers[:fixed], kept)
+
+    def _sink_barriers(self, flags: list[PlannedSync], fixed: list[PlannedSync],
+                       barriers: list[PlannedSync]) -> list[PlannedSync]:
+        """A barrier placed before an `if` whose guarded statement is the only consumer it serves
+        moves inside that `if`, next to the consumer: it then runs only when the consumer does
+        (the epilogue of a split-K loop). One that also orders statements outside stays."""
+        order = None
+        for i, b in enumerate(barriers):
+            inner = inside_guards(self.tree, b.wait_at, b.edge.dst)
+            if inner is b.wait_at:
+                continue
+            trial = barriers[:i] + [replace(b, wait_at=inner)] + barriers[i + 1:]
+            order = order or self.pt.order(flags, check_flags=False)
+            cover = BarrierCover(self.pt, order)
+            for x in fixed + trial:
+                cover.add(x)
+            if all(cover.covered(e) for e in self.pt.same):
+                barriers = trial
+        return barriers
 
 
 def _fixable(o: Ordering) -> bool:

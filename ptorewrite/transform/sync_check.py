@@ -32,7 +32,7 @@ from ptorewrite.analysis.hb import (
     same_pipe_ordered,
 )
 from ptorewrite.arch import PIPES, ArchProfile
-from ptorewrite.transform.sync_model import PlannedSync, event_value, root_tiles
+from ptorewrite.transform.sync_model import PlannedSync, event_value, guard_value, root_tiles
 
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 _CONTROL = {"fork": FORK, "alt": ALT, "exit": EXIT, "join": JOIN}
@@ -102,7 +102,10 @@ class PlanTrace:
             for wait, (stmt, where, off, kind) in ((False, (s.set_at, "after", _SET, SET)),
                                                     (True, (s.wait_at, "before", _WAIT, WAIT))):
                 slot = s.id_expr(wait)
+                guard = s.wait_guard if wait else s.set_guard
                 for m in idx((id(stmt), where), ()):
+                    if guard is not None and not guard_value(guard, m.env, m.forced):
+                        continue
                     ev = s.event + (event_value(slot, m.env, m.forced) if slot is not None else 0)
                     out.append((m.pos + off, kind, a, b, ev, s))
             if s.prime_at is not None:

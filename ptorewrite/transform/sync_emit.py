@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, cpp_text
+from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.transform.edits import Insertion
-from ptorewrite.transform.sync_model import PlannedSync
+from ptorewrite.transform.sync_model import PlannedSync, Tree
 
 
 def _strip(text: str) -> str:
@@ -17,8 +17,14 @@ def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> st
     slot_expr = s.id_expr(wait)
     if slot_expr is None:
         return f"EVENT_ID{s.event}"
-    slot = _strip(cpp_text(slot_expr, names))
-    return f"(event_t)({slot} + {s.event})" if s.event else f"(event_t)({slot})"
+    if s.event:
+        slot_expr = BinOp("+", slot_expr, Const(s.event))
+    return f"(event_t)({_strip(cpp_text(slot_expr, names))})"
+
+
+def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:
+    """A set or wait issued only when the other end's `if` runs."""
+    return code if guard is None else f"if ({_strip(cpp_text(guard, names))}) {code}"
 
 
 def _id_text(e: Expr, names: dict[str, str]) -> str:
@@ -29,11 +35,19 @@ def _id_text(e: Expr, names: dict[str, str]) -> str:
 
 def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Insertion]:
     """Insert-only edits for the planned syncs, each with a short reason."""
-    names = {s.var: s.cpp_var for s in ir.walk(kernel.body) if isinstance(s, ir.For) and s.cpp_var}
+    tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
+
+    def names(stmt: ir.Stmt) -> dict[str, str]:
+        """How the variables of an event id are spelled next to `stmt` (a helper's parameter
+        inside the helper, the caller's variable outside it)."""
+        return tree.names_at(stmt)
 
     def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
         out.append((stmt, _at(stmt, where, code, reason, main, order)))
+        if where == "after" and isinstance(stmt, ir.If) and stmt.exit is not None:
+            # After `if (!c) { rest }` from `if (c) return;`: the function's end, on both paths.
+            out.append((stmt, Insertion.at(stmt.exit[1], "before", code, reason, order)))
 
     for s in syncs:
         if s.kind == "barrier":
@@ -41,8 +55,11 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             at(s.wait_at, "before", f"pipe_barrier(PIPE_{s.src})", reason, 1)
             continue
         args = f"PIPE_{s.src}, PIPE_{s.dst}"
-        at(s.set_at, "after", f"set_flag({args}, {_event_text(s, names)})", s.reason, 2)
-        at(s.wait_at, "before", f"wait_flag({args}, {_event_text(s, names, wait=True)})", s.reason, 0)
+        at(s.set_at, "after", _guarded(s.set_guard, names(s.set_at),
+                                       f"set_flag({args}, {_event_text(s, names(s.set_at))})"), s.reason, 2)
+        at(s.wait_at, "before", _guarded(s.wait_guard, names(s.wait_at),
+                                         f"wait_flag({args}, {_event_text(s, names(s.wait_at), wait=True)})"),
+           s.reason, 0)
         what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
         if s.prime_at is None:
             continue
@@ -50,13 +67,13 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             # The first iteration's slot is primed (its producer runs before the loop); the slot
             # produced in the last iteration is drained.
             (first,), (last,) = s.boundary_ids("before"), s.boundary_ids("after")
-            at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, names)})",
+            at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, names(s.prime_at))})",
                f"prime: {what} of the first iteration ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, names)})",
+            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, names(s.prime_at))})",
                f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
             continue
         for e in s.boundary_ids("before"):
-            evk = _id_text(e, names)
+            evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
     _check_shared_helpers(out)

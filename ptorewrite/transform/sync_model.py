@@ -14,11 +14,12 @@ Candidates, most precise first (see docs/design.md, "Sync insertion"):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.abstract import Compiled, is_known
 from ptorewrite.analysis.deps import Edge
-from ptorewrite.analysis.expr import Const, Expr, UnboundValue, binop
+from ptorewrite.analysis.expr import Const, Expr, UnboundValue, UnOp, Var, binop
 
 
 @dataclass(eq=False)
@@ -38,6 +39,11 @@ class PlannedSync:
     # before the first and after the last iteration.
     wait_slot: Expr | None = None
     ahead: ir.For | None = None
+    # Guarded ends: the set (the wait) is issued only when this condition holds there, written
+    # `if (cond) set_flag(...)`: the other end sits inside an `if` (a guarded load, a guarded
+    # last reader); the condition is that if's, shifted to the next iteration for a reverse flag.
+    set_guard: Expr | None = None
+    wait_guard: Expr | None = None
     event: int = 0  # base event id (virtual while planning)
     reason: str = ""
     operands: list[str] = field(default_factory=list)  # what it protects, for prime/drain comments
@@ -78,6 +84,21 @@ def event_value(e: Expr, env: dict, forced=frozenset()) -> int:
     if not is_known(v) or isinstance(v, bool) or not isinstance(v, int):
         raise BadEventId(str(e))
     return v
+
+
+def guard_value(e: Expr, env: dict, forced=frozenset()) -> bool:
+    """Whether a guarded end is issued at a point of the trace (raises BadEventId when that is
+    not one known value there)."""
+    c = _COMPILED.get(id(e))
+    if c is None or c.expr is not e:
+        c = _COMPILED[id(e)] = Compiled(e)
+    try:
+        v = c(env, forced)
+    except UnboundValue as u:
+        raise BadEventId(u.name) from None
+    if not is_known(v):
+        raise BadEventId(str(e))
+    return bool(v)
 
 
 # ---------------------------------------------------------------- statement tree
@@ -137,24 +158,62 @@ class Tree:
                 return chain[i - 1]
         return s
 
-    def visible_vars(self, s: ir.Stmt) -> set[str]:
-        """Variables in scope next to s, within s's own function: enclosing loop variables and
-        local scalars (e.g. a ping-pong index) declared earlier in an enclosing block."""
-        out: set[str] = set()
+    def names_at(self, s: ir.Stmt) -> dict[str, str]:
+        """Scalar variables in scope next to s, IR name -> C++ spelling: enclosing loop variables
+        and local scalars (e.g. a ping-pong index) declared earlier in an enclosing block, within
+        s's own function; inside an inlined helper also the caller's variables its parameters
+        name, spelled as the parameter (`pp` passed as `uint8_t slot` is `slot` there)."""
+        chain = self.chain(s)
+        helper = next((a for a in chain[1:] if isinstance(a, ir.Block) and a.inlined), None)
+        out: dict[str, str] = dict(helper.param_names) if helper is not None else {}
         inner = s
-        for a in self.chain(s)[1:]:
+        for a in chain[1:]:
             if isinstance(a, ir.For):
-                out.add(a.var)
+                out.setdefault(a.var, a.cpp_var or a.var.split("#")[0])
             if isinstance(a, ir.Block):
                 for x in a.stmts:
                     if x is inner:
                         break
                     if isinstance(x, ir.Assign):
-                        out.add(x.var)
+                        out.setdefault(x.var, x.var.split("#")[0])
                 if a.inlined:
                     break
             inner = a
         return out
+
+    def spells(self, e: Expr | None, s: ir.Stmt) -> bool:
+        """Whether e can be written next to s (every variable of it is in scope there)."""
+        return e is None or e.free_vars() <= self.names_at(s).keys()
+
+    def guarded(self, s: ir.Stmt, outer: ir.Stmt) -> tuple[ir.Stmt, Expr] | None:
+        """When s lies inside `if`s within `outer`: the statement holding s directly inside the
+        innermost branch (where a flag next to s goes) and the conjunction of the conditions that
+        lead there; None when no `if` lies between."""
+        chain = self.chain(s)
+        conds: list[Expr] = []
+        inner = None
+        for below, a in pairwise(chain):
+            if below is outer:
+                break
+            if isinstance(a, ir.If):
+                if inner is None:
+                    inner = below
+                conds.append(a.cond if below is a.then else UnOp("!", a.cond))
+        if inner is None:
+            return None
+        cond = conds[-1]
+        for c in reversed(conds[:-1]):
+            cond = binop("&&", cond, c)
+        return self.child_of(inner, s), cond
+
+    def loop_of(self, block: ir.Block) -> ir.For | None:
+        """The loop whose iterations run `block` at most once each: its body, or a block nested in
+        the body through plain blocks (an inlined helper's body, a `{ ... }` scope) and branches of
+        `if`s (a flag with both ends in one branch is issued equally often at both ends)."""
+        p = self.parent.get(id(block))
+        while isinstance(p, (ir.Block, ir.If)):
+            p = self.parent.get(id(p))
+        return p if isinstance(p, ir.For) else None
 
     def loops_around(self, s: ir.Stmt) -> list[ir.For]:
         return [a for a in self.chain(s)[1:] if isinstance(a, ir.For)]
@@ -171,6 +230,16 @@ def root(ref: ir.TileRef) -> tuple[ir.TileDecl, Expr | None]:
 
 def root_tiles(s: ir.Instr) -> set[int]:
     return {id(root(a.value)[0]) for a in s.tile_args}
+
+
+def inside_guards(tree: Tree, at: ir.Stmt, s: ir.Stmt) -> ir.Stmt:
+    """The statement holding s inside the `if`s that `at` (which holds s) opens: a barrier there
+    runs only when s does."""
+    chain = {id(y) for y in tree.chain(s)}
+    while isinstance(at, ir.If) and at is not s:
+        branch = next(x for x in (at.then, at.other) if x is not None and id(x) in chain)
+        at = tree.child_of(branch, s)
+    return at
 
 
 def barrier_candidate(tree: Tree, e: Edge) -> PlannedSync:
@@ -206,28 +275,137 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
         a = tree.child_of(block, e.src)
         b = tree.child_of(block, e.dst)
         forward = a is not b and tree.order[id(a)] < tree.order[id(b)]
-        loop = tree.parent.get(id(block))
-        if not forward and not isinstance(loop, ir.For):
+        loop = tree.loop_of(block)
+        if not forward and loop is None:
             continue
+        guarded = guarded_candidates(tree, e, a, b, forward, loop, one_id) if a is not b else []
+        first = first_iteration_candidates(tree, e, a, b, one_id) if forward else []
         if a is not b and e.carrier is not None and loop is e.carrier and not one_id:
             ahead = produced_ahead(tree, e, a, b, ahead_ok)
             if ahead is not None:
                 out.append(ahead)
-        for slotted in (True, False):
-            if slotted and one_id:
-                continue
-            slot, slots = slot_of(e) if slotted else (None, 1)
-            if slotted and slot is None:
-                continue
-            if slot is not None and not slot.free_vars() <= (tree.visible_vars(a) & tree.visible_vars(b)):
+        # Per-slot flags first (unguarded, then guarded), then one id (guarded, then not).
+        plain: list[PlannedSync] = []
+        for set_slot, wait_slot, slots in slot_variants(e, one_id):
+            if not (tree.spells(set_slot, a) and tree.spells(wait_slot, b)):
                 continue  # the slot is not expressible where the flags go
+            shifted = wait_slot if wait_slot is not set_slot else None
             if forward:
-                out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, slot=slot, slots=slots,
-                                       reason=f"{e.kind.upper()} {e.what}: {pipes}"))
+                plain.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, slot=set_slot, slots=slots,
+                                         wait_slot=shifted, reason=f"{e.kind.upper()} {e.what}: {pipes}"))
             else:
-                out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, reverse_loop=loop,
-                                       prime_at=tree.outermost_loop_holding(loop), slot=slot, slots=slots,
-                                       reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
+                plain.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, reverse_loop=loop,
+                                         prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
+                                         wait_slot=shifted,
+                                         reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
+        # A wait in the first iteration of the consumer's loop beats one before the loop.
+        out += [c for c in first if c.slot is not None] + [c for c in plain if c.slot is not None]
+        out += [c for c in guarded if c.slot is not None]
+        out += [c for c in first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
+    return out
+
+
+def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None, int]]:
+    """(set's slot, wait's slot, slots) to try, most precise first: one index expression at both
+    ends, then the two ends' own expressions of one tile array (two spellings of the same slot:
+    `buf[pp]` loaded, `buf[(pp == 0) ? 1 : 0]` read after `pp` flipped; the trace decides whether
+    they name the same bytes), then one id."""
+    out: list[tuple[Expr | None, Expr | None, int]] = []
+    if not one_id:
+        same = [(i, i, n) for si, i, n in _slot_pairs(e) if si == i]
+        other = [(si, i, n) for si, i, n in _slot_pairs(e) if si != i]
+        for v in same[:1] + other[:2]:
+            if v not in out:
+                out.append(v)
+    out.append((None, None, 1))
+    return out
+
+
+def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: bool) -> list[PlannedSync]:
+    """The consumer lies in an inner loop `b` the producer precedes: the wait goes inside that
+    loop, right before the consumer's statement, issued in its first iteration only
+    (`if (kk == 0) wait_flag(...)`), so what the loop does before the consumer (the extract of
+    one operand while the other still loads) need not wait. A hand-written kernel's
+    conditional wait at the first step of a panel."""
+    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.trip_count() in (None, 0):
+        return []
+    wait_at = tree.child_of(b.body, e.dst)
+    if not any(isinstance(x, ir.Instr) and tree.order[id(x)] < tree.order[id(wait_at)] for x in ir.walk(b.body)):
+        return []  # nothing in the loop runs before the consumer: the wait goes before the loop
+    guard = binop("==", Var(b.var), b.start)
+    if not tree.spells(guard, wait_at) or _other_branch_uses(tree, e.dst, wait_at):
+        return []
+    out = []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, a) and tree.spells(wait_slot, wait_at)):
+            continue
+        shifted = wait_slot if wait_slot is not set_slot else None
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, slot=set_slot, slots=slots,
+                               wait_slot=shifted, wait_guard=guard,
+                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
+    return out
+
+
+def _other_branch_uses(tree: Tree, s: ir.Instr, outer: ir.Stmt) -> bool:
+    """Whether an `if` between s and `outer` has another branch with an instruction of s's pipe."""
+    chain = tree.chain(s)
+    for below, a in pairwise(chain):
+        if below is outer:
+            return False
+        if isinstance(a, ir.If):
+            other = a.other if below is a.then else a.then
+            if other is not None and any(isinstance(x, ir.Instr) and x.pipe == s.pipe for x in ir.walk(other)):
+                return True
+    return False
+
+
+def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: bool, loop: ir.For | None,
+                       one_id: bool) -> list[PlannedSync]:
+    """Flags with an end inside the `if` that guards the producer or the consumer, as an expert
+    writes them: the wait right before a guarded load, the set right after the guarded producer,
+    the other end issued under the same condition so that sets and waits stay balanced. For a
+    reverse flag (the consumer guarded, e.g. a panel load every few steps) the release is set
+    after the reader only when the next iteration loads: under the guard with the loop variable
+    advanced by one step. The check on the trace decides whether the guard and the ids match."""
+    gs = tree.guarded(e.src, a)
+    gd = tree.guarded(e.dst, b)
+    if gs is None and gd is None:
+        return []
+    if _other_branch_uses(tree, e.src, a) or _other_branch_uses(tree, e.dst, b):
+        return []  # `if (k == 0) TMATMUL else TMATMUL_ACC`: one unguarded flag serves both branches
+    out: list[PlannedSync] = []
+    pipes = f"{e.src.pipe} -> {e.dst.pipe}"
+    set_at, set_guard = (gs[0], None) if gs is not None else (a, None)
+    wait_at, wait_guard = (gd[0], None) if gd is not None else (b, None)
+    if forward:
+        if gs is not None and gd is not None and gs[1] == gd[1]:
+            pass  # the same condition at both ends: no guard needed
+        else:
+            wait_guard = gs[1] if gs is not None else None
+            set_guard = gd[1] if gd is not None else None
+    else:
+        if loop is None or gs is not None or gd is None:
+            return []  # a guarded reader of a reverse flag is not handled: the plain flag serves
+        cond = gd[1]
+        if not cond.free_vars() <= {loop.var} or not loop.counted or loop.step.free_vars():
+            return []
+        set_guard = cond.subst({loop.var: binop("+", Var(loop.var), loop.step)})
+    for g, at in ((set_guard, set_at), (wait_guard, wait_at)):
+        if not tree.spells(g, at):
+            return []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, wait_at)):
+            continue
+        shifted = wait_slot if wait_slot is not set_slot else None
+        if forward:
+            out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
+                                   wait_slot=shifted, set_guard=set_guard, wait_guard=wait_guard,
+                                   reason=f"{e.kind.upper()} {e.what}: {pipes}"))
+        else:
+            out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, reverse_loop=loop,
+                                   prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
+                                   wait_slot=shifted, set_guard=set_guard, wait_guard=wait_guard,
+                                   reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
     return out
 
 
@@ -243,12 +421,12 @@ def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool) -> list[PlannedS
     while True:
         ca, cb = tree.child_of(block, a), tree.child_of(block, b)
         forward = ca is not cb and tree.order[id(ca)] < tree.order[id(cb)]
-        loop = tree.parent.get(id(block))
+        loop = tree.loop_of(block)
         for slotted in (True, False):
             slot = s.id_expr(True) if slotted and s.ahead is None else None
             if slotted and (one_id or slot is None):
                 continue
-            if slot is not None and not slot.free_vars() <= (tree.visible_vars(ca) & tree.visible_vars(cb)):
+            if not (tree.spells(slot, ca) and tree.spells(slot, cb)):
                 continue
             slots = s.slots if slot is not None else 1
             reason = f"{s.edge.what} consumed: {s.dst} -> {s.src} (flag reuse)"
@@ -285,7 +463,7 @@ def produced_ahead(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, ahead_ok) -> Pla
         return None  # the same slot in both: a plain per-slot flag
     if not used <= {x.var for x in tree.loops_around(a) + [loop]}:
         return None  # shifted slots are recognised for loop-variable indices only
-    if not used <= (tree.visible_vars(a) & tree.visible_vars(b)):
+    if not (tree.spells(produced, a) and tree.spells(consumed, b)):
         return None
     s = PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=loop, slot=produced, slots=slots,
                     wait_slot=consumed, ahead=loop,

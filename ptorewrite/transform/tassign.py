@@ -30,6 +30,13 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
             # TASSIGN<addr> needs a constant; a copy index counted across loop runs is not one.
             constant = checked and p.tile.lane_constexpr
             note = "" if constant or not checked else "; address varies by iteration, so not TASSIGN<>"
+            if p.tile.lane_at is not None:
+                # Multi-buffered by ptorewrite: every iteration moves the tile to its copy.
+                first = p.tile.lane_at.stmts[0]
+                out.append(Insertion.at(_first_line_stmt(first).loc, "before", _per_lane_line(kernel, plan, p, False),
+                                        f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one copy per "
+                                        "iteration (multi-buffered)"))
+                continue
             out.append(Insertion.at(decl, "after", _per_lane_line(kernel, plan, p, constant),
                                  f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane{note}"))
             continue
@@ -57,9 +64,18 @@ def _per_lane_line(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement, checke
     return _tassign(p.name, f"0x{base:x} + {lane}" if base else lane, checked)
 
 
+def _first_line_stmt(s: ir.Stmt) -> ir.Stmt:
+    """The statement a line goes before: the first one of a nested `{ ... }` scope."""
+    while isinstance(s, ir.Block) and not s.inlined and s.stmts:
+        s = s.stmts[0]
+    return s
+
+
 def _declared_in_lane_body(kernel: ir.Kernel, tile: ir.TileDecl) -> bool:
+    if tile.lane_at is not None:
+        return True
     for s in ir.walk(kernel.body):
-        if isinstance(s, ir.For) and s.kind == "MultiBuffered" and s.body.uid == tile.scope:
+        if isinstance(s, ir.For) and s.body.uid == tile.scope and (s.kind == "MultiBuffered" or tile.lane_text):
             body = s.body.loc
             return body is not None and body.file == tile.loc.file and \
                 body.offset <= tile.loc.offset < body.end_offset

@@ -1,0 +1,35 @@
+# PtoRewriteConfigVersion.cmake: the package version is ptorewrite's own (ptorewrite/__init__.py).
+# A request is met by this version or a later one with the same major number (0.x: the same minor).
+
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../__init__.py" _ptorewrite_version_line
+     REGEX "^__version__ = \"[0-9.]+\"")
+string(REGEX REPLACE ".*\"([0-9.]+)\".*" "\\1" PACKAGE_VERSION "${_ptorewrite_version_line}")
+unset(_ptorewrite_version_line)
+
+set(PACKAGE_VERSION_COMPATIBLE FALSE)
+set(PACKAGE_VERSION_EXACT FALSE)
+if(PACKAGE_FIND_VERSION)
+  string(REPLACE "." ";" _have "${PACKAGE_VERSION}")
+  string(REPLACE "." ";" _want "${PACKAGE_FIND_VERSION}")
+  list(GET _have 0 _have_major)
+  list(GET _want 0 _want_major)
+  list(APPEND _have 0 0)
+  list(APPEND _want 0 0)
+  list(GET _have 1 _have_minor)
+  list(GET _want 1 _want_minor)
+  if(NOT PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION AND _have_major EQUAL _want_major
+     AND (NOT _have_major EQUAL 0 OR _have_minor EQUAL _want_minor))
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  endif()
+  if(PACKAGE_VERSION VERSION_EQUAL PACKAGE_FIND_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+  unset(_have)
+  unset(_want)
+  unset(_have_major)
+  unset(_want_major)
+  unset(_have_minor)
+  unset(_want_minor)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+endif()

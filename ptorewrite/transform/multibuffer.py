@@ -1,0 +1,202 @@
+"""Automatic multi-buffering: a single tile that each iteration of a loop writes afresh becomes N
+copies, one per iteration modulo N, so the next iteration's load need not wait for this
+iteration's readers.
+
+A tile qualifies in a loop when
+- it is one tile (not an array, not placed by hand, nothing aliases it) and every instruction
+  that touches it lies in the loop's body;
+- each iteration writes it before anything reads it: it is declared in the body, or the first
+  statement of the body that touches it (not inside an `if` or an inner loop) writes it without
+  reading it, as a whole (TINSERT writes a window: it does not count);
+- instructions of two or more pipes touch it (otherwise nothing can overlap);
+- the loop is counted with a known start and step.
+Then no value flows through the tile from one iteration to the next, and giving iteration k the
+copy k modulo N changes no result. In the IR the tile becomes a per-lane tile (as a tile declared
+in a `MultiBuffered` body is): N copies, indexed by `((var - start) / step) % N`. In the source it
+keeps its declaration; one TASSIGN per iteration moves it to its copy (`transform.tassign`), and
+the sync planner gives each copy its own event id. Copies that do not fit are not made: the
+planner tries the tiles one at a time, in declaration order, and keeps what the memory plan
+accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
+from ptorewrite.arch import ArchProfile
+from ptorewrite.diagnostics import PtoError, Reporter
+
+PARTIAL_WRITERS = frozenset({"TINSERT"})  # write a window of their destination, keep the rest
+
+
+@dataclass
+class Decision:
+    tile: ir.TileDecl
+    loop: ir.For | None
+    copies: int  # 1: left single
+    reason: str
+    undo: Callable[[], None] | None = None  # turns the copies back into one tile
+
+    def line(self) -> str:
+        where = f" in the loop at {self.loop.loc.short}" if self.loop is not None else ""
+        name = self.tile.cpp_name or self.tile.name
+        if self.copies > 1:
+            return f"  {name}: {self.copies} copies{where} ({self.reason})"
+        return f"  {name}: single{where} ({self.reason})"
+
+
+def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
+                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> list[Decision]:
+    """Make every qualifying tile `copies` copies (see module doc); returns what was decided for
+    each tile some loop writes, for the memory report. The kernel is changed in place."""
+    from ptorewrite.transform.memplan import plan_memory
+
+    decisions: list[Decision] = []
+    parents = _parents(kernel)
+    for tile in list(kernel.tiles):
+        found = _candidate(kernel, tile, parents)
+        if found is None:
+            continue
+        loop, why_not = found
+        if why_not:
+            decisions.append(Decision(tile, loop, 1, why_not))
+            continue
+        undo = _make_copies(kernel, tile, loop, copies)
+        try:
+            plan_memory(kernel, profile, Reporter(), reserved)
+        except PtoError:
+            undo()
+            decisions.append(Decision(tile, loop, 1, f"capacity: {copies} copies do not fit"))
+            continue
+        decisions.append(Decision(tile, loop, copies, "written afresh every iteration, used by "
+                                  + " and ".join(sorted(_pipes(kernel, tile))), undo))
+    return decisions
+
+
+def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:
+    """Every tile back to one copy (latest first), each decision saying why."""
+    for d in reversed(decisions):
+        if d.copies > 1 and d.undo is not None:
+            d.undo()
+    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 else d for d in decisions]
+
+
+def _parents(kernel: ir.Kernel) -> dict[int, ir.Stmt]:
+    out: dict[int, ir.Stmt] = {}
+    for s in ir.walk(kernel.body):
+        kids = s.stmts if isinstance(s, ir.Block) else [s.body] if isinstance(s, ir.For) else \
+            [s.then] + ([s.other] if s.other is not None else []) if isinstance(s, ir.If) else []
+        for k in kids:
+            out[id(k)] = s
+    return out
+
+
+def _touches(s: ir.Instr, tile: ir.TileDecl) -> list[ir.Arg]:
+    return [a for a in s.tile_args if a.value.tile is tile]
+
+
+def _pipes(kernel: ir.Kernel, tile: ir.TileDecl) -> set[str]:
+    return {s.pipe for s in kernel.instructions() if _touches(s, tile)}
+
+
+def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]):
+    """(loop, reason it is not multi-buffered or "") for a tile used inside a loop, else None."""
+    users = [s for s in kernel.instructions() if _touches(s, tile)]
+    if not users:
+        return None
+    loops = [_loops_around(s, parents) for s in users]
+    common = [lp for lp in loops[0] if all(any(lp is x for x in other) for other in loops[1:])]
+    if not common:
+        return None
+    loop = common[0]  # the innermost loop holding every use
+    if tile.count is not None or tile.per_lane or tile.fixed_addresses:
+        return None
+    if tile.alias is not None or any(t.alias is not None and _alias_root(t) is tile for t in kernel.tiles):
+        return loop, "dependence: aliased by TRESHAPE/TSUBVIEW"
+    if any(isinstance(s, (ir.AliasDef, ir.TileAssign)) and _mentions(s, tile) for s in ir.walk(kernel.body)):
+        return loop, "dependence: aliased or placed by hand"
+    if len(_pipes(kernel, tile)) < 2:
+        return loop, "one pipe uses it: nothing to overlap"
+    if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
+        return loop, "the loop's start or step is not known"
+    if tile.scope != loop.body.uid:
+        first = _written_first(loop.body, tile)
+        if first is None:
+            return loop, "first touched inside an if or an inner loop"
+        if not first:
+            return loop, "dependence: an iteration reads what an earlier one wrote"
+    return loop, ""
+
+
+def _alias_root(t: ir.TileDecl) -> ir.TileDecl:
+    while t.alias is not None:
+        t = t.alias.base.tile
+    return t
+
+
+def _mentions(s: ir.Stmt, tile: ir.TileDecl) -> bool:
+    refs = [s.dst, s.src] if isinstance(s, ir.AliasDef) else [s.ref]
+    return any(r.tile is tile for r in refs)
+
+
+def _loops_around(s: ir.Stmt, parents: dict[int, ir.Stmt]) -> list[ir.For]:
+    out = []
+    p = parents.get(id(s))
+    while p is not None:
+        if isinstance(p, ir.For):
+            out.append(p)
+        p = parents.get(id(p))
+    return out
+
+
+def _written_first(body: ir.Block, tile: ir.TileDecl) -> bool | None:
+    """Whether the first statement of the body (looking into plain and inlined blocks only) that
+    touches the tile writes all of it and reads none of it; None when the first touch lies
+    inside an `if` or an inner loop."""
+    for s in body.stmts:
+        if isinstance(s, ir.Instr) and _touches(s, tile):
+            return s.op not in PARTIAL_WRITERS and all(a.access == "w" for a in _touches(s, tile))
+        if isinstance(s, ir.Block):
+            if any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
+                return _written_first(s, tile)
+        elif any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
+            return None
+    return None
+
+
+def copy_index(loop: ir.For, copies: int) -> Expr:
+    """`((var - start) / step) % copies`, folded (`k % 2` for a loop from 0 by 1)."""
+    k: Expr = Var(loop.var)
+    start, step = loop.start.eval({}), loop.step.eval({})
+    if start:
+        k = binop("-", k, Const(start))
+    if step != 1:
+        k = binop("/", k, Const(step))
+    return binop("%", k, Const(copies))
+
+
+def _make_copies(kernel: ir.Kernel, tile: ir.TileDecl, loop: ir.For, copies: int):
+    """Turn the tile into `copies` per-iteration copies; returns a function that undoes it."""
+    index = copy_index(loop, copies)
+    names = {loop.var: loop.cpp_var} if loop.cpp_var else {}
+    saved = (tile.count, tile.per_lane, tile.lane_text, tile.lane_constexpr, tile.lane_at)
+    tile.count, tile.per_lane, tile.lane_constexpr = copies, True, False
+    tile.lane_text = cpp_text(index, names)
+    # Declared in the body: the TASSIGN goes after the declaration; otherwise at the start of
+    # every iteration.
+    tile.lane_at = None if tile.scope == loop.body.uid else loop.body
+    changed: list[tuple[ir.Instr, tuple]] = []
+    for s in kernel.instructions():
+        if _touches(s, tile):
+            changed.append((s, s.args))
+            s.args = tuple(replace(a, value=ir.TileRef(tile, index)) if a.kind == "tile" and a.value.tile is tile
+                           else a for a in s.args)
+
+    def undo() -> None:
+        tile.count, tile.per_lane, tile.lane_text, tile.lane_constexpr, tile.lane_at = saved
+        for s, args in changed:
+            s.args = args
+    return undo

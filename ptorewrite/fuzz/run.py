@@ -27,12 +27,10 @@ from ptorewrite.emulator.verify import verify
 from ptorewrite.fuzz.kernels import FuzzKernel
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.transform.edits import edit_kernel
-from ptorewrite.transform.memplan import plan_memory
 from ptorewrite.transform.rewrite import rewrite
-from ptorewrite.transform.sync import SyncPlan, plan_syncs, sync_insertions
+from ptorewrite.transform.sync import SyncPlan, sync_insertions
 from ptorewrite.transform.tassign import tassign_insertions
 
-STATUSES = ("ok", "refused", "internal", "crash", "wrong")
 # Longest runs first: most deletions show there. Seven trips wrap every ring more than once.
 PROBE_VALUES = [{"n": n, "mode": m} for n in (7, 4, 3, 2, 1, 0) for m in (0, 1, 2)]
 
@@ -111,11 +109,12 @@ def probe_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> tuple
 def probe_syncs(auto, arch, workdir: Path, syncs=None) -> tuple[int, list[str]]:
     """(number of syncs, the ones whose deletion no check noticed): each of `syncs` (default: the
     planner's) deleted in turn from the rewrite of `auto`, the rest kept."""
-    reporter = Reporter()
-    memory = plan_memory(auto, arch, reporter)
-    plan = plan_syncs(auto, arch, memory.address, reporter)
+    result = rewrite(auto, arch, Reporter())  # placement (multi-buffered copies included) and plan
+    plan = result.syncs
+    base = tassign_insertions(auto, result.plan)
+    if edit_kernel(auto, base + sync_insertions(auto, plan, auto.file)) != result.text:
+        raise AssertionError("the probe's re-emitted rewrite differs from auto2manual's")
     syncs = plan.syncs if syncs is None else syncs
-    base = tassign_insertions(auto, memory)
     unnoticed = []
     for i, deleted in enumerate(syncs):
         reduced = SyncPlan(syncs[:i] + syncs[i + 1:], plan.edges, plan.extra)

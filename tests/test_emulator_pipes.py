@@ -195,3 +195,58 @@ def test_a_set_issued_after_the_wait_but_not_ordered_after_it_can_lose_its_signa
         "        set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);\n    }")
     assert fixed != text
     assert check_text(fixed, tmp_path).clean
+
+
+CUBE = """#include <pto/pto-inst.hpp>
+using namespace pto;
+using MatA = Tile<TileType::Mat, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor>;
+using MatB = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor>;
+using LeftT = TileLeft<half, 16, 16, 16, 16>;
+using RightT = TileRight<half, 16, 16, 16, 16>;
+using AccT = TileAcc<float, 16, 16, 16, 16>;
+using GmA = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
+using GmB = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 1, 16>, Layout::DN>;
+using GmC = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
+// Two accumulations into one L0C tile, the second started by a fresh TMATMUL over the first.
+extern "C" __global__ AICORE void twice(__gm__ float *c, __gm__ half *a, __gm__ half *b)
+{
+    MatA aMat;
+    MatB bMat;
+    LeftT aL;
+    RightT bR;
+    AccT acc;
+    TASSIGN(aMat, 0x0);
+    TASSIGN(bMat, 0x200);
+    TASSIGN(aL, 0x0);
+    TASSIGN(bR, 0x0);
+    TASSIGN(acc, 0x0);
+    GmA gA(a);
+    GmB gB(b);
+    GmC gC(c);
+    TLOAD(aMat, gA);
+    TLOAD(bMat, gB);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
+    TMOV(aL, aMat);
+    TMOV(bR, bMat);
+    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+    TMATMUL(acc, aL, bR);
+    TMATMUL_ACC(acc, acc, aL, bR);
+    pipe_barrier(PIPE_M);
+    TMATMUL(acc, aL, bR);
+    TMATMUL_ACC(acc, acc, aL, bR);
+    set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
+    TSTORE(gC, acc);
+}
+"""
+
+
+def test_accumulation_needs_no_barrier_but_a_fresh_product_over_it_does(tmp_path):
+    """TMATMUL -> TMATMUL_ACC into one L0C tile is ordered by the cube's in-order accumulation;
+    TMATMUL_ACC -> TMATMUL (the next product overwrites the tile) needs pipe_barrier(PIPE_M)."""
+    assert check_text(CUBE, tmp_path).clean
+    r = check_text(CUBE.replace("    pipe_barrier(PIPE_M);\n", ""), tmp_path)
+    assert sorted((x.kind, x.first.name, x.second.name) for x in r.races) == [
+        ("waw", "TMATMUL", "TMATMUL"), ("waw", "TMATMUL_ACC", "TMATMUL")]

@@ -133,6 +133,59 @@ def test_the_output_depends_on_the_kernel_not_its_sizes(tmp_path):
     assert outs[0] == outs[1]
 
 
+def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
+    """Loads whose blocks, over every iteration of their loops, stay clear of an earlier store
+    to the same argument are not ordered after it; moved onto the stored block, they are."""
+    auto, manual, text, reporter = rewritten("gm_windows_apart.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" not in text and "pipe_barrier(PIPE_MTE3)" not in text
+    for n in (0, 1, 3):
+        assert_verified(auto, manual, {"n": n})
+    src = (KERNELS / "gm_windows_apart.cpp").read_text()
+    moved = tmp_path / "moved.cpp"
+    moved.write_text(src.replace("(i * 4 + j + 3) * E", "(i * 9 + j + 3) * E"))  # i = 2, j = 0: block 21
+    assert "set_flag(PIPE_MTE3, PIPE_MTE2" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
+    moved.write_text(src.replace("(i + 50) * E", "(i + 0) * E"))  # the first tail store is block 0
+    assert "pipe_barrier(PIPE_MTE3)" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
+
+
+def test_every_tile_of_a_declaration_is_placed(tmp_path):
+    auto, manual, text, reporter = rewritten("tiles_in_one_declaration.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "TASSIGN(src, 0x" in text and "TASSIGN(dst, 0x" in text
+    assert_verified(auto, manual, {})
+
+
+def test_ping_pong_slot_passed_to_a_helper(tmp_path):
+    """Correct whatever the slot's spelling inside the helper (how much the two slots overlap is
+    the planner's slot identity, measured by `simulate`)."""
+    auto, manual, text, reporter = rewritten("helper_slot_parameter.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "PIPE_ALL" not in text
+    assert_verified(auto, manual, {})
+
+
+def test_a_barrier_later_in_the_producers_branch_orders_a_consumer_after_the_branch(tmp_path):
+    auto, manual, text, reporter = rewritten("barrier_in_branch_loop.cpp", tmp_path)
+    assert not reporter.warnings
+    assert text.count("pipe_barrier(PIPE_V)") == 1  # the one inside the loop
+    for mode in (0, 1):
+        assert_verified(auto, manual, {"mode": mode, "n": 0})
+    # With a runtime trip count the loop may stop after its first trip: then nothing orders the
+    # read of r3[0] before the write after the branch, and a second barrier is needed.
+    src = (KERNELS / "barrier_in_branch_loop.cpp").read_text().replace("i < 2;", "i < n;")
+    runtime = tmp_path / "runtime.cpp"
+    runtime.write_text(src)
+    auto = load_kernel(runtime)
+    text = rewrite(auto, A2A3, Reporter()).text
+    assert text.decode().count("pipe_barrier(PIPE_V)") == 2
+    out = tmp_path / "runtime_manual.cpp"
+    out.write_bytes(text)
+    manual = load_kernel(out, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 3):
+        assert_verified(auto, manual, {"mode": 1, "n": n})
+
+
 def test_runtime_branch_that_loads_and_adds_before_every_store(tmp_path):
     """`for (i < n) { if (mode == 0) { TLOAD(b); TADD(x, x, b); } TSTORE(x); }`: planned with no
     value given, right for every (n, mode) pair. The reuse of b across iterations is ordered by

@@ -15,13 +15,15 @@ Every pair of accesses to one pointer argument, at least one of them a write, is
   distances that grow with a trip count). The planner then treats the latest earlier instance of
   the one as a dependence of each instance of the other, whatever the bytes: ordering the latest
   instance of a statement orders every earlier one on its pipe, so no distance escapes.
-Pointer arguments that nothing writes have no dependences at all.
+Pointer arguments that nothing writes have no dependences at all, and neither have two accesses
+whose windows stay apart over every value of the loop variables they use (constant starts and
+steps; a runtime trip count leaves the range open on one side).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import ceil, floor
+from math import ceil, floor, inf
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnOp, Var
@@ -136,7 +138,7 @@ def classify(kernel: ir.Kernel) -> GmPairs:
     for group in by_param.values():
         for i, a in enumerate(group):
             for b in group[i:]:
-                if not (a.write or b.write):
+                if not (a.write or b.write) or _never_overlap(a, b):
                     continue
                 margins = _exact(a, b, runtime)
                 if margins is None:
@@ -147,6 +149,38 @@ def classify(kernel: ir.Kernel) -> GmPairs:
                 for loop_id, d in margins.items():
                     out.margin[loop_id] = max(out.margin.get(loop_id, 0), d)
     return out
+
+
+def _value_range(var: str, loops: list[ir.For]) -> tuple[float, float] | None:
+    """The least and greatest value `var` takes as the variable of the innermost of `loops` it
+    names, when that loop's start and step are constants: from the start on in the step's
+    direction, up to the last value when the trip count is a constant too, unbounded otherwise."""
+    loop = next((x for x in reversed(loops) if x.var == var), None)
+    if loop is None or not loop.counted:
+        return None
+    start, step, trips = _const_int(loop.start), _const_int(loop.step), loop.trip_count()
+    if start is None or not step or trips == 0:
+        return None
+    last = start + step * (trips - 1) if trips is not None else step * inf
+    return min(start, last), max(start, last)
+
+
+def _never_overlap(a: _Access, b: _Access) -> bool:
+    """No instance of `b` touches a byte of any instance of `a`: with every loop variable of
+    either address taken anywhere in its range (independently, which covers every pair of
+    iterations; a runtime trip count leaves one end open), B - A stays outside (-Eb, Ea).
+    Addresses with anything else in them: False."""
+    if a.form is None or b.form is None or a.extent is None or b.extent is None:
+        return False
+    lo = hi = b.form[1] - a.form[1]
+    for access, sign in ((a, -1), (b, 1)):
+        for var, c in access.form[0].items():
+            r = _value_range(var, access.loops)
+            if r is None:
+                return False
+            ends = (sign * c * r[0], sign * c * r[1])
+            lo, hi = lo + min(ends), hi + max(ends)
+    return hi <= -b.extent or lo >= a.extent
 
 
 def _overlaps_at(c: int, lo_v: float, hi_v: float) -> bool:

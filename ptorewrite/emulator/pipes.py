@@ -50,6 +50,8 @@ from ptorewrite.diagnostics import Diagnostic, to_location
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"})
+# Matmuls that add to their destination: in-order accumulation needs no barrier before them (spec §4).
+ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
 
 
 def _where(step: Step) -> str:
@@ -463,7 +465,7 @@ def _unordered(s: Step, acc: Access, p: int, vc: list[int], entries: list[_Live]
         if x.pipe == p:
             if kind not in same_pipe.get(p, ()):
                 continue  # this pipe keeps such pairs in program order
-            if x.step.name in MATMULS and s.name in MATMULS and fp.space == "L0C":
-                continue  # in-order accumulation into one L0C tile
+            if x.step.name in MATMULS and s.name in ACCUMULATING and fp.space == "L0C":
+                continue  # in-order accumulation into one L0C tile; a fresh product over it needs a barrier
         out.append((x, kind, ov))
     return out

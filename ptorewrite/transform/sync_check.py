@@ -155,28 +155,35 @@ class BarrierCover:
             owners.insert(i, (m.ctx, n))
         return n
 
-    def _unflagged(self, e: Edge) -> list[tuple[int, int, int]]:
-        """(producer position, consumer position, consumer context) of the instances of `e` that
-        flags do not order."""
+    def _unflagged(self, e: Edge) -> list[tuple[int, int, int, int]]:
+        """(producer position, consumer position, producer context, consumer context) of the
+        instances of `e` that flags do not order."""
         got = self._open.get(id(e))
         if got is None:
             pipe = PIPE_INDEX[e.src.pipe]
-            ctx = {d.dst.pos: d.dst.ctx for d in e.instances}
-            got = self._open[id(e)] = [(sp, dp, ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
+            src_ctx = {d.src.pos: d.src.ctx for d in e.instances}
+            dst_ctx = {d.dst.pos: d.dst.ctx for d in e.instances}
+            got = self._open[id(e)] = [(sp, dp, src_ctx[sp], dst_ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
                                        if not self.flags.ordered(pipe, sp, pipe, dp)]
         return got
+
+    def _on_path(self, ctx: int, xctx: int, yctx: int) -> bool:
+        """A barrier point of context `ctx` issued between the producer (context `xctx`) and the
+        consumer (`yctx`) lies on every path through both: every path through one of them passes
+        the points of `ctx` (a barrier later in the producer's own branch counts, as one before
+        the consumer in its)."""
+        within = self.pt.trace.ctx_within
+        return ctx == yctx or within(yctx, ctx) or within(xctx, ctx)
 
     def covered(self, e: Edge) -> bool:
         """Every instance of `e` is ordered by flags or by some barrier."""
         pipe = PIPE_INDEX[e.src.pipe]
-        within = self.pt.trace.ctx_within
         flat = not self.pt.trace.ctx_parent  # no forks: every point is on the one path
         rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
-        for sp, dp, yctx in self._unflagged(e):
+        for sp, dp, xctx, yctx in self._unflagged(e):
             for positions, owners in rows:
                 lo, hi = bisect_right(positions, sp), bisect_right(positions, dp)
-                if lo < hi and (flat or any(owners[i][0] == yctx or within(yctx, owners[i][0])
-                                            for i in range(lo, hi))):
+                if lo < hi and (flat or any(self._on_path(owners[i][0], xctx, yctx) for i in range(lo, hi))):
                     break
             else:
                 return False
@@ -186,11 +193,10 @@ class BarrierCover:
         """Per instance of `e` not ordered by flags, the barriers that order it; None if some
         instance has none."""
         pipe = PIPE_INDEX[e.src.pipe]
-        within = self.pt.trace.ctx_within
         rows = [r for r in (self.at.get(pipe), self.at.get(-1)) if r is not None]
         flat = not self.pt.trace.ctx_parent
         out = []
-        for sp, dp, yctx in self._unflagged(e):
+        for sp, dp, xctx, yctx in self._unflagged(e):
             by = set()
             for positions, owners in rows:
                 lo, hi = bisect_right(positions, sp), bisect_right(positions, dp)
@@ -199,7 +205,7 @@ class BarrierCover:
                     continue
                 for i in range(lo, hi):
                     ctx, n = owners[i]
-                    if ctx == yctx or within(yctx, ctx):
+                    if self._on_path(ctx, xctx, yctx):
                         by.add(n)
             if not by:
                 return None

@@ -72,6 +72,8 @@ MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"}
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
 IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb",
                               "preload"})  # preload: instruction-cache prefetch
+# a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
+CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
 RAW_DATA_INTRINSICS = frozenset({
     "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
@@ -1217,7 +1219,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
             return
-        if name in CROSS_CORE_OPS:
+        if name in CROSS_CORE_OPS or name in CROSS_CORE_BUILTINS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return

@@ -205,6 +205,45 @@ def test_toolkit_stand_ins(capsys):
     assert rc == 0 and "outputs equivalent" in out, out + err
 
 
+
+def test_npu_builtins_and_implementation_headers(capsys):
+    # 8-bit float tiles, an implementation header and debug.h included by their own paths, the
+    # icache preload, a compiled-out assert macro, the layout helper in an `if constexpr`, and an
+    # instruction called through its _IMPL entry point.
+    kernel = KERNELS / "npu_builtins.cpp"
+    rc, out, err = run_cli(capsys, "ir", "--arch", "a5", kernel)
+    assert rc == 0, err
+    assert "in: gm fp8_e4m3*" in out
+    # The helper picked the ND branch (a RowMajor tile without boxes): TCOLEXPAND, not TMOV.
+    assert "TCOLEXPAND(out rows, row)  [V]" in out and "TMOV" not in out
+    rc, out, err = run_cli(capsys, "check", "--arch", "a5", kernel)
+    assert rc == 0, err
+    assert "0 race(s), 0 flag problem(s) (3 instructions and 5 syncs issued)" in out
+    assert f"{where(kernel, 'SYNCALL()')}: warning: SYNCALL is a cross-core operation" in err
+
+
+def test_layout_helper_takes_the_boxed_branch(tmp_path, capsys):
+    # The same helper on an NZ tile (column major with row-major boxes) takes the TMOV branch.
+    text = (KERNELS / "npu_builtins.cpp").read_text().replace(
+        "BLayout::RowMajor, kRows, kCols>", "BLayout::ColMajor, kRows, kCols, SLayout::RowMajor, 512>")
+    kernel = tmp_path / "npu_builtins_nz.cpp"
+    kernel.write_text(text)
+    rc, out, err = run_cli(capsys, "ir", "--arch", "a5", kernel)
+    assert rc == 0, err
+    assert "TMOV(out rows, row)" in out and "TCOLEXPAND" not in out
+
+
+def test_raw_data_intrinsic_is_refused_where_it_is_called(tmp_path, capsys):
+    kernel = tmp_path / "raw_copy.cpp"
+    kernel.write_text(
+        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void k(__gm__ float *out)\n{\n"
+        "    copy_ubuf_to_gm(out, (__ubuf__ float *)0, 0, 1, 1, 0, 0);\n}\n")
+    rc, out, err = run_cli(capsys, "check", kernel)
+    assert rc == 2 and out == ""
+    assert f"{kernel}:5:5: error: 'copy_ubuf_to_gm' moves data below the PTO instructions" in err
+    assert "Traceback" not in err
+
 def test_a_real_toolkit_header_wins(tmp_path):
     # A toolkit on -I is searched before the stand-ins: this acl.h defines what the kernel needs.
     toolkit = tmp_path / "toolkit" / "include"

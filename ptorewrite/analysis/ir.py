@@ -36,7 +36,7 @@ class SourceRange:
 DTYPE_BYTES = {
     "fp32": 4, "fp16": 2, "bf16": 2, "int32": 4, "uint32": 4, "int16": 2, "uint16": 2,
     "int8": 1, "uint8": 1, "int64": 8, "uint64": 8, "fp8_e4m3": 1, "fp8_e5m2": 1,
-    "hif8": 1, "int4": 0.5, "fp4_e2m1": 0.5, "fp4_e1m2": 0.5, "bool": 1,
+    "hif8": 1, "fp8_e8m0": 1, "int4": 0.5, "fp4_e2m1": 0.5, "fp4_e1m2": 0.5, "bool": 1,
 }
 
 

@@ -25,7 +25,7 @@ NP_DTYPES = {
     "uint16": np.dtype(np.uint16), "int8": np.dtype(np.int8), "uint8": np.dtype(np.uint8),
     "int64": np.dtype(np.int64), "uint64": np.dtype(np.uint64),
     "fp8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "fp8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
-    "hif8": np.dtype(np.uint8), "bool": np.dtype(np.uint8),
+    "hif8": np.dtype(np.uint8), "fp8_e8m0": np.dtype(np.uint8), "bool": np.dtype(np.uint8),
 }
 
 # Never-written on-chip bytes read back as this (NaN for floats), in both modes alike.

@@ -66,7 +66,7 @@ _DTYPE_BYTES = {
     "fp64": 8, "int64": 8, "uint64": 8,
     "fp32": 4, "float": 4, "float32": 4, "int32": 4, "uint32": 4, "hf32": 4,
     "fp16": 2, "half": 2, "float16": 2, "bf16": 2, "bfloat16": 2, "int16": 2, "uint16": 2,
-    "int8": 1, "uint8": 1, "fp8": 1, "hif8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "bool": 1,
+    "int8": 1, "uint8": 1, "fp8": 1, "hif8": 1, "fp8_e8m0": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "bool": 1,
     "int4": 0.5, "uint4": 0.5, "fp4": 0.5,  # packed 4-bit types take half a byte (spec §3)
 }
 

@@ -11,6 +11,7 @@ each instruction's location inside the helper and the chain of call sites.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -69,12 +70,31 @@ __all__ = ["Binding", "Lowering", "LoweringError", "Ptr", "Scope"]  # what the f
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
-IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb"})
+IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb",
+                              "preload"})  # preload: instruction-cache prefetch
+# a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
+CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
+# Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
+RAW_DATA_INTRINSICS = frozenset({
+    "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
+    "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
-IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT"}
+IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
+
+
+
+# Expression kinds that compute nothing and touch nothing: a statement made only of these
+# (a macro expanded to `((void)0)`, say) can be dropped.
+_INERT_KINDS = frozenset({CursorKind.CSTYLE_CAST_EXPR, CursorKind.PAREN_EXPR, CursorKind.INTEGER_LITERAL,
+                          CursorKind.UNEXPOSED_EXPR, CursorKind.CXX_BOOL_LITERAL_EXPR,
+                          CursorKind.CXX_NULL_PTR_LITERAL_EXPR})
+
+
+def _without_effect(c: Cursor) -> bool:
+    return c.kind in _INERT_KINDS and all(d.kind in _INERT_KINDS for d in c.walk_preorder())
 
 
 # The namespace-scope declarations `_collect_globals` takes: anything else is skipped before
@@ -159,6 +179,18 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             for k in c.get_children():
                 if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
+                elif k.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
+                        not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
+                    # Helpers kernels use as values (`GetTileLayoutCustom<T>()` in an `if constexpr`).
+                    scope.define(k.spelling, Binding("funcs", [Function(k, k.spelling)]))
+
+    def _is_constexpr_helper(self, c: Cursor) -> bool:
+        """A library function with a body whose declaration (the text before it) says constexpr."""
+        body = next((ch for ch in c.get_children() if ch.kind == CursorKind.COMPOUND_STMT), None)
+        if body is None:
+            return False
+        head = self.file_of(c).text[c.extent.start.offset:body.extent.start.offset]
+        return re.search(r"\bconstexpr\b", head) is not None
 
     def _collect_globals(self, cursors: Iterable[Cursor], scope: Scope) -> None:
         """Namespace-scope aliases, constexpr values and function definitions of user files."""
@@ -1062,6 +1094,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
         if first and first[0].text in self.function_macros:
+            if _without_effect(c):
+                return  # e.g. an assert macro compiled out to `((void)0)`
             raise self.error(
                 f"macro '{first[0].text}' expands to PTO statements; macros that expand to instructions "
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
@@ -1185,7 +1219,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
             return
-        if name in CROSS_CORE_OPS:
+        if name in CROSS_CORE_OPS or name in CROSS_CORE_BUILTINS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
@@ -1193,6 +1227,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
+        if name in RAW_DATA_INTRINSICS:
+            raise self.error(f"'{name}' moves data below the PTO instructions; ptorewrite does not model which "
+                             "bytes it touches or on which pipe, so it cannot analyse a kernel that runs it",
+                             node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:

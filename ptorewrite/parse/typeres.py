@@ -120,8 +120,18 @@ class TypeResolution:
                 return ty.ScalarType(t.dtype)
             if member == "Loc":
                 return Const("TileType::" + t.tile_type)
+            # Layout members, compared against enumerators in `if constexpr` (enumerators are
+            # read as their qualified names).
+            if member == "isRowMajor":
+                return Const(t.blayout == "RowMajor")
+            if member == "BFractal":
+                return Const("BLayout::" + t.blayout)
+            if member == "SFractal":
+                return Const("SLayout::" + t.slayout)
         if isinstance(t, ty.GmType) and member == "DType":
             return ty.ScalarType(t.dtype)
+        if isinstance(t, ty.GmType) and member == "layout":
+            return Const("Layout::" + t.layout)
         raise self.error(f"member '{member}' of this type is not supported", offset)
 
     def resolve_type(self, node: cp.TypeId, scope: Scope):

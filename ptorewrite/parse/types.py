@@ -20,7 +20,7 @@ DTYPE_NAMES = {
     "unsigned short": "uint16", "char": "int8", "signed char": "int8", "unsigned char": "uint8",
     "long": "int64", "long long": "int64", "unsigned long": "uint64", "size_t": "uint64",
     "bool": "bool", "int4b_t": "int4", "float8_e4m3_t": "fp8_e4m3", "float8_e5m2_t": "fp8_e5m2",
-    "hifloat8_t": "hif8", "float4_e2m1x2_t": "fp4_e2m1", "float4_e1m2x2_t": "fp4_e1m2",
+    "hifloat8_t": "hif8", "float8_e8m0_t": "fp8_e8m0", "float4_e2m1x2_t": "fp4_e2m1", "float4_e1m2x2_t": "fp4_e1m2",
     "event_t": "int32", "pipe_t": "int32", "auto": "auto",
     "long int": "int64", "long long int": "int64", "unsigned long int": "uint64", "long unsigned int": "uint64",
     "unsigned long long": "uint64", "unsigned long long int": "uint64", "long long unsigned int": "uint64",

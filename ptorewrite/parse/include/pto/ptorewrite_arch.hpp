@@ -112,6 +112,24 @@ struct bfloat16_t {
     constexpr operator float() const { return 0.0f; }
 };
 
+// 8-bit floats and packed pairs of 4-bit floats (the a5 compiler's builtin element types),
+// one byte each. Distinct class types for the same reason as half: the tile's DType keeps
+// its own spelling.
+#define PTOREWRITE_BYTE_FLOAT(name)                  \
+    struct name {                                    \
+        uint8_t bits_;                               \
+        name() = default;                            \
+        constexpr name(float) : bits_(0) {}          \
+        constexpr operator float() const { return 0.0f; } \
+    }
+PTOREWRITE_BYTE_FLOAT(float8_e4m3_t);
+PTOREWRITE_BYTE_FLOAT(float8_e5m2_t);
+PTOREWRITE_BYTE_FLOAT(float8_e8m0_t);
+PTOREWRITE_BYTE_FLOAT(hifloat8_t);
+PTOREWRITE_BYTE_FLOAT(float4_e2m1x2_t);
+PTOREWRITE_BYTE_FLOAT(float4_e1m2x2_t);
+#undef PTOREWRITE_BYTE_FLOAT
+
 // ---------------------------------------------------------------------------------------
 // Pipes and events, numbered as in the simulator headers (spec §1). Plain enums so that
 // `(event_t)expr` and `static_cast<event_t>(id)` work and the values can be template
@@ -183,14 +201,61 @@ constexpr mem_dsb_t DSB_DDR = 1;
 constexpr mem_dsb_t DSB_UB = 2;
 AICORE void dsb(mem_dsb_t scope);
 
+// Instruction-cache preload and its status poll (profiling set-up; no tile data).
+AICORE void preload(const void *addr, int64_t lines);
+AICORE int64_t get_icache_prl_st();
+
+// Raw data movers and fills below the PTO instructions. Declared so that kernels calling them
+// parse; ptorewrite does not model what they touch and refuses them where the kernel runs them.
+// The trailing integers (burst counts, lengths, gaps, strides) vary with the form used.
+template <typename... Config> AICORE void copy_gm_to_ubuf(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_ubuf_to_gm(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_ubuf_to_gm_align_v2(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_gm_to_cbuf(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_gm_to_cbuf_align_v2(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_cbuf_to_gm(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_cbuf_to_ubuf(void *dst, void *src, Config... config);
+template <typename... Config> AICORE void copy_ubuf_to_cbuf(void *dst, void *src, Config... config);
+template <typename T, typename... Config> AICORE void create_cbuf_matrix(T *dst, Config... config);
+template <typename T, typename V, typename... Config> AICORE void vector_dup(T *dst, V value, Config... config);
+AICORE void set_nd_para(uint64_t config);
+// The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.
+template <typename Handle> AICORE Handle __cce_get_tile_ptr(Handle tile);
+
+// Data-cache clean/invalidate of GM lines the scalar unit touched.
+enum class cache_line_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE = 1 };
+AICORE void dcci(void *addr, cache_line_t scope);
+
+// a5 flags between the cube core and its vector cores (cross-core; not analysed).
+AICORE void set_intra_block(pipe_t pipe, uint64_t syncId);
+AICORE void wait_intra_block(pipe_t pipe, uint64_t syncId);
+
 // Fixpipe quantization modes (a plain enum: kernels name them with and without the prefix).
+// The values are the hardware encodings (the V- forms take a per-channel tensor of scales).
 enum QuantMode_t {
     NoQuant = 0,
     F322F16 = 1,
+    VREQ8 = 2,
+    REQ8 = 3,
     VDEQF16 = 4,
     DEQF16 = 5,
+    VSHIFTS322S16 = 12,
+    SHIFTS322S16 = 13,
     F322BF16 = 16,
+    VQF322B8_PRE = 23,
     QF322B8_PRE = 24,
+    QF322HIF8_PRE = 25,
+    QF322FP8_PRE = 26,
+    QF322F32_PRE = 27,
+    VQF322HIF8_PRE = 28,
+    QF322F16_PRE = 32,
+    VQF322F16_PRE = 33,
+    QF322BF16_PRE = 34,
+    QS322BF16_PRE = 35,
+    VQF322BF16_PRE = 36,
+    VQF322FP8_PRE = 37,
+    VQF322F32_PRE = 38,
+    VQS322BF16_PRE = 39,
 };
 
 #endif // PTOREWRITE_ARCH_HPP

@@ -83,6 +83,36 @@ AICORE constexpr PadValue PadValueCustom(bfloat16_t value)
                                  static_cast<uint64_t>(__builtin_bit_cast(uint16_t, value)));
 }
 
+// Repeat factors of a vector mask pattern (constexpr helpers kernels use in template arguments).
+constexpr uint16_t PTO_TIME_1 = 1;
+constexpr uint16_t PTO_TIME_2 = 2;
+constexpr uint16_t PTO_TIME_4 = 4;
+
+template <MaskPattern mask>
+AICORE constexpr int GetTimesByMask()
+{
+    return mask == MaskPattern::P1111 ? PTO_TIME_1
+           : (mask == MaskPattern::P1010 || mask == MaskPattern::P0101) ? PTO_TIME_2
+                                                                       : PTO_TIME_4;
+}
+
+// The storage pattern of a tile type, named as the kernels compare it: the base layout (row or
+// column major) combined with the inner box layout (none, or boxes in either order). Boxes
+// other than 512 bytes have no name here and compare as NONE in pto-isa; no kernel uses them.
+template <typename TileData>
+AICORE constexpr TileLayoutCustom GetTileLayoutCustom()
+{
+    if constexpr (TileData::SFractal == SLayout::NoneBox) {
+        return TileData::isRowMajor ? TileLayoutCustom::ND : TileLayoutCustom::DN;
+    } else if constexpr (TileData::SFractal == SLayout::RowMajor) {
+        return TileData::isRowMajor ? TileLayoutCustom::ZZ : TileLayoutCustom::NZ;
+    } else if constexpr (TileData::isRowMajor) {
+        return TileLayoutCustom::ZN;
+    } else {
+        return TileLayoutCustom::NONE;
+    }
+}
+
 } // namespace pto
 
 #endif // PTOREWRITE_PTO_CONSTANTS_HPP

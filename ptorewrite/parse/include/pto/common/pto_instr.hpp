@@ -19,6 +19,11 @@
 // Trailing "wait for these events" pack, restricted to Event<> types.
 #define PTOREWRITE_EVENTS typename... WaitEvents, detail::enable_if_t<all_events_v<WaitEvents...>, int> = 0
 
+// Round x up to a multiple of y; a5's instruction headers define it and a5 kernels use it.
+#if defined(PTO_NPU_ARCH_A5) && !defined(PTO_CEIL)
+#define PTO_CEIL(x, y) ((((x) + (y) - 1) / (y)) * (y))
+#endif
+
 namespace pto {
 
 // MrgSort reports how many elements of each input list it consumed. Kernels that are also
@@ -52,6 +57,14 @@ PTOREWRITE_DECL void TSYNC();
 // Wait for the given events.
 template <typename... WaitEvents>
 PTOREWRITE_DECL void TSYNC(WaitEvents &...events);
+
+// All-core barrier (cross-core: passed through, not analysed). The second form names the mode and
+// takes the GM workspace the soft barrier counts in.
+template <SyncCoreType CoreType = SyncCoreType::AIVOnly>
+PTOREWRITE_DECL void SYNCALL();
+template <SyncAllMode Mode, SyncCoreType CoreType = SyncCoreType::AIVOnly, typename GlobalData,
+          detail::enable_if_t<is_global_data_v<GlobalData>, int> = 0>
+PTOREWRITE_DECL void SYNCALL(GlobalData &gmWorkspace, int32_t usedCores = 0);
 
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent SETFMATRIX(ConvTileData &src, WaitEvents &...events);
@@ -725,6 +738,21 @@ PTOREWRITE_DECL RecordEvent TROWEXPANDEXPDIF(TileDataDst &dst, TileDataSrc0 &src
 
 template <typename TileDataDst, typename TileDataSrc, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TCOLEXPAND(TileDataDst &dst, TileDataSrc &src, WaitEvents &...events);
+// The implementation entry point some a5 kernels call directly (same operands as TCOLEXPAND).
+template <typename TileDataDst, typename TileDataSrc>
+PTOREWRITE_DECL void TCOLEXPAND_IMPL(TileDataDst &dst, TileDataSrc &src);
+
+// Interleave two sources element by element into two destinations (dst1 takes the high half),
+// and the inverse; TDEINTERLEAVE also splits one source.
+template <typename TileDataDst, typename TileDataSrc, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TINTERLEAVE(TileDataDst &dst1, TileDataDst &dst0, TileDataSrc &src1, TileDataSrc &src0,
+                                        WaitEvents &...events);
+template <typename TileDataDst, typename TileDataSrc, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TDEINTERLEAVE(TileDataDst &dst1, TileDataDst &dst0, TileDataSrc &src1,
+                                          TileDataSrc &src0, WaitEvents &...events);
+template <typename TileDataDst, typename TileDataSrc, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TDEINTERLEAVE(TileDataDst &dst1, TileDataDst &dst0, TileDataSrc &src,
+                                          WaitEvents &...events);
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TCOLEXPANDADD(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
@@ -852,7 +880,8 @@ template <typename TileData, PadValue PadVal = PadValue::Zero,
           detail::enable_if_t<(TileData::Loc == TileType::Mat), int> = 0, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TFILLPAD(TileData &dst, TileData &src, WaitEvents &...events);
 
-template <typename DstTileData, typename SrcTileData,
+// The mode selects TFILLPAD_INPLACE / TFILLPAD_EXPAND through the one name.
+template <TFillPadMode mode = TFillPadMode::Normal, typename DstTileData, typename SrcTileData,
           detail::enable_if_t<(DstTileData::Loc == TileType::Vec) && (SrcTileData::Loc == TileType::Vec), int> = 0,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TFILLPAD(DstTileData &dst, SrcTileData &src, WaitEvents &...events);

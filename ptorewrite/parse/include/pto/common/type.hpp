@@ -224,6 +224,15 @@ enum class AccPhase : uint8_t {
     Final = 0x3,
 };
 
+// SYNCALL: which cores take part in the all-core barrier, and how it is carried out
+// (the hardware barrier or a counter in GM).
+enum class SyncAllMode : uint8_t { Hard = 0, Soft = 1 };
+enum class SyncCoreType : uint8_t { AIVOnly = 0, AICOnly = 1, Mix = 2 };
+
+// TFILLPAD variants: a separate destination, the source padded where it stands, or a larger
+// destination the source is expanded into.
+enum class TFillPadMode : uint8_t { Normal = 0, InPlace = 1, Expand = 2 };
+
 enum class AtomicType : uint8_t {
     AtomicNone = 0,
     AtomicAdd = 1,

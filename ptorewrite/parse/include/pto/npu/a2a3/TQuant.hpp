@@ -1,0 +1,3 @@
+// ptorewrite parse-only headers: pto-isa's a2a3 TQuant implementation header; the instruction is
+// declared with the others, so this path only forwards to the umbrella.
+#include <pto/pto-inst.hpp>

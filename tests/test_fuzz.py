@@ -10,13 +10,15 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from ptorewrite.arch import profile
 from ptorewrite.diagnostics import Reporter
 from ptorewrite.fuzz.kernels import FuzzKernel, kernels
 from ptorewrite.fuzz.run import probe_syncs, run_kernel
-from ptorewrite.parse.frontend import load_kernel
+from ptorewrite.inputs import load_kernels
+from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.transform.memplan import plan_memory
 from ptorewrite.transform.sync import plan_syncs
 
@@ -80,3 +82,16 @@ def test_the_strategies_cover_what_they_promise():
     assert {f for f, _, _ in texts} == {"vector", "cube"}
     assert all(any(v["n"] == 0 for v in vs) or any(v["n"] == 1 for v in vs) for _, _, vs in texts)
     assert any(any(v["n"] == 0 for v in vs) for _, _, vs in texts)
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir() if (p / "auto.cpp").exists()))
+def test_minimality_probe_on_every_sample_finds_no_sync_to_spare(tmp_path, sample):
+    """Each sync of a sample's rewrite (every kernel and instantiation of the file) deleted in turn:
+    the emulator notices every deletion, on two blocks."""
+    kernels = load_kernels(str(SAMPLES / sample / "auto.cpp"), FrontendOptions(), Reporter())
+    for auto in kernels:
+        count, unnoticed = probe_syncs(auto, A2A3, tmp_path, values=[{"block_idx": 0}, {"block_idx": 1}])
+        assert count > 0 and unnoticed == [], (auto.name, unnoticed)

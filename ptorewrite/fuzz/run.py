@@ -95,9 +95,9 @@ def _run(kernel: FuzzKernel, workdir: Path, arch_name: str) -> Outcome:
         return Outcome("crash", _one_line(f"{type(e).__name__}: {e} (at {Path(frame.filename).name}:{frame.lineno})"))
 
 
-def _load_manual(path: Path, text: bytes, arch_name: str):
+def _load_manual(path: Path, text: bytes, arch_name: str, entry: str | None = None):
     path.write_bytes(text)
-    return load_kernel(path, FrontendOptions(auto_mode=False, arch=arch_name))
+    return load_kernel(path, FrontendOptions(auto_mode=False, arch=arch_name, entry=entry))
 
 
 def probe_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> tuple[int, list[str]]:
@@ -106,9 +106,11 @@ def probe_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> tuple
     return probe_syncs(auto, profile(arch), workdir)
 
 
-def probe_syncs(auto, arch, workdir: Path, syncs=None) -> tuple[int, list[str]]:
+def probe_syncs(auto, arch, workdir: Path, syncs=None, values=None) -> tuple[int, list[str]]:
     """(number of syncs, the ones whose deletion no check noticed): each of `syncs` (default: the
-    planner's) deleted in turn from the rewrite of `auto`, the rest kept."""
+    planner's) deleted in turn from the rewrite of `auto`, the rest kept, and the result verified
+    at every set of `values` (default: the fuzzed kernels' n and mode)."""
+    values = PROBE_VALUES if values is None else values
     result = rewrite(auto, arch, Reporter())  # placement (multi-buffered copies included) and plan
     plan = result.syncs
     base = tassign_insertions(auto, result.plan)
@@ -119,8 +121,8 @@ def probe_syncs(auto, arch, workdir: Path, syncs=None) -> tuple[int, list[str]]:
     for i, deleted in enumerate(syncs):
         reduced = SyncPlan(syncs[:i] + syncs[i + 1:], plan.edges, plan.extra)
         text = edit_kernel(auto, base + sync_insertions(auto, reduced, auto.file))
-        manual = _load_manual(Path(workdir) / f"fuzzed_minus{i}.cpp", text, arch.name)
-        if all(_problem(verify(auto, manual, arch, v, seed=1), v) is None for v in PROBE_VALUES):
+        manual = _load_manual(Path(workdir) / f"fuzzed_minus{i}.cpp", text, arch.name, auto.name)
+        if all(_problem(verify(auto, manual, arch, v, seed=1), v) is None for v in values):
             where = deleted.wait_at.loc
             unnoticed.append(f"{deleted.kind} {deleted.src}->{deleted.dst} ({deleted.reason}) waited at "
                              f"line {where.line if where else '?'}")

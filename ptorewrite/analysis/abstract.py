@@ -20,7 +20,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from math import gcd
 
-from ptorewrite.analysis.expr import BINARY_OPS, BinOp, Const, Expr, Select, UnboundValue, UnOp, Var
+from ptorewrite.analysis.expr import (
+    _BINARY,
+    BinOp,
+    Const,
+    Expr,
+    Select,
+    UnboundValue,
+    UnOp,
+    Var,
+    _c_div,
+    _c_mod,
+)
 
 
 class Unknown:
@@ -61,34 +72,8 @@ def is_known(v) -> bool:
     return not isinstance(v, (Unknown, Residue))
 
 
-def _c_div(a, b):
-    if isinstance(a, float) or isinstance(b, float):
-        return a / b
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-_CONCRETE = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "/": _c_div,
-    "%": lambda a, b: a - _c_div(a, b) * b,
-    "<<": lambda a, b: a << b,
-    ">>": lambda a, b: a >> b,
-    "&": lambda a, b: a & b,
-    "|": lambda a, b: a | b,
-    "^": lambda a, b: a ^ b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "&&": lambda a, b: bool(a) and bool(b),
-    "||": lambda a, b: bool(a) or bool(b),
-}
-assert set(_CONCRETE) == set(BINARY_OPS)
+# C semantics of the binary operators on known values: the table expressions evaluate with.
+_CONCRETE = _BINARY
 
 
 def binary(op: str, a, b):
@@ -180,10 +165,6 @@ def join(a, b):
 
 _PY = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^",
        "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
-
-
-def _c_mod(a, b):
-    return a - _c_div(a, b) * b
 
 
 _KNOWN_TYPES = frozenset({int, float, bool})

@@ -4,6 +4,8 @@ all report it, and nothing is written."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ptorewrite.cli import main
@@ -167,3 +169,43 @@ def test_manual_subview_may_name_any_bytes_of_the_buffer(capsys, tmp_path):
     assert main(["check", str(src)]) == 2
     assert "error: TSUBVIEW 's' starts at byte 2048 of 'a', at 0x30000, outside UB (196608 B)" in \
         capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- valid shapes past the capacity
+
+SCRATCH_KERNEL = Path(__file__).parent / "kernels" / "shapes" / "scratch_valid_shapes.cpp"
+
+
+def test_a_constructor_valid_shape_matters_only_where_an_instruction_uses_it(capsys):
+    """A scratch tile's valid shape is ignored (16x16 in a 16x1 tile) and an empty region (8x0
+    in a 1x8 tile) touches nothing; the row broadcast uses 512 B of its scratch, past the 64 B
+    the tile holds: a tile loaded at byte 256 of that reach races with it, one at 512 does not."""
+    assert main(["check", str(SCRATCH_KERNEL)]) == 1
+    out, err = capsys.readouterr()
+    assert "scratch_valid_shapes<256>: 1 race(s), 0 flag problem(s)" in out
+    assert "scratch_valid_shapes<512>: 0 race(s), 0 flag problem(s)" in out
+    assert ":49:5: error: data race (RAW) on UB bytes [0x1100, 0x1200): TROWEXPANDADD [V] reads tmp while TLOAD " \
+           "[MTE2] at 48:5 writes spill" in err
+    # a5's row broadcast ignores its scratch: only the scratch tile's own bytes are counted.
+    assert main(["check", "--arch", "a5", str(SCRATCH_KERNEL)]) == 0
+
+
+def test_a_data_operand_past_its_capacity_is_an_error_where_it_is_used(capsys, tmp_path):
+    src = tmp_path / "m.cpp"
+    src.write_text((MANUAL % "0x800").replace("V a;", "Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, -1, -1> "
+                                                     "a(rows, 64);")
+                   .replace("__gm__ float *in)", "__gm__ float *in, int rows)"))
+    assert main(["check", str(src), "--set", "rows=8"]) == 0
+    assert main(["check", str(src), "--set", "rows=0"]) == 0  # nothing to copy
+    capsys.readouterr()
+    assert main(["check", str(src), "--set", "rows=9"]) == 2
+    assert f"{src}:11:5: error: valid shape 9x64 of 'a' exceeds its 8x64 capacity" in capsys.readouterr().err
+
+
+def test_a_static_valid_shape_past_the_capacity_is_refused(capsys, tmp_path):
+    src = tmp_path / "m.cpp"
+    src.write_text((MANUAL % "0x800").replace("Tile<TileType::Vec, float, 8, 64>",
+                                              "Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 9, 64>"))
+    assert main(["check", str(src)]) == 2
+    assert f"{src}:7:7: error: tile type 'Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 9, 64>' has 9 " \
+           "valid rows but room for 8; its valid shape must fit the tile" in capsys.readouterr().err

@@ -60,7 +60,7 @@ from ptorewrite.analysis.execution import (
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
@@ -539,9 +539,18 @@ class BoundedMachine(Machine):
     def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list) -> list[Access]:
         out: list[Access] = []
         window = self._window(s, tiles, scalars)
+        valids = None
         for i, ops in enumerate(tiles):
             for o in ops:
-                fp = self._tile_fp(o, window if window and i == window[0] else None, s)
+                if is_scratch(i, o.access):
+                    if valids is None:  # the largest valid shape of each operand over its slots
+                        valids = [(max(t.valid[0] for t in x), max(t.valid[1] for t in x)) for x in tiles]
+                    fp = self.scratch_footprint(s, o, i, valids)
+                    wide = self.widened.get((id(o.decl), o.slot))
+                    if wide is not None:  # an alias of unknown place: anywhere in its base, and the reach
+                        fp = single(fp.space, wide.lo, max(wide.hi, fp.hi))
+                else:
+                    fp = self._tile_fp(o, window if window and i == window[0] else None, s)
                 if fp is None:
                     continue
                 if "r" in o.access:

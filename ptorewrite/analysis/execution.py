@@ -37,7 +37,7 @@ from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS
+from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, scratch_reach
 from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
@@ -598,9 +598,11 @@ class Machine:
             raise located(f"the emulator does not implement {s.op}", s)
         # Evaluate what the operands depend on; instances that agree share the operand objects.
         inputs = []
+        position = 0  # among the tile operands
         for a in s.args:
             if a.kind == "tile":
-                inputs.append(self.tile_inputs(a, s))
+                inputs.append(self.tile_inputs(a, s, is_scratch(position, a.access)))
+                position += 1
             elif a.kind == "gm":
                 inputs.append(self.gm_inputs(a, s))
             elif self.unknown_data and a.value.free_vars() & self.unknown_data:
@@ -631,14 +633,21 @@ class Machine:
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                         iters=self.iters_now))
 
-    def tile_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
+    def tile_inputs(self, a: ir.Arg, s: ir.Instr, scratch: bool = False) -> tuple:
         ref: ir.TileRef = a.value
         decl = ref.tile
         if decl.elem_bytes != int(decl.elem_bytes):
             raise located(f"packed {decl.dtype} tiles are not supported by the emulator", s)
-        vr = decl.rows if decl.valid_rows is None else int(self.eval(decl.valid_rows, s))
-        vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
-        if not (0 <= vr <= decl.rows and 0 <= vc <= decl.cols):
+        if scratch:  # used by its address and capacity shape; its valid shape does not matter
+            vr, vc = decl.rows, decl.cols
+        else:
+            vr = decl.rows if decl.valid_rows is None else int(self.eval(decl.valid_rows, s))
+            vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
+        if vr < 0 or vc < 0:
+            raise located(f"valid shape {vr}x{vc} of '{ref}' is negative", s)
+        if vr == 0 or vc == 0:
+            vr, vc = min(vr, decl.rows), min(vc, decl.cols)  # no element: nothing touched, whatever the other
+        elif vr > decl.rows or vc > decl.cols:
             raise located(f"valid shape {vr}x{vc} of '{ref}' exceeds its {decl.rows}x{decl.cols} capacity", s)
         slot = self.slot_of(ref, s)
         place = self.place_at(ref, slot, s)
@@ -678,10 +687,16 @@ class Machine:
     def accesses(self, s: ir.Instr, operands: list) -> list[Access]:
         out: list[Access] = []
         windows = self.windows(s, operands)
-        tile = next((o for o in operands if isinstance(o, TileOperand)), None)
+        tiles = [o for o in operands if isinstance(o, TileOperand)]
+        tile = tiles[0] if tiles else None
+        position = 0
         for i, o in enumerate(operands):
             if isinstance(o, TileOperand):
-                fp = self.tile_footprint(o, windows.get(i), s)
+                if is_scratch(position, o.access):
+                    fp = self.scratch_footprint(s, o, position, [t.valid for t in tiles])
+                else:
+                    fp = self.tile_footprint(o, windows.get(i), s)
+                position += 1
             elif isinstance(o, GmOperand):
                 clip = tile.valid if (s.op in CLIPPED_GM and tile is not None) else None
                 fp = self.gm_footprint(o, clip)
@@ -725,6 +740,19 @@ class Machine:
                 raise located(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", s)
             self._footprints[key] = fp
         return self._footprints[key]
+
+    def scratch_footprint(self, s: ir.Instr, o: TileOperand, position: int,
+                          valids: list[tuple[int, int]]) -> Footprint:
+        """The bytes a scratch tile gives the instruction: from its address, its whole capacity or
+        the instruction's known reach past it (`instructions.scratch_reach`)."""
+        d = o.decl
+        reach = scratch_reach(s.op, self.arch.name, position, valids, d.rows, d.cols, d.elem_bytes)
+        fp = single(o.place.buffer, o.place.address, o.place.address + reach)
+        cap = self.buffer_size[o.place.buffer]
+        if fp.hi > cap:
+            raise located(f"{s.op} uses {reach} B of its scratch tile '{o.text}' from byte {o.place.address:#x}, "
+                          f"reaching byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", s)
+        return fp
 
     def gm_footprint(self, o: GmOperand, clip) -> Footprint | None:
         es = int(ir.DTYPE_BYTES[o.tensor.dtype])

@@ -5,7 +5,8 @@ reads and writes (spec §2). Tile operands are matched positionally against `til
 GlobalTensor operands against `gm`; every other argument is a scalar.
 
 Access codes: "w" written, "r" read, "rw" read and written (scratch tiles, in-place
-accumulators). A trailing "r*" means every further tile is read.
+accumulators). A trailing "r*" means every further tile is read. A tile operand read and written
+after the first one is the instruction's scratch (`tmp`) tile: see `is_scratch`.
 """
 
 from __future__ import annotations
@@ -125,6 +126,35 @@ CROSS_CORE_OPS = frozenset({"TPUSH", "TPOP", "TNOTIFY", "TWAIT", "TGET", "TPUT",
 UB_SCRATCH_OPS = frozenset(
     n for n in INSTRUCTIONS if n.startswith("TROWEXPAND")
 )
+
+def is_scratch(position: int, access: str) -> bool:
+    """The tile operand at `position` (among the tile operands) is working space: read and written,
+    and not the destination. pto-isa's implementations take a scratch tile's address and its
+    capacity shape, never its valid shape (a kernel may give it any valid shape)."""
+    return position > 0 and access == "rw"
+
+
+_ROW_EXPAND_BINARY = frozenset(n for n in INSTRUCTIONS if n.startswith("TROWEXPAND") and n != "TROWEXPAND")
+_ROW_ARG_REDUCE = frozenset({"TROWARGMAX", "TROWARGMIN"})
+
+
+def scratch_reach(op: str, arch: str, position: int, valids: list[tuple[int, int]], rows: int, cols: int,
+                  elem_bytes: float) -> int:
+    """Bytes from its address that `op` may use of the scratch tile at `position` (whose capacity
+    shape is rows x cols): the whole tile, or more where the implementation reaches past it.
+    `valids` are the valid (rows, cols) of every tile operand in order."""
+    whole = int(rows * cols * elem_bytes)
+    if arch != "a2a3":
+        return whole  # a5 ignores these scratch tiles; the whole tile is the conservative answer
+    if op in _ROW_EXPAND_BINARY and len(valids) == 4:
+        # The row vector is broadcast into the scratch first: each element fills a 32-byte block,
+        # 8 destination rows (256 B) per repeat, at most 32 repeats (8 KiB).
+        return max(whole, min(-(-valids[0][0] // 8) * 256, 8192))
+    if op in _ROW_ARG_REDUCE:
+        # One scratch row (its capacity width) per valid row of the source, the operand before it.
+        return max(whole, int(valids[position - 1][0] * cols * elem_bytes))
+    return whole
+
 
 MOVE_PIPES = {
     # (dst tile type, src tile type) -> pipe

@@ -4,8 +4,11 @@ The rules are data in `analysis.instructions` (`OPERAND_RULES`, `MATMUL_DTYPES`)
 each tile operand, which operands share an element type and a valid shape. Besides them, this
 module checks what holds for every kernel of the spec (§3) and of pto-isa's own compile-time checks:
 
-- a tile's shape: positive, its valid shape within its capacity, and a row of a RowMajor tile
-  without fractal boxes (a column of a ColMajor one) a whole number of 32-byte blocks;
+- a tile's shape: positive, and a row of a RowMajor tile without fractal boxes (a column of a
+  ColMajor one) a whole number of 32-byte blocks. A valid shape given to the constructor may
+  exceed the capacity (pto-isa does not check it): it matters only where an instruction uses it,
+  and the execution checks it there (a scratch tile's valid shape never matters; an empty valid
+  region touches nothing);
 - TLOAD / TSTORE copy bytes unconverted between GM and UB or L1: the tile's element has the size
   of the GM tensor's (fixpipe stores from L0C convert, so they are exempt);
 - matmul element types (acc, left, right) are a combination the cube unit has; the left tile's
@@ -94,10 +97,6 @@ def _check_tile_shape(t: ir.TileDecl, error) -> None:
     if t.rows <= 0 or t.cols <= 0:
         error(f"tile '{name}' has {t.rows} rows and {t.cols} columns; a tile needs at least one of each", t.loc)
         return
-    for what, valid, cap in (("rows", t.valid_rows, t.rows), ("columns", t.valid_cols, t.cols)):
-        v = _const(valid)
-        if v is not None and not 0 <= v <= cap:
-            error(f"tile '{name}' has {v} valid {what} but room for {cap}; the valid shape must fit the tile", t.loc)
     if t.slayout != "NoneBox" or t.dtype not in ir.DTYPE_BYTES:
         return
     elem = Fraction(t.elem_bytes)

@@ -954,6 +954,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 raise self.error("tile array length must be a positive compile-time constant", decl.name_offset)
             count = c
         vr, vc = t.valid_rows, t.valid_cols
+        for what, valid, cap in (("rows", vr, t.rows), ("columns", vc, t.cols)):
+            v = None if valid is None else valid.const_value()
+            if isinstance(v, int) and not 0 <= v <= cap:  # pto-isa refuses this type at compile time
+                raise self.error(f"tile type '{t.text}' has {v} valid {what} but room for {cap}; its valid shape "
+                                 "must fit the tile", decl.name_offset)
         if decl.init and decl.init_style in ("(", "{"):
             dyn = [self.scalar(a, scope) for a in decl.init]
             if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic

@@ -371,3 +371,15 @@ def test_lane_helpers_own_multibuffer_copy_shared_tiles_and_subview_past_the_end
     # No flag inside a helper names the lane: the helpers' text is outside the lambda.
     helpers = text.split("__global__")[0]
     assert "step." not in helpers
+
+
+def test_fp16_values_are_passed_and_returned_as_the_device_compiler_does(capsys):
+    """`__fp16` by value (a helper parameter, a tile-scalar operand, a tile accessor's value) is
+    accepted: clang's host targets refuse it unless told the device compiler's rule."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "fp16_scalars.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    assert [t.dtype for t in k.tiles] == ["fp16", "fp16"]
+    muls = next(s for s in k.instructions() if s.op == "TMULS")
+    assert muls.args[2].value.const_value() == 0.5
+    assert cli_main(["check", str(path)]) == 0
+    assert "0 race(s), 0 flag problem(s) (3 instructions and 4 syncs issued)" in capsys.readouterr().out

@@ -400,7 +400,30 @@ extern "C" __global__ AICORE void names(__gm__ float *out)
 }
 """
 
+# 16-bit floats hold their real IEEE bits in constant expressions: kernels check custom pad
+# encodings at compile time.
+FLOAT16_ENCODINGS = """
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+static_assert(getCustomPadBits(PadValueCustom((half)-1.0)) == 0xBC00u, "fp16 -1");
+static_assert(getCustomPadBits(PadValueCustom((bfloat16_t)-1.0)) == 0xBF80u, "bf16 -1");
+static_assert(PadValueCustom(half(0.5f)) == static_cast<PadValue>(0x100003800ULL), "fp16 0.5");
+static_assert(__builtin_bit_cast(uint16_t, half(65504.0f)) == 0x7BFFu, "largest fp16");
+static_assert(__builtin_bit_cast(uint16_t, half(65520.0f)) == 0x7C00u, "rounds up to infinity");
+static_assert(__builtin_bit_cast(uint16_t, half(1.0f + 1.0f / 2048)) == 0x3C00u, "a tie rounds to even");
+static_assert(__builtin_bit_cast(uint16_t, half(5.960464477539063e-8f)) == 0x0001u, "smallest subnormal");
+static_assert(__builtin_bit_cast(uint16_t, bfloat16_t(1.0f + 1.0f / 256)) == 0x3F80u, "bf16 tie to even");
+static_assert(float(half(-2.5f)) == -2.5f && float(bfloat16_t(3.0f)) == 3.0f, "round trips");
+
+extern "C" __global__ AICORE void encodings(__gm__ half *out)
+{
+    (void)out;
+}
+"""
+
 SNIPPETS = {
+    "float16_encodings": (FLOAT16_ENCODINGS, "vec", False),
     "test_kernel_names": (TEST_KERNEL_NAMES, "vec", False),
     "vector_add": (VECTOR_ADD, "vec", True),
     "cube_gemm": (CUBE_GEMM, "cube", True),

@@ -96,20 +96,90 @@ typedef __SIZE_TYPE__ size_t;
 // ---------------------------------------------------------------------------------------
 // 16-bit floats. Distinct class types (not typedefs of one builtin) so that the canonical
 // spelling libclang reports for a Tile's DType is exactly "half" or "bfloat16_t", and so
-// the two never collapse into one type. They convert to and from float, which is all a
-// kernel needs to type-check.
+// the two never collapse into one type. They hold the real IEEE bit pattern of the value
+// (rounded to nearest even) and convert back exactly, in constant expressions too: kernels
+// check encodings at compile time (`PadValueCustom((half)-1.0)` is 0xBC00 in its low bits).
 // ---------------------------------------------------------------------------------------
+namespace ptorewrite_fp16 {
+// binary32 -> binary16 bits: overflow goes to infinity, NaN stays a (quiet) NaN, values below
+// the normal range become subnormals or zero, each rounded to nearest even.
+constexpr uint16_t from_float(float f)
+{
+    const uint32_t x = __builtin_bit_cast(uint32_t, f);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const int32_t exp = int32_t((x >> 23) & 0xFFu);
+    uint32_t mant = x & 0x7FFFFFu;
+    if (exp == 0xFF) {
+        return uint16_t(sign | 0x7C00u | (mant != 0 ? 0x200u : 0u));
+    }
+    const int32_t e = exp - 112;  // the binary16 exponent field
+    if (e >= 0x1F) {
+        return uint16_t(sign | 0x7C00u);
+    }
+    if (e <= 0) {  // a subnormal result: units of 2^-24
+        if (e < -10) {
+            return uint16_t(sign);
+        }
+        mant |= 0x800000u;
+        const uint32_t shift = uint32_t(14 - e);
+        uint32_t bits = mant >> shift;
+        const uint32_t rest = mant & ((1u << shift) - 1u);
+        const uint32_t tie = 1u << (shift - 1u);
+        if (rest > tie || (rest == tie && (bits & 1u) != 0)) {
+            ++bits;
+        }
+        return uint16_t(sign | bits);
+    }
+    uint32_t bits = sign | (uint32_t(e) << 10) | (mant >> 13);
+    const uint32_t rest = mant & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u) != 0)) {
+        ++bits;  // a carry into the exponent is the right answer (up to infinity)
+    }
+    return uint16_t(bits);
+}
+
+constexpr float to_float(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1Fu;
+    const uint32_t mant = h & 0x3FFu;
+    if (exp == 0x1F) {
+        return __builtin_bit_cast(float, sign | 0x7F800000u | (mant << 13));
+    }
+    if (exp == 0) {
+        const float v = float(mant) * (1.0f / 16777216.0f);
+        return sign != 0 ? -v : v;
+    }
+    return __builtin_bit_cast(float, sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+// binary32 -> bfloat16 bits: the upper half, rounded to nearest even; NaN stays a NaN.
+constexpr uint16_t bf16_from_float(float f)
+{
+    const uint32_t x = __builtin_bit_cast(uint32_t, f);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) {
+        return uint16_t((x >> 16) | 0x40u);
+    }
+    return uint16_t((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+}
+
+constexpr float bf16_to_float(uint16_t b)
+{
+    return __builtin_bit_cast(float, uint32_t(b) << 16);
+}
+} // namespace ptorewrite_fp16
+
 struct half {
     uint16_t bits_;
     half() = default;
-    constexpr half(float) : bits_(0) {}
-    constexpr operator float() const { return 0.0f; }
+    constexpr half(float f) : bits_(ptorewrite_fp16::from_float(f)) {}
+    constexpr operator float() const { return ptorewrite_fp16::to_float(bits_); }
 };
 struct bfloat16_t {
     uint16_t bits_;
     bfloat16_t() = default;
-    constexpr bfloat16_t(float) : bits_(0) {}
-    constexpr operator float() const { return 0.0f; }
+    constexpr bfloat16_t(float f) : bits_(ptorewrite_fp16::bf16_from_float(f)) {}
+    constexpr operator float() const { return ptorewrite_fp16::bf16_to_float(bits_); }
 };
 
 // 8-bit floats and packed pairs of 4-bit floats (the a5 compiler's builtin element types),

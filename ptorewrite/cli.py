@@ -94,6 +94,8 @@ def cmd_kernels(args: argparse.Namespace, reporter: Reporter) -> int:
             line += f" {'named with --entry' if inst.origin == '--entry' else 'instantiated at ' + str(inst.loc)}"
             for spec, loc in inst.via:
                 line += f"\n    from {spec} at {loc}"
+            for launch in inst.launches:
+                line += "\n    launched with " + ", ".join(f"{n}={v}" for n, v in launch)
         print(line)
     return 0
 

@@ -383,3 +383,37 @@ def test_fp16_values_are_passed_and_returned_as_the_device_compiler_does(capsys)
     assert muls.args[2].value.const_value() == 0.5
     assert cli_main(["check", str(path)]) == 0
     assert "0 race(s), 0 flag problem(s) (3 instructions and 4 syncs issued)" in capsys.readouterr().out
+
+
+def test_launches_in_the_file_give_the_run_time_values_check_runs_with(capsys):
+    """A launcher template passing its own template parameters as the kernel's scalar arguments:
+    each kernel specialization (also one named with --entry) is checked once per distinct launch;
+    a launch passing a launcher's run-time value gives none (the user sets it); `--set` replaces
+    the file's values."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "launch_values.cpp"
+    ks = load_kernels_of(path)
+    assert [(k.name, k.launches) for k in ks] == [
+        ("scale_part<float, 16, 64>", ((("cols", 64), ("rows", 16)), (("cols", 40), ("rows", 9)))),
+        ("scale_part<half, 8, 128>", ((("cols", 100), ("rows", 8)),)),
+        ("scale_part<float, 32, 32>", ()),
+    ]
+    assert cli_main(["kernels", str(path)]) == 0
+    assert "scale_part<float, 16, 64> [vec] instantiated at" in capsys.readouterr().out
+    assert cli_main(["check", "--entry", "scale_part<float, 32, 32>", str(path)]) == 2
+    assert "needs runtime value(s) cols, rows to run; give them with --set cols=VALUE" in capsys.readouterr().err
+    assert cli_main(["check", "--entry", "scale_part<half, 8, 128>", str(path)]) == 0
+    assert "(as launched in the file with cols=100, rows=8): 0 race(s)" in capsys.readouterr().out
+    assert cli_main(["check", str(path)]) == 2  # the third specialization needs --set
+    out = capsys.readouterr().out
+    assert "scale_part<float, 16, 64> (as launched in the file with cols=40, rows=9): 0 race(s)" in out
+    assert "scale_part<half, 8, 128> (as launched in the file with cols=100, rows=8): 0 race(s)" in out
+    assert cli_main(["check", str(path), "--set", "rows=4", "--set", "cols=8"]) == 0
+    out = capsys.readouterr().out
+    assert "as launched" not in out and out.count("0 race(s), 0 flag problem(s) (3 instructions") == 3
+
+
+def load_kernels_of(path: Path):
+    from ptorewrite.diagnostics import Reporter
+    from ptorewrite.parse.frontend import load_kernels
+
+    return load_kernels(str(path), FrontendOptions(auto_mode=False), Reporter())

@@ -335,6 +335,9 @@ class Kernel:
     runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
     instance: TemplateInstance | None = None  # set for an instantiation of a kernel template
     early_returns: tuple[SourceRange, ...] = ()  # returns inside a loop or a branch (see parse.lower)
+    # Run-time values the file's own launches pass to the kernel's scalar parameters, one sorted
+    # (name, value) tuple per distinct launch (see parse.launch_values); the emulator's defaults.
+    launches: tuple[tuple[tuple[str, int], ...], ...] = ()
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

@@ -70,6 +70,16 @@ def _load(path: str, args, reporter: Reporter, frontend_options, want: str | Non
     return kernels
 
 
+def launch_runs(kernel, args: argparse.Namespace) -> list[tuple[str, dict]]:
+    """(label, runtime values) for each run of `kernel`: the user's values, or, when the user sets
+    none of the values the file's own launches pass, one run per distinct launch."""
+    values = runtime_values(args)
+    given = {name for name, _ in args.settings}
+    if not kernel.launches or any(name in given for launch in kernel.launches for name, _ in launch):
+        return [("", values)]
+    return [(", ".join(f"{n}={v}" for n, v in launch), {**values, **dict(launch)}) for launch in kernel.launches]
+
+
 def _heading(kernels, i: int) -> None:
     if len(kernels) > 1:
         print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(kernels)}: {kernels[i].name}")
@@ -92,18 +102,21 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
             raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                            "(use `verify` to check an AUTO kernel's rewrite)")
         _heading(kernels, i)
-        # The check needs only what each instruction touches, not its arithmetic.
-        trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
-                                 max_instances=args.max_instances, require_semantics=False)
-        result = pipes.check(trace)
-        reporter.print()
-        reporter.diagnostics.clear()
-        _print_diagnostics(result.diagnostics())
-        ops = sum(1 for s in trace.steps if s.kind == "op")
-        what = args.kernel if len(kernels) == 1 else f"{args.kernel}: {kernel.name}"
-        print(f"{what}: {len(result.races)} race(s), {len(result.flags)} flag problem(s) "
-              f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
-        status = max(status, 0 if result.clean else 1)
+        for label, values in launch_runs(kernel, args):
+            # The check needs only what each instruction touches, not its arithmetic.
+            trace = execution.unroll(kernel, profile(args.arch), values,
+                                     max_instances=args.max_instances, require_semantics=False)
+            result = pipes.check(trace)
+            reporter.print()
+            reporter.diagnostics.clear()
+            _print_diagnostics(result.diagnostics())
+            ops = sum(1 for s in trace.steps if s.kind == "op")
+            what = args.kernel if len(kernels) == 1 else f"{args.kernel}: {kernel.name}"
+            if label:
+                what += f" (as launched in the file with {label})"
+            print(f"{what}: {len(result.races)} race(s), {len(result.flags)} flag problem(s) "
+                  f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
+            status = max(status, 0 if result.clean else 1)
     return status
 
 

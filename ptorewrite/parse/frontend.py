@@ -8,7 +8,7 @@ standard, compile_commands.json) is in `invocation`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clang.cindex import Cursor, CursorKind, Index, TranslationUnit
@@ -19,7 +19,7 @@ from ptorewrite.analysis.expr import Const
 from ptorewrite.arch import ArchProfile, profile
 from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
-from ptorewrite.parse import guards, reads
+from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
 from ptorewrite.parse.cross_core import first_cross_core_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
@@ -366,7 +366,7 @@ def _instantiations(file: Path, parsed: ParsedFile, opts: FrontendOptions, core:
         _, args = parse_entry(opts.entry)
         if args is not None:
             t = templates[0]
-            return {t: [Instantiation(t.spelling, args, _loc(t), origin="--entry")]}
+            return _with_launch_values(file, parsed, {t: [Instantiation(t.spelling, args, _loc(t), origin="--entry")]})
     texts = {str(file): parsed.source.text}
     probe = build_probe(templates, texts)
     probed = parse_file(file, parsed.args, probe.texts)
@@ -379,6 +379,22 @@ def _instantiations(file: Path, parsed: ParsedFile, opts: FrontendOptions, core:
                            "instantiation, launch or instantiated launcher reaches it for --arch "
                            f"{opts.arch}, core {core}); name one with --entry '{t.spelling}<...>'", _loc(t))
         out[t] = insts
+    return _with_launch_values(file, parsed, out)
+
+
+def _with_launch_values(file: Path, parsed: ParsedFile,
+                        found: dict[Cursor, list[Instantiation]]) -> dict[Cursor, list[Instantiation]]:
+    """Each instantiation with the run-time values its launches in the file pass (one more parse,
+    made only when some kernel template has scalar parameters that a launch passes)."""
+    main = str(file)
+    sites = [s for t in found for s in launch_values.launch_sites(parsed.tu, main, t, parsed.source.text)]
+    if not sites:
+        return found
+    probed = parse_file(file, parsed.args, {main: launch_values.probe_text(parsed.source.text, sites)})
+    values = launch_values.read_values(probed.tu, sites)
+    out: dict[Cursor, list[Instantiation]] = {}
+    for t, insts in found.items():
+        out[t] = [replace(i, launches=launch_values.launches_of(i, sites, values)) for i in insts]
     return out
 
 
@@ -462,6 +478,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         reserve_alias_reach(kernel, low.reporter)
     if inst is not None and entry.kind == CursorKind.FUNCTION_TEMPLATE:
         kernel.instance = _template_instance(low, entry, inst)
+        kernel.launches = inst.launches
     return kernel
 
 

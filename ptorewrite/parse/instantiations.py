@@ -17,7 +17,7 @@ are unchanged; columns after it on the same line are shifted back.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clang.cindex import Cursor, CursorKind, TranslationUnit
@@ -37,6 +37,12 @@ class Instantiation:
     loc: Location | None  # where the file requests it (a launch or an explicit instantiation)
     via: tuple[tuple[str, Location | None], ...] = ()  # outer requests: (specialization, where)
     origin: str = "file"  # "file" or "--entry"
+    # Every request of this argument list (the first is `loc`, `via`): each launch site and launcher
+    # instantiation that reaches it, which may pass different run-time values.
+    requests: tuple[tuple[Location | None, tuple[tuple[str, Location | None], ...]], ...] = ()
+    # The run-time values the file's launches pass to the kernel's scalar parameters: one sorted
+    # (name, value) tuple per distinct launch (see `launch_values`).
+    launches: tuple[tuple[tuple[str, int], ...], ...] = ()
 
     @property
     def display(self) -> str:
@@ -101,7 +107,7 @@ def build_probe(templates: list[Cursor], text_of: dict[str, str]) -> Probe:
 def read_probe(tu: TranslationUnit, probe: Probe) -> dict[int, list[Instantiation]]:
     """Instantiations per probed template (by index in `probe.templates`), in the order clang made them."""
     found: dict[int, list[Instantiation]] = {}
-    seen: set[tuple[int, str]] = set()
+    seen: dict[tuple[int, str], int] = {}  # -> position in found[index]
     for d in tu.diagnostics:
         m = re.search(PROBE_TAG + r":(\d+)", d.spelling)
         if not m:
@@ -121,10 +127,15 @@ def read_probe(tu: TranslationUnit, probe: Probe) -> dict[int, list[Instantiatio
         spec, loc = chain[0]
         name, args = split_specialization(spec)
         key = (index, args)
-        if key in seen:
+        request = (loc, tuple(chain[1:]))
+        at = seen.get(key)
+        if at is not None:
+            old = found[index][at]
+            if request not in old.requests:
+                found[index][at] = replace(old, requests=old.requests + (request,))
             continue
-        seen.add(key)
-        found.setdefault(index, []).append(Instantiation(name, args, loc, tuple(chain[1:])))
+        seen[key] = len(found.setdefault(index, []))
+        found[index].append(Instantiation(name, args, loc, tuple(chain[1:]), requests=(request,)))
     return found
 
 

@@ -422,8 +422,41 @@ extern "C" __global__ AICORE void encodings(__gm__ half *out)
 }
 """
 
+# The a5 MX scale layouts of TileShape2D / BaseShape2D: a 128 x 4 scale matrix of each layout.
+MX_SHAPES = """
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+template <Layout L, int64_t s1, int64_t s2, int64_t s3, int64_t s4, int64_t t1, int64_t t2, int64_t t3>
+constexpr bool mx_is()
+{
+    using S = TileShape2D<float8_e8m0_t, 128, 4, L>;
+    using B = BaseShape2D<float8_e8m0_t, 128, 4, L>;
+    return S::staticShape[0] == 1 && S::staticShape[1] == s1 && S::staticShape[2] == s2 && S::staticShape[3] == s3 &&
+           S::staticShape[4] == s4 && B::staticStride[0] == 512 && B::staticStride[1] == t1 &&
+           B::staticStride[2] == t2 && B::staticStride[3] == t3 && B::staticStride[4] == 1;
+}
+static_assert(mx_is<Layout::MX_A_ZZ, 8, 2, 16, 2, 64, 32, 2>(), "A ZZ");
+static_assert(mx_is<Layout::MX_A_ND, 1, 128, 2, 2, 512, 4, 2>(), "A ND");
+static_assert(mx_is<Layout::MX_A_DN, 1, 2, 128, 2, 512, 256, 2>(), "A DN");
+static_assert(mx_is<Layout::MX_B_NN, 0, 64, 16, 2, 2048, 32, 2>(), "B NN");
+static_assert(mx_is<Layout::MX_B_ND, 1, 64, 4, 2, 512, 8, 2>(), "B ND");
+static_assert(mx_is<Layout::MX_B_DN, 1, 4, 64, 2, 512, 128, 2>(), "B DN");
+static_assert(TileShape2D<float8_e8m0_t, DYNAMIC, 4, Layout::MX_A_ZZ>::staticShape[1] == DYNAMIC, "dynamic");
+
+extern "C" __global__ AICORE void mx_shapes(__gm__ float8_e8m0_t *scales)
+{
+    using GmScale = GlobalTensor<float8_e8m0_t, TileShape2D<float8_e8m0_t, DYNAMIC, DYNAMIC, Layout::MX_A_ND>,
+                                 BaseShape2D<float8_e8m0_t, DYNAMIC, DYNAMIC, Layout::MX_A_ND>, Layout::MX_A_ND>;
+    GmScale g(scales, TileShape2D<float8_e8m0_t, DYNAMIC, DYNAMIC, Layout::MX_A_ND>(64, 8),
+              BaseShape2D<float8_e8m0_t, DYNAMIC, DYNAMIC, Layout::MX_A_ND>(64, 8));
+    (void)g;
+}
+"""
+
 SNIPPETS = {
     "float16_encodings": (FLOAT16_ENCODINGS, "vec", False),
+    "mx_shapes": (MX_SHAPES, "vec", False),
     "test_kernel_names": (TEST_KERNEL_NAMES, "vec", False),
     "vector_add": (VECTOR_ADD, "vec", True),
     "cube_gemm": (CUBE_GEMM, "cube", True),

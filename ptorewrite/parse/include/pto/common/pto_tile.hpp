@@ -203,6 +203,55 @@ struct BaseShape2D<T, rows, cols, Layout::NZ>
     {}
 };
 
+// MX scale matrices (a5): the scales of a rows x cols operand come in pairs (MX_COL_LEN = 2
+// along K). The A-side layouts: ZZ is [1, rows/16, cols/2, 16, 2] (16 x 2 blocks of 32 bytes),
+// ND keeps rows and splits the columns into pairs, DN is its transpose. The B side: NN is
+// [1, cols/16, rows/2, 16, 2], ND and DN split the rows into pairs. A dynamic extent stays
+// dynamic in every entry it feeds.
+#define PTOREWRITE_MX_SHAPE2D(LAYOUT, S1, S2, S3, S4, D1, D2, D3, D4, T1, T2, T3, E1, E2, E3)            \
+    template <typename T, int64_t rows, int64_t cols>                                                    \
+    struct TileShape2D<T, rows, cols, Layout::LAYOUT> : Shape<1, S1, S2, S3, S4> {                       \
+        static constexpr int C0Size = MX_COL_LEN;                                                        \
+        using Parent = Shape<1, S1, S2, S3, S4>;                                                         \
+        using Parent::Parent;                                                                            \
+        AICORE TileShape2D() : Parent() {}                                                               \
+        AICORE TileShape2D(int64_t dynamicRows, int64_t dynamicCols) : Parent(1, D1, D2, D3, D4) {}     \
+    };                                                                                                   \
+    template <typename T, int64_t rows, int64_t cols>                                                    \
+    struct BaseShape2D<T, rows, cols, Layout::LAYOUT>                                                    \
+        : Stride<detail::dynOr2(rows, cols, rows * cols), T1, T2, T3, 1> {                              \
+        using Parent = Stride<detail::dynOr2(rows, cols, rows * cols), T1, T2, T3, 1>;                  \
+        using Parent::Parent;                                                                            \
+        AICORE BaseShape2D() : Parent() {}                                                               \
+        AICORE BaseShape2D(int64_t dynamicRows, int64_t dynamicCols)                                     \
+            : Parent(dynamicRows * dynamicCols, E1, E2, E3, 1)                                           \
+        {}                                                                                               \
+    }
+
+PTOREWRITE_MX_SHAPE2D(MX_A_ZZ, detail::dynOr(rows, rows / MX_ROW_LEN), detail::dynOr(cols, cols / MX_COL_LEN),
+                      MX_ROW_LEN, MX_COL_LEN, dynamicRows / MX_ROW_LEN, dynamicCols / MX_COL_LEN, MX_ROW_LEN,
+                      MX_COL_LEN, detail::dynOr(cols, cols * MX_ROW_LEN), MX_BLOCK_SIZE, MX_COL_LEN,
+                      dynamicCols * MX_ROW_LEN, MX_BLOCK_SIZE, MX_COL_LEN);
+PTOREWRITE_MX_SHAPE2D(MX_A_ND, 1, rows, detail::dynOr(cols, cols / MX_COL_LEN), MX_COL_LEN, 1,
+                      dynamicRows, dynamicCols / MX_COL_LEN, MX_COL_LEN, detail::dynOr2(rows, cols, rows * cols),
+                      cols, MX_COL_LEN, dynamicRows * dynamicCols, dynamicCols, MX_COL_LEN);
+PTOREWRITE_MX_SHAPE2D(MX_A_DN, 1, detail::dynOr(cols, cols / MX_COL_LEN), rows, MX_COL_LEN, 1,
+                      dynamicCols / MX_COL_LEN, dynamicRows, MX_COL_LEN, detail::dynOr2(rows, cols, rows * cols),
+                      detail::dynOr(rows, rows * MX_COL_LEN), MX_COL_LEN, dynamicRows * dynamicCols,
+                      dynamicRows * MX_COL_LEN, MX_COL_LEN);
+PTOREWRITE_MX_SHAPE2D(MX_B_NN, detail::dynOr(cols, cols / MX_ROW_LEN), detail::dynOr(rows, rows / MX_COL_LEN),
+                      MX_ROW_LEN, MX_COL_LEN, dynamicCols / MX_ROW_LEN, dynamicRows / MX_COL_LEN, MX_ROW_LEN,
+                      MX_COL_LEN, detail::dynOr(rows, rows * MX_ROW_LEN), MX_BLOCK_SIZE, MX_COL_LEN,
+                      dynamicRows * MX_ROW_LEN, MX_BLOCK_SIZE, MX_COL_LEN);
+PTOREWRITE_MX_SHAPE2D(MX_B_ND, 1, detail::dynOr(rows, rows / MX_COL_LEN), cols, MX_COL_LEN, 1,
+                      dynamicRows / MX_COL_LEN, dynamicCols, MX_COL_LEN, detail::dynOr2(rows, cols, rows * cols),
+                      detail::dynOr(cols, cols * MX_COL_LEN), MX_COL_LEN, dynamicRows * dynamicCols,
+                      dynamicCols * MX_COL_LEN, MX_COL_LEN);
+PTOREWRITE_MX_SHAPE2D(MX_B_DN, 1, cols, detail::dynOr(rows, rows / MX_COL_LEN), MX_COL_LEN, 1,
+                      dynamicCols, dynamicRows / MX_COL_LEN, MX_COL_LEN, detail::dynOr2(rows, cols, rows * cols),
+                      rows, MX_COL_LEN, dynamicRows * dynamicCols, dynamicRows, MX_COL_LEN);
+#undef PTOREWRITE_MX_SHAPE2D
+
 // --------------------------------------------------------------------------------------
 // Tile
 // --------------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ class ArchProfile:
     ub_scratch: tuple[int, int] | None = None
     # TSTORE from an L1 (Mat) tile to GM exists on this architecture.
     mat_to_gm_store: bool = True
+    # The pipe that moves a UB (Vec) tile into L1 (TMOV / TEXTRACT to a Mat tile), if any.
+    ub_to_l1_pipe: str | None = None
     predefined_macros: dict[str, str] = field(default_factory=dict)
 
     def buffer_of(self, tile_type: str) -> Buffer:
@@ -107,6 +109,7 @@ A5 = ArchProfile(
     },
     ub_scratch=None,
     mat_to_gm_store=False,
+    ub_to_l1_pipe="MTE3",  # copy_ubuf_to_cbuf runs on the store engine
 )
 
 PROFILES = {"a2a3": A2A3, "a5": A5}

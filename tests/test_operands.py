@@ -209,3 +209,37 @@ def test_a_static_valid_shape_past_the_capacity_is_refused(capsys, tmp_path):
     assert main(["check", str(src)]) == 2
     assert f"{src}:7:7: error: tile type 'Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 9, 64>' has 9 " \
            "valid rows but room for 8; its valid shape must fit the tile" in capsys.readouterr().err
+
+
+UB_TO_L1 = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using V = Tile<TileType::Vec, half, 16, 16>;
+using M = Tile<TileType::Mat, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
+using G = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
+extern "C" __global__ AICORE void k(__gm__ half *in)
+{
+    V v;
+    M m;
+    TASSIGN(v, 0x0);
+    TASSIGN(m, 0x0);
+    G g(in);
+    TLOAD(v, g);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    TMOV(m, v);
+}
+"""
+
+
+def test_a_ub_to_l1_move_runs_on_the_store_engine_where_there_is_one(capsys, tmp_path):
+    """a5 copies a Vec tile into L1 on MTE3 (the MTE2 -> MTE3 flag orders it after the load);
+    a2a3 has no such path."""
+    src = tmp_path / "m.cpp"
+    src.write_text(UB_TO_L1)
+    assert main(["ir", "--arch", "a5", str(src)]) == 0
+    assert "TMOV(out m, v)  [MTE3]" in capsys.readouterr().out
+    assert main(["check", "--arch", "a5", str(src)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(src)]) == 2
+    assert f"{src}:16:5: error: TMOV from a Vec tile to a Mat tile is not supported" in capsys.readouterr().err

@@ -193,6 +193,8 @@ def pipe_of(op: OpInfo, tile_types: list[str], arch: ArchProfile) -> str:
         key = (tile_types[0], tile_types[1])
         if op.pipe == "insert" and key == ("Mat", "Acc"):
             return "FIX"
+        if key == ("Mat", "Vec") and arch.ub_to_l1_pipe is not None:
+            return arch.ub_to_l1_pipe
         if key in MOVE_PIPES:
             return MOVE_PIPES[key]
         raise PipeRuleError(f"{op.name} from a {key[1]} tile to a {key[0]} tile is not supported")

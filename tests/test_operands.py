@@ -243,3 +243,19 @@ def test_a_ub_to_l1_move_runs_on_the_store_engine_where_there_is_one(capsys, tmp
     capsys.readouterr()
     assert main(["check", str(src)]) == 2
     assert f"{src}:16:5: error: TMOV from a Vec tile to a Mat tile is not supported" in capsys.readouterr().err
+
+
+def test_packed_4bit_tiles_are_sized_as_pto_isa_sizes_them(capsys):
+    """A float4_e2m1x2_t column is one byte to pto-isa's checks and vector paths: a 16 x 32 tile has
+    32-byte rows, TRESHAPE to a 16 x 32 byte tile is the same size, and `check` counts every access
+    as the whole 512 B (with a warning): the unordered load and store race on them."""
+    path = Path(__file__).parent / "kernels" / "shapes" / "packed_tiles.cpp"
+    assert main(["check", "--arch", "a5", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "packed_tiles<true>: 0 race(s), 0 flag problem(s) (2 instructions and 2 syncs issued)" in out
+    assert "packed_tiles<false>: 1 race(s)" in out
+    assert ":17:5: warning: tile 'codes' holds packed fp4_e2m1 values: every access counts as touching its whole " \
+           "512 B" in err
+    assert ":29:5: error: data race (RAW) on UB bytes [0x0, 0x200): TSTORE [MTE3] reads bytes while TLOAD" in err
+    assert main(["simulate", "--arch", "a5", "--entry", "packed_tiles<true>", str(path)]) == 2
+    assert "packed fp4_e2m1 tiles are not supported by the emulator" in capsys.readouterr().err

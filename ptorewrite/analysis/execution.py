@@ -103,7 +103,7 @@ class GmOperand:
     @property
     def extent(self) -> int:
         """One past the last byte of the window."""
-        es = ir.DTYPE_BYTES[self.tensor.dtype]
+        es = max(1, ir.DTYPE_BYTES[self.tensor.dtype])  # as gm_footprint counts packed elements
         return self.offset + int((sum((n - 1) * s for n, s in zip(self.shape, self.stride)) + 1) * es)
 
 
@@ -636,7 +636,7 @@ class Machine:
     def tile_inputs(self, a: ir.Arg, s: ir.Instr, scratch: bool = False) -> tuple:
         ref: ir.TileRef = a.value
         decl = ref.tile
-        if decl.elem_bytes != int(decl.elem_bytes):
+        if decl.packed and self.require_semantics:
             raise located(f"packed {decl.dtype} tiles are not supported by the emulator", s)
         if scratch:  # used by its address and capacity shape; its valid shape does not matter
             vr, vc = decl.rows, decl.cols
@@ -726,6 +726,12 @@ class Machine:
         return {big: (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))}
 
     def tile_footprint(self, o: TileOperand, window, s) -> Footprint | None:
+        if o.decl.packed:  # half-byte elements: the whole tile, a byte per column (see TileDecl.storage_bytes)
+            fp = single(o.place.buffer, o.place.address, o.place.address + o.decl.storage_bytes)
+            if fp.hi > self.buffer_size[o.place.buffer]:
+                raise located(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
+                              f"{self.buffer_size[o.place.buffer]} B", s)
+            return fp
         if o.decl.slayout != "NoneBox":
             window = (0, 0, o.decl.rows, o.decl.cols)  # fractal layout: the whole tile
         r0, c0, nr, nc = window or (0, 0, *o.valid)
@@ -755,7 +761,7 @@ class Machine:
         return fp
 
     def gm_footprint(self, o: GmOperand, clip) -> Footprint | None:
-        es = int(ir.DTYPE_BYTES[o.tensor.dtype])
+        es = max(1, int(ir.DTYPE_BYTES[o.tensor.dtype]))  # a packed 4-bit element counts as its storage byte
         rows, cols = o.rows, o.cols
         if clip is not None:
             rows, cols = min(rows, clip[0]), min(cols, clip[1])

@@ -96,7 +96,7 @@ def _extent(g: ir.GmTensor) -> int | None:
     stride = [_const_int(x) for x in g.stride]
     if None in shape or None in stride:
         return None
-    es = ir.DTYPE_BYTES[g.dtype]
+    es = max(1, ir.DTYPE_BYTES[g.dtype])  # as the execution counts packed elements
     return ceil((sum((n - 1) * s for n, s in zip(shape, stride)) + 1) * es)
 
 

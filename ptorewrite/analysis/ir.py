@@ -91,6 +91,18 @@ class TileDecl:
         return int(self.rows * self.cols * self.elem_bytes)
 
     @property
+    def packed(self) -> bool:
+        """Its elements are packed 4-bit values (two per byte)."""
+        return self.elem_bytes != int(self.elem_bytes)
+
+    @property
+    def storage_bytes(self) -> int:
+        """Bytes pto-isa's headers size the tile at: `Rows * Cols * sizeof(DType)`, where the
+        storage type of a packed 4-bit tile is one byte (its vector paths step one byte per
+        column). Its capacity counts half a byte per element; the larger is what may be touched."""
+        return self.rows * self.cols * max(1, int(self.elem_bytes))
+
+    @property
     def nbytes(self) -> int:
         """Bytes one tile (one array element) occupies: its capacity, plus any AUTO-mode overhang."""
         return self.capacity_bytes + self.overhang

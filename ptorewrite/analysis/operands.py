@@ -50,6 +50,10 @@ def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | No
 
     for tile in kernel.tiles:
         _check_tile_shape(tile, error)
+        if tile.packed and reporter is not None:
+            reporter.warn(f"tile '{tile.cpp_name or tile.name}' holds packed {tile.dtype} values: every access counts "
+                          f"as touching its whole {tile.storage_bytes} B (a byte per column, as pto-isa's vector "
+                          "paths step), and the emulator does not compute them", tile.loc)
     if kernel.mode == "auto":
         reserve_alias_reach(kernel, reporter)  # the front end has done it; kernels built otherwise
     for s in ir.walk(kernel.body):
@@ -99,7 +103,7 @@ def _check_tile_shape(t: ir.TileDecl, error) -> None:
         return
     if t.slayout != "NoneBox" or t.dtype not in ir.DTYPE_BYTES:
         return
-    elem = Fraction(t.elem_bytes)
+    elem = Fraction(max(1, t.elem_bytes) if t.packed else t.elem_bytes)  # pto-isa: sizeof(DType), 1 when packed
     if t.blayout == "RowMajor":
         line, what = t.cols * elem, f"a row of {t.cols} x {_bytes(elem)}"
     else:
@@ -256,7 +260,7 @@ def _check_alias(s: ir.AliasDef, error, reach: bool) -> None:
     if end is None or not reach:
         return
     vr, vc = _valid_shape(dst)
-    if off < 0 or end > src.nbytes:
+    if off < 0 or end > max(src.nbytes, src.storage_bytes):
         error(f"{s.kind} '{_name(s.dst)}' ({vr}x{vc} valid of {dst.rows}x{dst.cols} {dst.dtype}) at byte {off} of "
               f"'{_name(s.src)}' ({src.nbytes} B) reaches byte {end:g}, outside its base tile", s.loc)
 

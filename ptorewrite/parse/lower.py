@@ -1297,9 +1297,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         src = self._tile_arg(node.args[1], scope, f"{name} source")
         if name == "TRESHAPE":
             offset = Const(0)
-            if dst.tile.nbytes > src.tile.nbytes:
-                raise self.error(f"TRESHAPE destination '{dst}' ({dst.tile.nbytes} B) is larger than its "
-                                 f"source '{src}' ({src.tile.nbytes} B)", node.offset)
+            # pto-isa compares Numel * sizeof(DType): a packed 4-bit tile counts a byte per element.
+            if dst.tile.storage_bytes > src.tile.storage_bytes:
+                raise self.error(f"TRESHAPE destination '{dst}' ({dst.tile.storage_bytes} B) is larger than its "
+                                 f"source '{src}' ({src.tile.storage_bytes} B)", node.offset)
         else:
             if len(node.args) < 4:
                 raise self.error("TSUBVIEW needs a destination, a source, a row and a column offset", node.offset)

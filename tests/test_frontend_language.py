@@ -417,3 +417,42 @@ def load_kernels_of(path: Path):
     from ptorewrite.parse.frontend import load_kernels
 
     return load_kernels(str(path), FrontendOptions(auto_mode=False), Reporter())
+
+
+MX_VIEW = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float8_e8m0_t *in)
+{
+    using S = TileShape2D<float8_e8m0_t, ROWS, 4, Layout::LAYOUT>;
+    using B = BaseShape2D<float8_e8m0_t, ROWS, 4, Layout::LAYOUT>;
+    using T = Tile<TileType::Vec, float8_e8m0_t, 16, 32, BLayout::RowMajor>;
+    T t;
+    TASSIGN(t, 0x0);
+    GlobalTensor<float8_e8m0_t, S, B, Layout::LAYOUT> g(in);
+    TLOAD(t, g);
+}
+"""
+
+
+@pytest.mark.parametrize("layout, shape, stride", [
+    ("MX_A_ZZ", (1, 8, 2, 16, 2), (512, 64, 32, 2, 1)),
+    ("MX_A_ND", (1, 1, 128, 2, 2), (512, 512, 4, 2, 1)),
+    ("MX_A_DN", (1, 1, 2, 128, 2), (512, 512, 256, 2, 1)),
+    ("MX_B_NN", (1, 0, 64, 16, 2), (512, 2048, 32, 2, 1)),
+    ("MX_B_ND", (1, 1, 64, 4, 2), (512, 512, 8, 2, 1)),
+    ("MX_B_DN", (1, 1, 4, 64, 2), (512, 512, 128, 2, 1)),
+])
+def test_mx_scale_views_have_their_layouts_shape_and_stride(tmp_path, layout, shape, stride):
+    """TileShape2D / BaseShape2D of the a5 MX scale layouts (a 128 x 4 scale matrix)."""
+    path = tmp_path / "mx.cpp"
+    path.write_text(MX_VIEW.replace("LAYOUT", layout).replace("ROWS", "128"))
+    g = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5")).gm_tensors[0]
+    assert tuple(x.const_value() for x in g.shape) == shape
+    assert tuple(x.const_value() for x in g.stride) == stride
+
+
+def test_an_mx_scale_view_of_run_time_extent_is_refused(capsys, tmp_path):
+    path = tmp_path / "mx.cpp"
+    path.write_text(MX_VIEW.replace("LAYOUT", "MX_A_ZZ").replace("ROWS", "DYNAMIC"))
+    assert cli_main(["ir", "--arch", "a5", str(path)]) == 2
+    assert "an MX scale layout with a run-time extent is not supported" in capsys.readouterr().err

@@ -212,7 +212,30 @@ def make_shape2d(args: list) -> DimsType:
     if layout == "NZ":
         c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
         return DimsType("shape", (Const(1), Const(_int(cols) // c0), Const(_int(rows) // 16), Const(16), Const(c0)))
+    if layout in _MX_2D:
+        return DimsType("shape", _mx_dims(_MX_2D[layout][0], rows, cols))
     return DimsType("shape", (Const(1), Const(1), Const(1), rows, cols))
+
+
+# The a5 MX scale layouts, as functions of (rows, cols): the 5-D shape and stride (scales come
+# in pairs along K; ZZ / NN group them in 16 x 2 blocks of 32 bytes).
+_MX_2D = {
+    "MX_A_ZZ": (lambda r, c: (1, r // 16, c // 2, 16, 2), lambda r, c: (r * c, c * 16, 32, 2, 1)),
+    "MX_A_ND": (lambda r, c: (1, 1, r, c // 2, 2), lambda r, c: (r * c, r * c, c, 2, 1)),
+    "MX_A_DN": (lambda r, c: (1, 1, c // 2, r, 2), lambda r, c: (r * c, r * c, r * 2, 2, 1)),
+    "MX_B_NN": (lambda r, c: (1, c // 16, r // 2, 16, 2), lambda r, c: (r * c, r * 16, 32, 2, 1)),
+    "MX_B_ND": (lambda r, c: (1, 1, r // 2, c, 2), lambda r, c: (r * c, r * c, c * 2, 2, 1)),
+    "MX_B_DN": (lambda r, c: (1, 1, c, r // 2, 2), lambda r, c: (r * c, r * c, r, 2, 1)),
+}
+
+
+def _mx_dims(fn, rows, cols) -> tuple[Const, ...]:
+    """Evaluate an MX layout function of constant extents (a dynamic one would need the
+    constructor's values spread over several entries: refused rather than guessed)."""
+    r, c = _int(rows), _int(cols)
+    if DYNAMIC in (r, c):
+        raise TypeError("an MX scale layout with a run-time extent is not supported")
+    return tuple(Const(v) for v in fn(r, c))
 
 
 def make_stride2d(args: list) -> DimsType:
@@ -225,6 +248,8 @@ def make_stride2d(args: list) -> DimsType:
     if layout == "NZ":
         c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
         return DimsType("stride", (whole, Const(rows * c0), Const(16 * c0), Const(c0), Const(1)))
+    if layout in _MX_2D:
+        return DimsType("stride", _mx_dims(_MX_2D[layout][1], args[1], args[2]))
     return DimsType("stride", (whole, whole, whole, Const(cols), Const(1)))
 
 

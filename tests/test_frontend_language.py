@@ -456,3 +456,19 @@ def test_an_mx_scale_view_of_run_time_extent_is_refused(capsys, tmp_path):
     path.write_text(MX_VIEW.replace("LAYOUT", "MX_A_ZZ").replace("ROWS", "DYNAMIC"))
     assert cli_main(["ir", "--arch", "a5", str(path)]) == 2
     assert "an MX scale layout with a run-time extent is not supported" in capsys.readouterr().err
+
+
+def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
+    """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
+    touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "conv_tiles.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="conv_tiles<true>"))
+    src, dst = k.tile("src"), k.tile("dst")
+    assert (src.tile_type, src.dtype, src.rows, src.cols, src.slayout) == ("Vec", "fp16", 1, 256, "ConvNCHW")
+    assert (dst.rows, dst.cols, dst.slayout, dst.nbytes) == (1, 256, "ConvNC1HWC0", 512)
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "conv_tiles<true>: 0 race(s), 0 flag problem(s)" in out and "conv_tiles<false>: 1 race(s)" in out
+    assert "data race (RAW) on UB bytes [0x200, 0x400): TSTORE [MTE3] reads flatOut while TTRANS [V]" in err
+    assert cli_main(["simulate", "--entry", "conv_tiles<true>", str(path)]) == 2
+    assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err

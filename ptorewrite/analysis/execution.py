@@ -638,6 +638,8 @@ class Machine:
         decl = ref.tile
         if decl.packed and self.require_semantics:
             raise located(f"packed {decl.dtype} tiles are not supported by the emulator", s)
+        if decl.slayout.startswith("Conv") and self.require_semantics:
+            raise located(f"ConvTile '{ref}': the emulator does not compute N-D ({decl.slayout[4:]}) tiles", s)
         if scratch:  # used by its address and capacity shape; its valid shape does not matter
             vr, vc = decl.rows, decl.cols
         else:

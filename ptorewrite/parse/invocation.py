@@ -277,13 +277,13 @@ def std_of(opts: FrontendOptions) -> str:
 def clang_args(opts: FrontendOptions, core: str) -> list[str]:
     """The libclang arguments for one core type (compile-database flags already merged)."""
     args = ["-x", "c++", f"-std={std_of(opts)}", "-fsyntax-only", "-Wno-everything", "-ferror-limit=0",
-            "-ftemplate-backtrace-limit=0",
-            # The device compiler passes and returns `__fp16` by value, as kernels and tile
-            # accessors do; clang's host targets allow it only as a storage type otherwise.
-            "-Xclang", "-fnative-half-arguments-and-returns"]
+            "-ftemplate-backtrace-limit=0"]
     rd = resource_dir()
     if rd is not None:
         args += ["-resource-dir", str(rd)]
+    # The device compiler passes and returns `__fp16` by value, as kernels and tile accessors
+    # do; clang's host targets allow it only as a storage type otherwise.
+    args += ["-Xclang", "-fnative-half-arguments-and-returns"]
     args += list(opts.no_stdinc)
     # The configuration's PTO headers come first: a build database's -I of pto-isa's NPU headers
     # (which only the device compiler can parse) must not replace them.

@@ -180,6 +180,10 @@ class TypeResolution:
             try:
                 if name == "Tile":
                     return ty.make_tile(args, text)
+                if name == "ConvTile":
+                    return ty.make_conv_tile(args, text)
+                if name == "ConvTileShape":
+                    return ty.make_conv_shape(args)
                 if name in ("Shape", "Stride"):
                     return ty.make_dims(name.lower(), args)
                 if name == "TileShape2D":

@@ -284,5 +284,40 @@ PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
 
 PTO_TYPE_TEMPLATES = frozenset(
     {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
-     *_ALIAS_TILES}
+     "ConvTile", "ConvTileShape", *_ALIAS_TILES}
 )
+
+
+@dataclass(frozen=True)
+class ConvShapeType:
+    """ConvTileShape<...>: the 1-D to 6-D shape of a ConvTile, -1 dynamic."""
+
+    dims: tuple[int, ...]
+
+
+def make_conv_shape(args: list) -> ConvShapeType:
+    if not 1 <= len(args) <= 6:
+        raise TypeError("ConvTileShape takes 1 to 6 dimensions")
+    return ConvShapeType(tuple(_int(a) for a in args))
+
+
+def make_conv_tile(args: list, text: str) -> TileType:
+    """ConvTile<TileType, DType, BufferSize, Layout, ConvTileShape<...>>: an N-D tile of the
+    img2col and layout-conversion paths. It is modelled as one row of its elements, touched
+    whole by every access (the N-D layout is not modelled byte for byte): the product of its
+    shape when every dimension is static, else BufferSize counted as elements (kernels give it
+    in elements or in bytes; either is at least the element count)."""
+    if len(args) != 5 or not isinstance(args[4], ConvShapeType):
+        raise TypeError("ConvTile needs a TileType, an element type, a buffer size, a Layout and a ConvTileShape")
+    loc = enum_member(args[0], "TileType")
+    dtype = _dtype(args[1])
+    layout = enum_member(args[3], "Layout")
+    dims = args[4].dims
+    elems = 1
+    for d in dims:
+        elems *= d
+    if DYNAMIC in dims:
+        elems = _int(args[2])
+    if elems <= 0:
+        raise TypeError("a ConvTile needs a positive size")
+    return TileType(loc, dtype, 1, elems, "RowMajor", Const(1), Const(elems), f"Conv{layout}", text)

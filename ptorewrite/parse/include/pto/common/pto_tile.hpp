@@ -478,6 +478,16 @@ struct ConvTile {
     AICORE void SetRepeatTime(uint8_t v) { (void)v; }
     AICORE void SetRepeatMode(uint8_t v) { (void)v; }
     AICORE void SetTranspose(bool v) { (void)v; }
+    // a5 img2col output placement.
+    AICORE void SetDstStride(uint16_t v) { (void)v; }
+    AICORE void SetDstMposition(uint16_t v) { (void)v; }
+    // Readers of the same configuration (parse only: they report nothing set).
+    AICORE uint16_t GetFmapH() const { return 0; }
+    AICORE uint16_t GetFmapW() const { return 0; }
+    AICORE uint16_t GetFilterH() const { return 0; }
+    AICORE uint16_t GetFilterW() const { return 0; }
+    AICORE uint16_t GetChannelSize() const { return 0; }
+    AICORE uint16_t GetDstStride() const { return 0; }
 
 private:
     TileDType data_ = nullptr;

@@ -841,6 +841,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if decl.init:  # `Event<..> e = TLOAD(...);` records it
                 self.lower_recording(ev, decl.init[0], scope, loc, out, d)
             return
+        if isinstance(t, ty.ArrayType) and decl.array is None:
+            self.declare_array(decl, t.dtype, scope, d, length=t.length)
+            return
         if decl.array is not None:
             if t is not None and not isinstance(t, ty.ScalarType):
                 raise self.error(f"arrays of {describe(t)} are not supported", decl.name_offset)
@@ -1243,7 +1246,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         evaluated = self._args(node, scope)
         n_tiles = sum(isinstance(v, (ir.TileRef, ir.TileDecl)) for _, v in evaluated)
         try:
-            accesses = op.accesses(n_tiles)
+            accesses = op.accesses(n_tiles, self.arch.name)
         except IndexError:
             raise self.error(f"{op.name} takes {op.tile_counts} tile operands, found {n_tiles}",
                              node.offset) from None
@@ -1254,9 +1257,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                     raise self.error(f"'{v.cpp_name}' is a tile array; index it", a.offset)
                 v = ir.TileRef(v, None)
             if isinstance(v, ir.TileRef):
-                tile_types.append(v.tile.tile_type)
-                args.append(ir.Arg("tile", v, accesses[tiles_seen], text))
+                access = accesses[tiles_seen]
                 tiles_seen += 1
+                if access == "-":
+                    continue  # this architecture's implementation does not touch the operand
+                tile_types.append(v.tile.tile_type)
+                args.append(ir.Arg("tile", v, access, text))
             elif isinstance(v, ir.GmTensor):
                 if gm_seen >= len(op.gm):
                     raise self.error(f"{op.name} does not take a GlobalTensor here", a.offset)
@@ -1266,9 +1272,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 args.append(ir.Arg("scalar", v, "", text))
             elif isinstance(v, StructValue):
                 continue  # a result the scalar unit reads afterwards (TMRGSORT's executed counts)
+            elif isinstance(v, ScalarArray):
+                continue  # scalar words that only feed the computed values (TRANDOM's key and counter)
             else:
                 raise self.error(f"unsupported operand {describe(v)} for {op.name}", a.offset)
-        if gm_seen < len(op.gm):
+        if op.gm and not gm_seen:  # further GlobalTensors are optional (MGATHER's GM indices)
             raise self.error(f"{op.name} needs a GlobalTensor operand", node.offset)
         try:
             pipe = pipe_of(op, tile_types, self.arch)

@@ -69,6 +69,22 @@ def test_row_gather_and_scatter_lower_with_the_whole_table():
     assert check(k).clean
 
 
+def test_mode_given_as_a_template_parameter_is_the_enumerator_it_names():
+    k = load(LANG / "indexed_gm.cpp")
+    gather = next(i for i in k.instructions() if i.op == "MGATHER")
+    # Written `MGATHER<Coalesce::Row, Oob>` in a helper called with Oob = GatherOOB::Clamp.
+    assert gather.template_args == ("Coalesce::Row", "GatherOOB::Clamp")
+
+
+def test_gather_and_scatter_are_rewritten_and_verified(capsys):
+    # The AUTO twin: auto2manual orders the scatter before the reload of its table, and the
+    # emulator runs both kernels on random tables and indices.
+    rc = cli_main(["verify", str(LANG / "indexed_gm_auto.cpp")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out
+
+
 def test_scatter_then_reload_of_its_table_needs_the_flag(tmp_path):
     # The scattered rows may land anywhere in the table: the reload reads bytes it writes.
     bad = without(tmp_path, LANG / "indexed_gm.cpp", "    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);",

@@ -1282,8 +1282,23 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             pipe = pipe_of(op, tile_types, self.arch)
         except PipeRuleError as e:
             raise self.error(str(e), node.offset) from None
-        targs = tuple(self.node_text(t) for t in (node.callee.targs or ()))
+        targs = tuple(self._template_arg_text(t, scope) for t in (node.callee.targs or ()))
         return ir.Instr(op.name, pipe, tuple(args), targs, loc, self.via, uid=next(self._uid))
+
+    def _template_arg_text(self, t: cp.Node, scope: Scope) -> str:
+        """A template argument as written, or the enumerator it names when it is a name bound to
+        one (`MGATHER<Coalesce::Elem, Oob>` in a template whose `Oob` is `GatherOOB::Clamp`), so
+        the instruction's modes are known wherever the call is written."""
+        text = self.node_text(t)
+        if isinstance(t, cp.Name) and "::" not in text:
+            try:
+                v = self.eval(t, scope)
+            except (LoweringError, cp.ParseError):
+                return text
+            c = v.const_value() if isinstance(v, Expr) else None
+            if isinstance(c, str) and "::" in c:
+                return c
+        return text
 
     def _tile_arg(self, a: cp.Node, scope: Scope, what: str) -> ir.TileRef:
         v = self.eval(a, scope)

@@ -4,6 +4,13 @@
 
 using namespace pto;
 
+// The out-of-range policy reaches the instruction as a template parameter.
+template <GatherOOB Oob, typename Dst, typename Table, typename Index>
+AICORE inline void GatherRows(Dst &dst, Table &table, Index &idx)
+{
+    MGATHER<Coalesce::Row, Oob>(dst, table, idx);
+}
+
 extern "C" __global__ AICORE void gather_scatter(__gm__ float *table, __gm__ int32_t *index, __gm__ float *out)
 {
     using Rows = Tile<TileType::Vec, float, 8, 64>;
@@ -19,7 +26,7 @@ extern "C" __global__ AICORE void gather_scatter(__gm__ float *table, __gm__ int
     TLOAD(idx, ids);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    MGATHER<Coalesce::Row, GatherOOB::Clamp>(rows, src, idx);
+    GatherRows<GatherOOB::Clamp>(rows, src, idx);
     pipe_barrier(PIPE_V);
     MSCATTER<Coalesce::Row, ScatterAtomicOp::Add, ScatterOOB::Skip>(dst, rows, idx);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);

@@ -112,6 +112,17 @@ def test_gather_into_l1_then_reload_needs_the_mte2_barrier(tmp_path):
     assert any("WAW" in m and "MGATHER" in m for m in race_texts(check(load(bad))))
 
 
+def test_gather_into_l1_refuses_other_access_to_what_its_scalar_walk_touches(tmp_path, capsys):
+    # The indices (and an element table) are read, and the staging area written, by the scalar
+    # unit: no flag orders them, so a kernel touching the staging area elsewhere cannot be checked.
+    bad = tmp_path / "staging_reloaded.cpp"
+    bad.write_text((LANG / "indexed_gm_l1.cpp").read_text().replace("TLOAD(dst, src);", "TLOAD(dst, stage);"))
+    rc = cli_main(["check", str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"{bad}:19:5: error: TLOAD at 21:5 touches its staging area 'stage'" in err
+
+
 def test_only_the_first_global_tensor_is_required():
     op = INSTRUCTIONS["MGATHER"]
     assert op.gm == ("r", "r", "rw") and op.accesses(1) == ("w",) and op.accesses(2) == ("w", "r")

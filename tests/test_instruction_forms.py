@@ -16,7 +16,7 @@ pytest.importorskip("clang.cindex")
 
 from ptorewrite.analysis import execution, ir
 from ptorewrite.analysis.expr import Const
-from ptorewrite.analysis.instructions import INSTRUCTIONS
+from ptorewrite.analysis.instructions import INSTRUCTIONS, tile_accesses
 from ptorewrite.arch import profile
 from ptorewrite.cli import main as cli_main
 from ptorewrite.emulator import pipes
@@ -163,6 +163,15 @@ def test_a2a3_compare_gather_writes_counts_and_scratch(tmp_path):
 def test_block_size_is_the_block():
     k = load(LANG / "a2a3_instruction_forms.cpp", entry="a2a3_forms")
     assert {t.cpp_name: t.cols for t in k.tiles}["src"] == 64
+
+
+def test_third_tile_of_a_move_is_read_when_it_is_the_fixpipe_scaling_tile():
+    k = load(LANG / "fixpipe_scaling.cpp")
+    assert lowered(k) == [("TMOV", "FIX", ("w", "r", "r"), ())]
+    # The same counts with other tile types: a scratch (TMOV) or a second destination (TEXTRACT).
+    assert tile_accesses(INSTRUCTIONS["TMOV"], ["Vec", "Vec", "Vec"]) == ("w", "r", "rw")
+    assert tile_accesses(INSTRUCTIONS["TEXTRACT"], ["Vec", "Vec", "Vec"]) == ("w", "w", "r")
+    assert tile_accesses(INSTRUCTIONS["TEXTRACT"], ["Vec", "Acc", "Scaling"]) == ("w", "r", "r")
 
 
 # ---------------------------------------------------------------- a5 forms

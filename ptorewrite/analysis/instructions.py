@@ -165,6 +165,20 @@ MOVE_PIPES = {
 }
 
 
+# Moves whose third tile may be the fixpipe's Scaling tile (TMOV / TEXTRACT / TINSERT with an
+# AccToVecMode and an `fp` operand); three tiles otherwise mean a scratch (TMOV) or a second
+# destination (TEXTRACT).
+FIXPIPE_SCALING_FORMS = frozenset({"TMOV", "TEXTRACT", "TINSERT"})
+
+
+def tile_accesses(op: OpInfo, tile_types: list[str], arch: str | None = None) -> tuple[str, ...]:
+    """Access code of each tile operand of a call whose tile operands have `tile_types`
+    (raises IndexError for a tile count the instruction has no form for)."""
+    if op.name in FIXPIPE_SCALING_FORMS and len(tile_types) == 3 and tile_types[2] == "Scaling":
+        return ("w", "r", "r")  # (dst, src, fp): the scaling parameters are read
+    return op.accesses(len(tile_types), arch)
+
+
 class PipeRuleError(ValueError):
     pass
 

@@ -35,6 +35,7 @@ from ptorewrite.analysis.instructions import (
     PipeRuleError,
     lookup,
     pipe_of,
+    tile_accesses,
 )
 from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -1244,9 +1245,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         tile_types: list[str] = []
         tiles_seen = gm_seen = 0
         evaluated = self._args(node, scope)
-        n_tiles = sum(isinstance(v, (ir.TileRef, ir.TileDecl)) for _, v in evaluated)
+        kinds = [(v.tile if isinstance(v, ir.TileRef) else v).tile_type for _, v in evaluated
+                 if isinstance(v, (ir.TileRef, ir.TileDecl))]
+        n_tiles = len(kinds)
         try:
-            accesses = op.accesses(n_tiles, self.arch.name)
+            accesses = tile_accesses(op, kinds, self.arch.name)
         except IndexError:
             raise self.error(f"{op.name} takes {op.tile_counts} tile operands, found {n_tiles}",
                              node.offset) from None

@@ -71,8 +71,9 @@ __all__ = ["Binding", "Lowering", "LoweringError", "Ptr", "Scope"]  # what the f
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
+# dcci: the scalar unit's data-cache maintenance, which orders no pipe.
 IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb",
-                              "preload"})  # preload: instruction-cache prefetch
+                              "preload", "dcci"})  # preload: instruction-cache prefetch
 # a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).

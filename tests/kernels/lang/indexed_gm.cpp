@@ -1,5 +1,6 @@
 // Indexed GM access: a row gather into a UB tile through an index tile, a scatter of those rows
-// into a second table with an atomic and an out-of-range policy, and a reload from that table.
+// into a second table with an atomic and an out-of-range policy, a data-cache flush, and a reload
+// from that table.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -29,6 +30,7 @@ extern "C" __global__ AICORE void gather_scatter(__gm__ float *table, __gm__ int
     GatherRows<GatherOOB::Clamp>(rows, src, idx);
     pipe_barrier(PIPE_V);
     MSCATTER<Coalesce::Row, ScatterAtomicOp::Add, ScatterOOB::Skip>(dst, rows, idx);
+    dcci(static_cast<__gm__ void *>(0), cache_line_t::ENTIRE_DATA_CACHE);  // no pipe ordering
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
     TLOAD(rows, dst);

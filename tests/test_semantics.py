@@ -730,6 +730,59 @@ def test_mrgsort_single_list_blocks():
 # ----------------------------------------------------------------------------- coverage
 
 
+def test_two_window_extract_and_the_compare_gather_form():
+    src = np.arange(64, dtype=np.float32).reshape(8, 8)
+    d0, d1 = np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)
+    run("TEXTRACT", d0, d1, src, scalars=[1, 2, 4, 6])
+    np.testing.assert_array_equal(d0, src[1:3, 2:5])
+    np.testing.assert_array_equal(d1, src[4:7, 6:8])
+    with pytest.raises(NotImplementedError, match="compare-and-gather"):
+        run("TGATHER", np.zeros((2, 8), np.int32), src, np.zeros((1, 8), np.uint32), np.zeros((8, 1), np.int32))
+
+
+@covers("MGATHER")
+def test_gather_rows_and_elements_with_out_of_range_policies():
+    table = np.arange(40, dtype=np.float32).reshape(5, 8)
+    dst = np.zeros((3, 8), np.float32)
+    run("MGATHER", dst, table, np.array([[4, 0, 2]], np.int32))
+    np.testing.assert_array_equal(dst, table[[4, 0, 2]])
+    run("MGATHER", dst, table, np.array([[7, 1, 5]], np.int32), GatherOOB="GatherOOB::Clamp")
+    np.testing.assert_array_equal(dst, table[[4, 1, 4]])
+    run("MGATHER", dst, table, np.array([[7, 1, 5]], np.int32), GatherOOB="Wrap")
+    np.testing.assert_array_equal(dst, table[[2, 1, 0]])
+    run("MGATHER", dst, table, np.array([[7, 1, -1]], np.int32), GatherOOB="Zero")
+    np.testing.assert_array_equal(dst, np.stack([np.zeros(8), table[1], np.zeros(8)]))
+    with pytest.raises(ValueError, match="outside its table"):
+        run("MGATHER", dst, table, np.array([[7, 1, 5]], np.int32))
+    elems = np.zeros((2, 2), np.float32)
+    run("MGATHER", elems, table, np.array([[39, 0], [8, 17]], np.int32), Coalesce="Coalesce::Elem")
+    np.testing.assert_array_equal(elems, [[39, 0], [8, 17]])
+    with pytest.raises(NotImplementedError):
+        run("MGATHER", dst, table, np.array([[0, 1, 2]], np.int32), DstTileType="Mat")
+
+
+@covers("MSCATTER")
+def test_scatter_rows_and_elements_with_atomics_and_policies():
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+    table = np.zeros((4, 4), np.float32)
+    run("MSCATTER", table, src, np.array([[3, 0, 3]], np.int32))  # a collision: the later row wins
+    np.testing.assert_array_equal(table, [src[1], [0] * 4, [0] * 4, src[2]])
+    table[...] = 1
+    run("MSCATTER", table, src, np.array([[3, 0, 3]], np.int32), ScatterAtomicOp="ScatterAtomicOp::Add")
+    np.testing.assert_array_equal(table, [src[1] + 1, [1] * 4, [1] * 4, src[0] + src[2] + 1])
+    table[...] = 0
+    run("MSCATTER", table, src, np.array([[9, 1, 6]], np.int32), ScatterOOB="Skip")
+    np.testing.assert_array_equal(table, [[0] * 4, src[1], [0] * 4, [0] * 4])
+    run("MSCATTER", table, src, np.array([[9, 1, 6]], np.int32), ScatterOOB="Wrap", ScatterAtomicOp="Max")
+    np.testing.assert_array_equal(table[1], src[1])
+    np.testing.assert_array_equal(table[2], src[2])
+    with pytest.raises(ValueError, match="outside its table"):
+        run("MSCATTER", table, src, np.array([[9, 1, 6]], np.int32))
+    flat = np.zeros((2, 8), np.int32)
+    run("MSCATTER", flat, np.array([[5, 6]], np.int32), np.array([[15, 3]], np.int32), Coalesce="Elem")
+    assert flat[1, 7] == 5 and flat[0, 3] == 6 and flat.sum() == 11
+
+
 def test_every_implemented_instruction_is_tested():
     missing = implemented() - COVERED
     assert not missing, f"instructions without a test: {sorted(missing)}"

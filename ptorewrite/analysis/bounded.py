@@ -656,7 +656,7 @@ class BoundedMachine(Machine):
 
     def _window(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list):
         """(index of the windowed tile operand, window) for TEXTRACT / TINSERT with known offsets."""
-        if s.op not in WINDOWED or len(tiles) < 2:
+        if s.op not in WINDOWED or len(tiles) != 2:  # the two-window TEXTRACT reads its source whole
             return None
         if not all(is_known(v) for v in scalars[:2]):
             return None  # unknown offsets: the whole tile

@@ -719,7 +719,7 @@ class Machine:
             return {}
         tiles = [i for i, o in enumerate(operands) if isinstance(o, TileOperand)]
         nums = [v for v in operands if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if len(tiles) < 2:
+        if len(tiles) != 2:  # TEXTRACT(dst0, dst1, src, ...): the source is read whole
             return {}
         big, shaper = (tiles[k] for k in WINDOWED[s.op])
         r0, c0 = (list(map(int, nums)) + [0, 0])[:2]

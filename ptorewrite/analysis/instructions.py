@@ -5,7 +5,8 @@ reads and writes (spec §2). Tile operands are matched positionally against `til
 GlobalTensor operands against `gm`; every other argument is a scalar.
 
 Access codes: "w" written, "r" read, "rw" read and written (scratch tiles, in-place
-accumulators). A trailing "r*" means every further tile is read. A tile operand read and written
+accumulators), "-" not touched on that architecture (the operand is dropped, so it needs no
+address). A trailing "r*" means every further tile is read. A tile operand read and written
 after the first one is the instruction's scratch (`tmp`) tile: see `is_scratch`.
 """
 
@@ -25,9 +26,14 @@ class OpInfo:
     # Overloads that differ in tile count (an optional scratch tile, a second output).
     by_count: tuple[tuple[int, tuple[str, ...]], ...] = ()
     archs: frozenset[str] = frozenset({"a2a3", "a5"})
+    # Per-architecture overrides of `by_count`: (arch, count, pattern).
+    by_arch: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
 
-    def accesses(self, n_tiles: int) -> tuple[str, ...]:
-        """Access code of each tile operand for a call with `n_tiles` tile operands."""
+    def accesses(self, n_tiles: int, arch: str | None = None) -> tuple[str, ...]:
+        """Access code of each tile operand for a call with `n_tiles` tile operands on `arch`."""
+        for a, n, pattern in self.by_arch:
+            if a == arch and n == n_tiles:
+                return pattern
         for n, pattern in self.by_count:
             if n == n_tiles:
                 return pattern
@@ -47,17 +53,29 @@ class OpInfo:
 
 
 def _ops(names: str, pipe: str, tiles: str, gm: str = "", **by_count: str) -> list[OpInfo]:
-    """`by_count` maps "n3" -> the pattern for calls with 3 tile operands."""
-    extra = tuple((int(k[1:]), tuple(v.split())) for k, v in sorted(by_count.items()))
-    return [OpInfo(n, pipe, tuple(tiles.split()), tuple(gm.split()), extra) for n in names.split()]
+    """`by_count` maps "n3" -> the pattern for calls with 3 tile operands, "a5_n3" -> the same
+    on a5 only."""
+    extra = tuple((int(k[1:]), tuple(v.split())) for k, v in sorted(by_count.items()) if k[0] == "n")
+    per_arch = tuple((k.split("_")[0], int(k.split("_")[1][1:]), tuple(v.split()))
+                     for k, v in sorted(by_count.items()) if k[0] != "n")
+    return [OpInfo(n, pipe, tuple(tiles.split()), tuple(gm.split()), extra, by_arch=per_arch) for n in names.split()]
 
 
 _TABLE: list[OpInfo] = [
     # Data movement between GM and on-chip buffers.
     *_ops("TLOAD", "MTE2", "w", gm="r"),
     *_ops("TSTORE", "store", "r", gm="w"),
+    # Indexed GM access. MGATHER(dst, table, idx) gathers table rows or elements into a UB tile (V);
+    # MGATHER(dst, table, idxGm, scratchGm) gathers into an L1 tile (MTE2), staging the element form
+    # in the GM scratch. MSCATTER(table, src, idx) writes src rows or elements at the indices, so
+    # which table bytes it writes (and, with an atomic, reads) is known only at run time: the whole
+    # table window is read and written.
+    *_ops("MGATHER", "gather", "w r", gm="r r rw", n1="w"),
+    *_ops("MSCATTER", "V", "r r", gm="rw"),
     # On-chip moves: the pipe depends on the source and destination buffers.
-    *_ops("TMOV TEXTRACT", "move", "w r"),
+    # TEXTRACT(dst0, dst1, src, ...) cuts two windows of one UB tile at once.
+    *_ops("TMOV", "move", "w r", n3="w r rw"),
+    *_ops("TEXTRACT", "move", "w r", n3="w w r"),
     *_ops("TINSERT", "insert", "w r"),
     # Cube. TMATMUL_ACC(acc, left, right) accumulates in place; (out, in, left, right) reads `in`.
     *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
@@ -92,7 +110,9 @@ _TABLE: list[OpInfo] = [
           "TCOLEXPANDMIN TCOLEXPANDEXPDIF", "V", "w r r", n4="w r r rw"),
     # Layout, gather and sort.
     *_ops("TTRANS", "V", "w r", n3="w r rw"),
-    *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw"),
+    # TGATHER(dst, src, kValue, cdst, tmp, offset): compare-and-gather also writes per-row counts to
+    # cdst; a5 compares without the scratch tile.
+    *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw", n5="w r r w rw", a5_n5="w r r w -"),
     *_ops("TSCATTER TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
     # TFILLPAD(dst, src): on a Mat (L1) tile the padding is written by MTE2, on a Vec tile by V.
     *_ops("TFILLPAD", "fill", "w r"),
@@ -107,6 +127,13 @@ _TABLE: list[OpInfo] = [
     *_ops("TPAIRREDUCESUM", "V", "w r"),
     # TDEQUANT(dst, src, scale, offset); TGATHERB(dst, src, offsets); TTRI(dst, diagonal).
     *_ops("TDEQUANT", "V", "w r r r"),
+    # TQUANT(dst, src, scale[, offset]) and (dst, src, scale, tmp[, offset]) read scale and offset;
+    # the a5 MX forms (dst, src, exp, max, scaling[, expZz]) write the per-group exponents, maxima
+    # and scales. The four- and five-tile calls are read as either form: the operands that may be
+    # written are written (rw), which can only add accesses.
+    *_ops("TQUANT", "V", "w r r", n4="w r r rw", n5="w r rw rw rw", n6="w r w w w w"),
+    # TRANDOM(dst, key, counter): key and counter are scalar arrays.
+    *_ops("TRANDOM", "V", "w"),
     *_ops("TGATHERB THISTOGRAM", "V", "w r r"),
     *_ops("TTRI", "V", "w"),
     # TMRGSORT(dst, src, blockLen) or (dst, executedNumList, tmp, src0, src1[, src2, src3]).
@@ -168,6 +195,20 @@ MOVE_PIPES = {
 }
 
 
+# Moves whose third tile may be the fixpipe's Scaling tile (TMOV / TEXTRACT / TINSERT with an
+# AccToVecMode and an `fp` operand); three tiles otherwise mean a scratch (TMOV) or a second
+# destination (TEXTRACT).
+FIXPIPE_SCALING_FORMS = frozenset({"TMOV", "TEXTRACT", "TINSERT"})
+
+
+def tile_accesses(op: OpInfo, tile_types: list[str], arch: str | None = None) -> tuple[str, ...]:
+    """Access code of each tile operand of a call whose tile operands have `tile_types`
+    (raises IndexError for a tile count the instruction has no form for)."""
+    if op.name in FIXPIPE_SCALING_FORMS and len(tile_types) == 3 and tile_types[2] == "Scaling":
+        return ("w", "r", "r")  # (dst, src, fp): the scaling parameters are read
+    return op.accesses(len(tile_types), arch)
+
+
 class PipeRuleError(ValueError):
     pass
 
@@ -185,7 +226,7 @@ def pipe_of(op: OpInfo, tile_types: list[str], arch: ArchProfile) -> str:
                 raise PipeRuleError(f"TSTORE from a Mat (L1) tile is not available on {arch.name}")
             return "MTE3"
         raise PipeRuleError(f"TSTORE from a {src} tile is not supported")
-    if op.pipe == "fill":
+    if op.pipe in ("fill", "gather"):
         return "MTE2" if tile_types[:1] == ["Mat"] else "V"
     if op.pipe in ("move", "insert"):
         if len(tile_types) < 2:

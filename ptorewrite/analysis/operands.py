@@ -20,7 +20,9 @@ module checks what holds for every kernel of the spec (§3) and of pto-isa's own
   the view reaches (`TileDecl.overhang`). In manual mode TSUBVIEW is an address computation
   (`TASSIGN(dst, src.data() + offset)`) and may name any bytes of the buffer; the execution checks
   that the view lies inside it;
-- a manual TASSIGN with a constant address is aligned for its buffer and fits in it.
+- a manual TASSIGN with a constant address is aligned for its buffer and fits in it;
+- MGATHER into an L1 tile reads GM with the scalar unit: nothing else in the kernel writes the
+  GM it reads or touches its GM staging area.
 
 Each problem is a located error naming the operand, what it is and what the instruction needs.
 Checks whose answer depends on run-time values (dynamic valid shapes, symbolic offsets) are left
@@ -54,6 +56,7 @@ def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | No
             reporter.warn(f"tile '{tile.cpp_name or tile.name}' holds packed {tile.dtype} values: every access counts "
                           f"as touching its whole {tile.storage_bytes} B (a byte per column, as pto-isa's vector "
                           "paths step), and the emulator does not compute them", tile.loc)
+    _check_scalar_gm_walks(kernel, error)
     if kernel.mode == "auto":
         reserve_alias_reach(kernel, reporter)  # the front end has done it; kernels built otherwise
     for s in ir.walk(kernel.body):
@@ -140,6 +143,34 @@ def _check_instr(s: ir.Instr, arch: ArchProfile, error, reporter: Reporter | Non
         _check_gm_copy(s, error, reporter)
     elif s.op.startswith(("TMATMUL", "TGEMV")):
         _check_matmul(s, refs, tiles, arch, error)
+
+
+def _check_scalar_gm_walks(kernel: ir.Kernel, error) -> None:
+    """MGATHER into an L1 tile (GM indices, GM staging area) walks its indices, and in the element
+    form the table, with the scalar unit, which writes the staging area too; only the final copy
+    into L1 runs on MTE2. No pipe flag orders the scalar unit's GM accesses, so the kernel may
+    not write those tensors' GM, nor touch the staging area, anywhere else."""
+    walks = [s for s in ir.walk(kernel.body) if isinstance(s, ir.Instr) and s.op == "MGATHER"
+             and sum(a.kind == "gm" for a in s.args) == 3]
+    if not walks:
+        return
+    accesses = [(s, a) for s in ir.walk(kernel.body) if isinstance(s, ir.Instr) for a in s.args if a.kind == "gm"]
+    for walk in walks:
+        table, idx, stage = (a for a in walk.args if a.kind == "gm")
+        for s, a in accesses:
+            if s is walk:
+                continue
+            param = a.value.tensor.param
+            hit = None
+            if param == stage.value.tensor.param:
+                hit = f"its staging area '{stage.text}'"
+            elif "w" in a.access and param in (table.value.tensor.param, idx.value.tensor.param):
+                hit = f"GM its scalar walk reads ('{param}')"
+            if hit is not None:
+                error(f"{s.op} at {s.loc.line}:{s.loc.col} touches {hit}: MGATHER into an L1 tile reads its "
+                      "indices (and an element table) and writes its staging area with the scalar unit, which "
+                      "no pipe flag orders", walk.loc)
+                break
 
 
 def _agree(s: ir.Instr, tiles: list[ir.Arg], positions, what: str, key, error, show=str) -> None:

@@ -19,6 +19,12 @@ from ptorewrite.analysis.expr import Expr
 WINDOW_SCALAR_OPS = frozenset({"TEXTRACT", "TINSERT"})
 
 
+def _windowed(s: ir.Instr) -> bool:
+    """The scalars place a window: not in the two-window TEXTRACT(dst0, dst1, src, ...), whose
+    source is read whole."""
+    return sum(a.kind == "tile" for a in s.args) == 2
+
+
 def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
     def ref_index(ref: ir.TileRef):
         if ref.index is not None:
@@ -33,7 +39,7 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
                 yield g.offset_bytes
                 yield from g.shape
                 yield from g.stride
-            elif s.op in WINDOW_SCALAR_OPS:
+            elif s.op in WINDOW_SCALAR_OPS and _windowed(s):
                 yield a.value
     elif isinstance(s, ir.For):
         yield from s.control_exprs()

@@ -641,7 +641,14 @@ def move(call: OpCall) -> None:
 
 @semantic("TEXTRACT")
 def extract(call: OpCall) -> None:
-    """TEXTRACT(dst, src, indexRow, indexCol): dst = src[r:r+R, c:c+C], converted."""
+    """TEXTRACT(dst, src, indexRow, indexCol): dst = src[r:r+R, c:c+C], converted.
+    TEXTRACT(dst0, dst1, src, r0, c0, r1, c1): two windows of one source (dst1 is written through
+    its view in ``srcs``)."""
+    if len(call.srcs) == 2:
+        (dst1, src), (r0, c0, r1, c1) = call.srcs, (list(map(int, _numbers(call))) + [0] * 4)[:4]
+        for dst, r, c in ((call.dst, r0, c0), (dst1, r1, c1)):
+            _move(call, dst, _fit(src[r:, c:], dst.shape))
+        return
     r, c = (list(map(int, _numbers(call))) + [0, 0])[:2]
     src = call.srcs[0][r:, c:]
     _move(call, call.dst, _fit(src, call.dst.shape))
@@ -716,6 +723,8 @@ def gather(call: OpCall) -> None:
     """TGATHER(dst, src0, indices, tmp): dst[i,j] = src0 flat[indices[i,j]] (flat = tile storage);
     TGATHER<MaskPattern>(dst, src): the pattern's columns of each row, packed row-major into dst."""
     src = call.srcs[0]
+    if len(call.srcs) > 2:
+        raise NotImplementedError("the compare-and-gather form (dst, src, kValue, cdst, tmp, offset) is not emulated")
     if len(call.srcs) == 1:
         period, phase = _MASK_PATTERNS[_enum(call, "MaskPattern", "P1111")]
         _write_row_major(call.dst, src[:, phase::period])
@@ -847,3 +856,88 @@ def merge_sort(call: OpCall):
     packed = _pack_structs(v, i, dst.dtype)[: dst.size]
     dst[: packed.size] = packed
     return {"executedNumList": tuple(used + [0] * (4 - len(used)))}
+
+
+# ----------------------------------------------------------------------------- indexed GM access
+
+
+def _remap(raw: int, capacity: int, policy: str, what: str) -> int | None:
+    """The table position an index names under an out-of-range policy, or None for no access
+    (GatherOOB::Zero writes zero there, ScatterOOB::Skip writes nothing). Indices are read as
+    unsigned 32-bit words, as the hardware does."""
+    i = int(raw) & 0xFFFFFFFF
+    if i < capacity:
+        return i
+    if policy == "Clamp":
+        return capacity - 1
+    if policy == "Wrap":
+        return i % capacity
+    if policy in ("Zero", "Skip"):
+        return None
+    raise ValueError(f"{what} index {i} is outside its table of {capacity} and no out-of-range policy is set")
+
+
+def _indices(idx: np.ndarray, n: int) -> np.ndarray:
+    """The first `n` indices of a one-row or one-column index tile."""
+    flat = np.ascontiguousarray(idx).reshape(-1)
+    if flat.size < n:
+        raise ValueError(f"index tile holds {flat.size} indices, {n} needed")
+    return flat[:n]
+
+
+@semantic("MGATHER")
+def gather_gm(call: OpCall) -> None:
+    """MGATHER(dst, table, idx) into a UB tile. Coalesce::Row (default): dst[r, :] = table[idx[r], :];
+    Coalesce::Elem: dst[r, c] = the table's element idx[r, c] in row-major order. GatherOOB picks
+    what an index past the table does (Clamp, Wrap, Zero; Undefined is an error here)."""
+    if call.template.get("DstTileType", "Vec") != "Vec":
+        raise NotImplementedError("MGATHER into an L1 tile (GM indices and staging area) is not emulated")
+    table, idx = call.srcs[0], call.srcs[1]
+    policy = _enum(call, "GatherOOB", "Undefined")
+    rows, cols = call.dst.shape
+    if _enum(call, "Coalesce", "Row") == "Elem":
+        flat = table.reshape(-1)
+        pick = _fit(idx, (rows, cols))
+        for r in range(rows):
+            for c in range(cols):
+                i = _remap(pick[r, c], flat.size, policy, "MGATHER")
+                call.dst[r, c] = 0 if i is None else flat[i]
+        return
+    if table.shape[1] < cols:
+        raise ValueError(f"table rows of {table.shape[1]} elements are narrower than the {cols}-column destination")
+    for r, raw in enumerate(_indices(idx, rows)):
+        i = _remap(raw, table.shape[0], policy, "MGATHER")
+        call.dst[r, :] = 0 if i is None else table[i, :cols]
+
+
+@semantic("MSCATTER")
+def scatter_gm(call: OpCall) -> None:
+    """MSCATTER(table, src, idx): Coalesce::Row (default) writes src[r, :] to table row idx[r];
+    Coalesce::Elem writes src[r, c] to the table's element idx[r, c]. ScatterAtomicOp Add / Max /
+    Min combine with the table instead of overwriting it; when indices collide the later source
+    position wins (writes) or every one counts (atomics). ScatterOOB: Skip, Clamp, Wrap."""
+    table, src, idx = call.dst, call.srcs[0], call.srcs[1]
+    policy = _enum(call, "ScatterOOB", "Undefined")
+    combine = {"Add": np.add, "Max": np.maximum, "Min": np.minimum}.get(_enum(call, "ScatterAtomicOp", "None"))
+
+    def put(target: np.ndarray, at, value) -> None:
+        if combine is None:
+            target[at] = value
+        else:
+            target[at] = _convert(combine(_calc(np.asarray(target[at])), _calc(np.asarray(value))), target.dtype)
+
+    rows, cols = src.shape
+    if _enum(call, "Coalesce", "Row") == "Elem":
+        pick = _fit(idx, (rows, cols))
+        for r in range(rows):
+            for c in range(cols):
+                i = _remap(pick[r, c], table.size, policy, "MSCATTER")
+                if i is not None:
+                    put(table, np.unravel_index(i, table.shape), src[r, c])
+        return
+    if table.shape[1] < cols:
+        raise ValueError(f"table rows of {table.shape[1]} elements are narrower than the {cols}-column source")
+    for r, raw in enumerate(_indices(idx, rows)):
+        i = _remap(raw, table.shape[0], policy, "MSCATTER")
+        if i is not None:
+            put(table, (i, slice(0, cols)), src[r, :])

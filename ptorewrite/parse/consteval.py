@@ -132,12 +132,15 @@ class ConstEvaluation:
 
     # -- scalar arrays
 
-    def declare_array(self, decl, dtype: str, scope, d: Cursor):
+    def declare_array(self, decl, dtype: str, scope, d: Cursor, length: int | None = None):
+        """`T a[n] = {...};`, or a declaration through an array alias of `length` elements."""
         items = []
         if decl.init:
             init = decl.init[0] if decl.init_style == "=" else cp.InitList(decl.name_offset, tuple(decl.init))
             items = list(init.items) if isinstance(init, cp.InitList) else [init]
-        if isinstance(decl.array, cp.InitList):  # `int a[] = {...}`: sized by its initializer
+        if length is not None:
+            n = length
+        elif isinstance(decl.array, cp.InitList):  # `int a[] = {...}`: sized by its initializer
             n = len(items)
         else:
             n = self.with_known(self.scalar(decl.array, scope)).const_value()

@@ -35,6 +35,7 @@ from ptorewrite.analysis.instructions import (
     PipeRuleError,
     lookup,
     pipe_of,
+    tile_accesses,
 )
 from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -70,8 +71,9 @@ __all__ = ["Binding", "Lowering", "LoweringError", "Ptr", "Scope"]  # what the f
 # Vector-mask setters kernels call before PTO vector code (pto-isa's demos do); no tile data.
 MASK_BUILTINS = frozenset({"set_mask_norm", "set_mask_count", "set_vector_mask"})
 # Device set-up calls with no tile data and no ordering between the pipes of one core.
+# dcci: the scalar unit's data-cache maintenance, which orders no pipe.
 IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padding", "SetFFTSBaseAddr", "dsb",
-                              "preload"})  # preload: instruction-cache prefetch
+                              "preload", "dcci"})  # preload: instruction-cache prefetch
 # a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
@@ -841,6 +843,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if decl.init:  # `Event<..> e = TLOAD(...);` records it
                 self.lower_recording(ev, decl.init[0], scope, loc, out, d)
             return
+        if isinstance(t, ty.ArrayType) and decl.array is None:
+            self.declare_array(decl, t.dtype, scope, d, length=t.length)
+            return
         if decl.array is not None:
             if t is not None and not isinstance(t, ty.ScalarType):
                 raise self.error(f"arrays of {describe(t)} are not supported", decl.name_offset)
@@ -1246,9 +1251,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         tile_types: list[str] = []
         tiles_seen = gm_seen = 0
         evaluated = self._args(node, scope)
-        n_tiles = sum(isinstance(v, (ir.TileRef, ir.TileDecl)) for _, v in evaluated)
+        kinds = [(v.tile if isinstance(v, ir.TileRef) else v).tile_type for _, v in evaluated
+                 if isinstance(v, (ir.TileRef, ir.TileDecl))]
+        n_tiles = len(kinds)
         try:
-            accesses = op.accesses(n_tiles)
+            accesses = tile_accesses(op, kinds, self.arch.name)
         except IndexError:
             raise self.error(f"{op.name} takes {op.tile_counts} tile operands, found {n_tiles}",
                              node.offset) from None
@@ -1259,9 +1266,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                     raise self.error(f"'{v.cpp_name}' is a tile array; index it", a.offset)
                 v = ir.TileRef(v, None)
             if isinstance(v, ir.TileRef):
-                tile_types.append(v.tile.tile_type)
-                args.append(ir.Arg("tile", v, accesses[tiles_seen], text))
+                access = accesses[tiles_seen]
                 tiles_seen += 1
+                if access == "-":
+                    continue  # this architecture's implementation does not touch the operand
+                tile_types.append(v.tile.tile_type)
+                args.append(ir.Arg("tile", v, access, text))
             elif isinstance(v, ir.GmTensor):
                 if gm_seen >= len(op.gm):
                     raise self.error(f"{op.name} does not take a GlobalTensor here", a.offset)
@@ -1271,16 +1281,33 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 args.append(ir.Arg("scalar", v, "", text))
             elif isinstance(v, StructValue):
                 continue  # a result the scalar unit reads afterwards (TMRGSORT's executed counts)
+            elif isinstance(v, ScalarArray):
+                continue  # scalar words that only feed the computed values (TRANDOM's key and counter)
             else:
                 raise self.error(f"unsupported operand {describe(v)} for {op.name}", a.offset)
-        if gm_seen < len(op.gm):
+        if op.gm and not gm_seen:  # further GlobalTensors are optional (MGATHER's GM indices)
             raise self.error(f"{op.name} needs a GlobalTensor operand", node.offset)
         try:
             pipe = pipe_of(op, tile_types, self.arch)
         except PipeRuleError as e:
             raise self.error(str(e), node.offset) from None
-        targs = tuple(self.node_text(t) for t in (node.callee.targs or ()))
+        targs = tuple(self._template_arg_text(t, scope) for t in (node.callee.targs or ()))
         return ir.Instr(op.name, pipe, tuple(args), targs, loc, self.via, uid=next(self._uid))
+
+    def _template_arg_text(self, t: cp.Node, scope: Scope) -> str:
+        """A template argument as written, or the enumerator it names when it is a name bound to
+        one (`MGATHER<Coalesce::Elem, Oob>` in a template whose `Oob` is `GatherOOB::Clamp`), so
+        the instruction's modes are known wherever the call is written."""
+        text = self.node_text(t)
+        if isinstance(t, cp.Name) and "::" not in text:
+            try:
+                v = self.eval(t, scope)
+            except (LoweringError, cp.ParseError):
+                return text
+            c = v.const_value() if isinstance(v, Expr) else None
+            if isinstance(c, str) and "::" in c:
+                return c
+        return text
 
     def _tile_arg(self, a: cp.Node, scope: Scope, what: str) -> ir.TileRef:
         v = self.eval(a, scope)

@@ -201,6 +201,8 @@ class TypeResolution:
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
+        if name in ty.PTO_ARRAY_TYPES and not node.pointer:
+            return ty.PTO_ARRAY_TYPES[name]
         if name in ("void",) or name in ty.PTO_STRUCTS:
             return ty.OpaqueType(name)
         if name in self._enum_names:

@@ -55,6 +55,13 @@ class PointerType:
 
 
 @dataclass(frozen=True)
+class ArrayType:
+    """A fixed-length scalar array type named by an alias (`using Key = uint32_t[2];`)."""
+    dtype: str
+    length: int
+
+
+@dataclass(frozen=True)
 class TileType:
     tile_type: str
     dtype: str
@@ -281,6 +288,8 @@ def make_event(args: list) -> EventType:
 
 # Plain structs of the PTO API that kernels declare and pass to instructions.
 PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
+# pto-isa's scalar array aliases: TRANDOM's key and counter words.
+PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": ArrayType("uint32", 4)}
 
 PTO_TYPE_TEMPLATES = frozenset(
     {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",

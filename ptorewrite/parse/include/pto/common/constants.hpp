@@ -29,6 +29,8 @@ constexpr const uint32_t B4_C0_SIZE = 64;
 constexpr const int MX_COL_LEN = 2;
 constexpr const int MX_ROW_LEN = 16;
 constexpr const int MX_BLOCK_SIZE = 32;
+// The 32-byte UB block under its sort-header name (both architectures declare it in namespace pto).
+constexpr const uint32_t BLOCK_SIZE = 32;
 
 // A PadValue at or above CustomBase carries a raw bit pattern in its low 32 bits.
 AICORE constexpr bool isCustomPadValue(PadValue pv)
@@ -95,6 +97,17 @@ AICORE constexpr int GetTimesByMask()
            : (mask == MaskPattern::P1010 || mask == MaskPattern::P0101) ? PTO_TIME_2
                                                                        : PTO_TIME_4;
 }
+
+#ifdef PTO_NPU_ARCH_A5
+// An MX scale tile's L0 address is its data tile's address in 16-byte units.
+constexpr uint32_t SHIFT_MX_ADDR = 4;
+
+template <typename T>
+AICORE constexpr uint64_t GetScaleAddr(T *dst)
+{
+    return ((uint64_t)dst) >> SHIFT_MX_ADDR;
+}
+#endif
 
 // The storage pattern of a tile type, named as the kernels compare it: the base layout (row or
 // column major) combined with the inner box layout (none, or boxes in either order). Boxes

@@ -23,6 +23,11 @@
 #if defined(PTO_NPU_ARCH_A5) && !defined(PTO_CEIL)
 #define PTO_CEIL(x, y) ((((x) + (y) - 1) / (y)) * (y))
 #endif
+// The a5 compiler's vector register length in bytes; a5 code divides it by an element size to
+// count the lanes of one vector instruction.
+#if defined(PTO_NPU_ARCH_A5) && !defined(CCE_VL)
+#define CCE_VL 256
+#endif
 
 namespace pto {
 
@@ -142,6 +147,25 @@ PTOREWRITE_DECL RecordEvent MGATHER(TileDst &dst, GlobalData &src, TileInd &inde
 template <Coalesce CMode, GatherOOB Mode, typename TileDst, typename GlobalData, typename TileInd, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent MGATHER(TileDst &dst, GlobalData &src, TileInd &indexes, WaitEvents &...events);
 
+// GM -> L1 gather: the destination is a Mat (NZ) tile and the indices come from GM; the element
+// form stages the gathered values in the GM `scratch` tensor before one copy into L1. a5 also
+// selects how the scalar walk runs (GatherExec).
+template <Coalesce CMode, typename TileDst, typename GlobalData, typename GlobalIdx, typename GlobalScratch,
+          detail::enable_if_t<is_global_data_v<GlobalIdx> && is_global_data_v<GlobalScratch>, int> = 0>
+PTOREWRITE_DECL RecordEvent MGATHER(TileDst &dst, GlobalData &src, GlobalIdx &indexes, GlobalScratch &scratch);
+
+template <Coalesce CMode, GatherOOB Mode, typename TileDst, typename GlobalData, typename GlobalIdx,
+          typename GlobalScratch,
+          detail::enable_if_t<is_global_data_v<GlobalIdx> && is_global_data_v<GlobalScratch>, int> = 0>
+PTOREWRITE_DECL RecordEvent MGATHER(TileDst &dst, GlobalData &src, GlobalIdx &indexes, GlobalScratch &scratch);
+
+#ifdef PTO_NPU_ARCH_A5
+template <Coalesce CMode, GatherOOB Mode, GatherExec Exec, typename TileDst, typename GlobalData, typename GlobalIdx,
+          typename GlobalScratch,
+          detail::enable_if_t<is_global_data_v<GlobalIdx> && is_global_data_v<GlobalScratch>, int> = 0>
+PTOREWRITE_DECL RecordEvent MGATHER(TileDst &dst, GlobalData &src, GlobalIdx &indexes, GlobalScratch &scratch);
+#endif
+
 template <typename GlobalData, typename TileSrc, typename TileInd, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent MSCATTER(GlobalData &dst, TileSrc &src, TileInd &indexes, WaitEvents &...events);
 
@@ -151,6 +175,17 @@ PTOREWRITE_DECL RecordEvent MSCATTER(GlobalData &dst, TileSrc &src, TileInd &ind
 template <Coalesce Mode, ScatterAtomicOp Atomic, typename GlobalData, typename TileSrc, typename TileInd,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent MSCATTER(GlobalData &dst, TileSrc &src, TileInd &indexes, WaitEvents &...events);
+
+// Out-of-range index policy; a5 also says which write wins when two indices collide.
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, typename GlobalData, typename TileSrc,
+          typename TileInd, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent MSCATTER(GlobalData &dst, TileSrc &src, TileInd &indexes, WaitEvents &...events);
+
+#ifdef PTO_NPU_ARCH_A5
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, ScatterConflict Conflict, typename GlobalData,
+          typename TileSrc, typename TileInd, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent MSCATTER(GlobalData &dst, TileSrc &src, TileInd &indexes, WaitEvents &...events);
+#endif
 
 // ======================================================================================
 // On-chip moves: TMOV, TEXTRACT (window read at indexRow/indexCol), TINSERT (window write)
@@ -162,6 +197,14 @@ PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents 
 template <typename DstTileData, typename SrcTileData, typename TmpTileData, PTOREWRITE_EVENTS,
           detail::enable_if_t<is_tile_data_v<TmpTileData>, int> = 0>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, TmpTileData &tmp, WaitEvents &...events);
+
+#ifdef PTO_NPU_ARCH_A5
+// Exponents into ZZ order through a scratch tile; grp_axis 0 reads a source grouped along axis 0
+// (DN), 1 an ND one.
+template <int grp_axis, typename DstTileData, typename SrcTileData, typename TmpTileData, PTOREWRITE_EVENTS,
+          detail::enable_if_t<is_tile_data_v<TmpTileData>, int> = 0>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, TmpTileData &tmp, WaitEvents &...events);
+#endif
 
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
@@ -217,6 +260,14 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, AccTo
           ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TEXTRACT(DstTileData &dst, SrcTileData &src, FpTileData &fp, uint16_t indexRow,
                                      uint16_t indexCol, WaitEvents &...events);
+
+// TEXTRACT(dst0, dst1, src, r0, c0, r1, c1): two NZ windows of one ND tile at once,
+// dst0 <- src[r0.., c0..] and dst1 <- src[r1.., c1..].
+template <typename Dst0TileData, typename Dst1TileData, typename SrcTileData, PTOREWRITE_EVENTS,
+          detail::enable_if_t<is_tile_data_v<SrcTileData>, int> = 0>
+PTOREWRITE_DECL RecordEvent TEXTRACT(Dst0TileData &dst0, Dst1TileData &dst1, SrcTileData &src, uint16_t indexRow0 = 0,
+                                     uint16_t indexCol0 = 0, uint16_t indexRow1 = 0, uint16_t indexCol1 = 0,
+                                     WaitEvents &...events);
 
 // TINSERT(dst, src, indexRow, indexCol): dst[indexRow.., indexCol..] <- src.
 template <typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>
@@ -910,6 +961,39 @@ PTOREWRITE_DECL RecordEvent TDEQUANT(TileDataDst &dst, TileDataSrc &src, TileDat
 template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename TileDataPara, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataPara &scale,
                                    TileDataPara *offset = nullptr, WaitEvents &...events);
+
+// With a scratch tile for the row-wise broadcast of scale and offset (a2a3).
+template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename TileDataPara, typename TileDataTmp,
+          PTOREWRITE_EVENTS, detail::enable_if_t<is_tile_data_v<TileDataTmp>, int> = 0>
+PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataPara &scale, TileDataTmp &tmp,
+                                   TileDataPara *offset = nullptr, WaitEvents &...events);
+
+#ifdef PTO_NPU_ARCH_A5
+// MX quantisation: dst gets the scaled elements; exp, max and scaling receive each group's shared
+// exponent, its absolute maximum and its scale factor.
+template <auto quant_type, typename TileDataOut, typename TileDataSrc, typename TileDataExp, typename TileDataMax,
+          typename TileDataScaling, auto scale_alg = QuantScaleAlg::OCP, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataExp *exp, TileDataMax *max,
+                                   TileDataScaling *scaling, WaitEvents &...events);
+
+// Same, also writing the exponents in ZZ order to exp_zz; store_mode picks the element layout.
+template <auto quant_type, auto store_mode, typename TileDataOut, typename TileDataSrc, typename TileDataExp,
+          typename TileDataMax, typename TileDataScaling, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataExp *exp, TileDataMax *max,
+                                   TileDataScaling *scaling, TileDataExp *exp_zz, WaitEvents &...events);
+
+// MX quantisation along a chosen group axis (0: down the columns) with one MxQuantAlg tag;
+// `interleave` selects the interleaved exponent layout.
+template <int grp_axis, auto mx_alg, typename TileDataOut = void, typename TileDataSrc = void,
+          typename TileDataExp = void, typename TileDataMax = void, typename TileDataScaling = void, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataExp *exp, TileDataMax *max,
+                                   TileDataScaling *scaling, WaitEvents &...events);
+
+template <int grp_axis, auto mx_alg, bool interleave, typename TileDataOut = void, typename TileDataSrc = void,
+          typename TileDataExp = void, typename TileDataMax = void, typename TileDataScaling = void, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TQUANT(TileDataOut &dst, TileDataSrc &src, TileDataExp *exp, TileDataMax *max,
+                                   TileDataScaling *scaling, WaitEvents &...events);
+#endif
 
 template <typename TileDataOut, typename TileDataIn, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TGET_SCALE_ADDR(TileDataOut &dst, TileDataIn &src, WaitEvents &...events);

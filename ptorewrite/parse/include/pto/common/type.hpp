@@ -273,6 +273,22 @@ enum class QuantType {
     INT8_ASYM = 3,
 };
 
+// How an MX quantisation derives each group's shared exponent (OCP or NVIDIA rounding).
+enum class QuantScaleAlg {
+    OCP = 0,
+    NV = 1,
+};
+
+// One tag for an MX quantisation: the destination format and the shared-exponent rule together
+// (fp8 e4m3 or fp4 e2m1, each with OCP or NVIDIA scaling), or HiFloat4.
+enum class MxQuantAlg {
+    OcpMxFp8E4M3 = 0,
+    NvMxFp8E4M3 = 1,
+    OcpMxFp4E2M1 = 2,
+    NvMxFp4E2M1 = 3,
+    Hif4 = 4,
+};
+
 enum class VecStoreMode {
     ND = 0,
     NZ = 1,
@@ -329,6 +345,8 @@ enum class ScatterAxis : uint8_t { SCATTER_ROW = 0, SCATTER_COL = 1 };
 
 enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
 enum class Coalesce : uint8_t { Row = 0, Elem = 1 };
+// a5 GM -> L1 gather: how the index walk runs (the scalar unit or SIMT threads).
+enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
 
 #ifndef TINSERT_MODE_DEFINED
 #define TINSERT_MODE_DEFINED

@@ -215,6 +215,9 @@ class CoreResult:
     order: list[int] = field(default_factory=list)  # each kernel's entry offset in the file
     entries: list[str] = field(default_factory=list)  # kernel names found active
     empty: list[tuple[str, Location, int]] = field(default_factory=list)  # no PTO instructions: name, at, last line
+    # Kernels without instructions that still drain or signal pipes (only a SYNCALL, say): analysed
+    # when the file has nothing else, since their flags can still be wrong.
+    sync_only: list[tuple[ir.Kernel, int]] = field(default_factory=list)
     skipped: list[guards.Skipped] | None = None  # read when needed (only to explain an error)
     parsed: ParsedFile | None = None
     macros: dict[str, str] = field(default_factory=dict)
@@ -239,7 +242,11 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     results = [_lower_core(file, opts, core, arch, reporter) for core in cores]
     kernels = [k for r in results for k in r.kernels]
     if not kernels:
-        raise _nothing_to_analyse(file, opts, results)
+        first = next((r for r in results if r.sync_only), None)
+        if first is None:
+            raise _nothing_to_analyse(file, opts, results)
+        first.kernels[:], first.order[:] = [k for k, _ in first.sync_only], [o for _, o in first.sync_only]
+        kernels = list(first.kernels)
     by_name: dict[str, list[ir.Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
@@ -414,6 +421,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             result.order.append(entry.extent.start.offset)
         else:
             result.empty.append((kernel.name, _loc(entry), entry.extent.end.line))
+            if any(isinstance(s, ir.Sync) for s in ir.walk(kernel.body)):
+                result.sync_only.append((kernel, entry.extent.start.offset))
     return result
 
 

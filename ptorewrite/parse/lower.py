@@ -41,6 +41,7 @@ from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.calls import CallInlining
+from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, CommLowering, is_comm_call
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
@@ -110,7 +111,7 @@ _GLOBAL_KINDS = frozenset({
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -320,7 +321,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
                 name in VALUE_TRAITS or name in TYPE_TRAITS or name == "PtoSetWaitFlag":
             return True
-        if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
+        if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS or \
+                name in COMM_TRANSFERS or name in COMM_SIGNALS or name in COMM_REFUSED or name == "SYNCALL":
             return True
         b = scope.lookup(name)
         if b is None:
@@ -1192,6 +1194,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         user = scope.lookup(name)
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
+            return
+        if name == "SYNCALL" or is_comm_call(callee, name):
+            self.lower_comm(name, node, scope, loc, out)
             return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:

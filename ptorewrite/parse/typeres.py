@@ -174,6 +174,11 @@ class TypeResolution:
                 return self.binding_value(b, name, node.offset, scope)
         if name in ty.DTYPE_NAMES:
             return ty.ScalarType(ty.DTYPE_NAMES[name])
+        if name == "Signal" and base.targs is None:
+            # pto::comm::Signal: one int32 flag in GM.
+            one = [Const(1)] * 5
+            return ty.make_global_tensor([ty.ScalarType("int32"), ty.make_dims("shape", one),
+                                          ty.make_dims("stride", one)], self.node_text(node))
         if name in ty.PTO_TYPE_TEMPLATES:
             args = [self.eval(a, scope) for a in (base.targs or ())]
             text = self.node_text(node)

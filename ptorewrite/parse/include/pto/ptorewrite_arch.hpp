@@ -135,6 +135,11 @@ PTOREWRITE_BYTE_FLOAT(float4_e1m2x2_t);
 // `(event_t)expr` and `static_cast<event_t>(id)` work and the values can be template
 // arguments (`template <pipe_t src, pipe_t dst>`).
 // ---------------------------------------------------------------------------------------
+// Kernels written for toolchains whose pipe_t lacks PIPE_FIX define it as a macro before the
+// PTO headers (`#define PIPE_FIX static_cast<pipe_t>(10)`); keep the enumerator declarable and
+// give the user's macro back afterwards.
+#pragma push_macro("PIPE_FIX")
+#undef PIPE_FIX
 enum pipe_t {
     PIPE_S = 0,
     PIPE_V = 1,
@@ -145,6 +150,7 @@ enum pipe_t {
     PIPE_ALL = 6,
     PIPE_FIX = 7,
 };
+#pragma pop_macro("PIPE_FIX")
 
 enum event_t {
     EVENT_ID0 = 0,

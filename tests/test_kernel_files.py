@@ -593,3 +593,20 @@ def test_comm_calls_in_an_auto_build_keep_only_their_copies(capsys):
                   line_of(kernel, "SYNCALL();")}
     assert not [s for s in body if isinstance(s, ir.Sync) and s.loc.line in comm_lines]
     assert [i.op for i in kernels[0].instructions() if i.loc.line in comm_lines] == ["TLOAD", "TSTORE"]
+
+
+def test_communication_kernel_surroundings(capsys):
+    # Macro-written parameters, a GM pointer to a host struct (its bytes), static members built on
+    # each other and read as a template argument, an `#if` inside an initializer (the active
+    # branch is read, -D selects the other), and SYNCALL_SOFT_WORKSPACE_INT32.
+    kernel = COMM / "dispatch_shape.cpp"
+    rc, out, err = run_cli(capsys, "ir", kernel)
+    assert rc == 0, err
+    assert "  ctx: gm uint8*\n" in out and "  dst: gm fp32*\n" in out
+    assert "rows: Vec fp32 8x128 RowMajor, 4096 B" in out
+    assert "at dst + 64 B" in out
+    rc, out, err = run_cli(capsys, "ir", "-DWIDE_ROWS", kernel)
+    assert rc == 0, err
+    assert "rows: Vec fp32 8x256 RowMajor, 8192 B" in out
+    rc, out, err = run_cli(capsys, "check", kernel)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (2 instructions and 2 syncs issued)" in out, out + err

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clang.cindex import Cursor, CursorKind, Index, TranslationUnit
+from clang.cindex import Cursor, CursorKind, Index, TranslationUnit, TypeKind
 from clang.cindex import Diagnostic as ClangDiagnostic
 
 from ptorewrite.analysis import ir
@@ -439,13 +439,26 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         if p.kind != CursorKind.PARM_DECL:
             continue
         decl_text = main.text[p.extent.start.offset:p.location.offset]
+        start = p.extent.start.offset
+        if not decl_text.strip():
+            # Parameters written by a macro (`void k(KERNEL_PARAMS)`): the source has only the
+            # macro's name there, so read the type clang gives the parameter.
+            decl_text, start = p.type.spelling, p.location.offset
         try:
-            parser = low.parser(decl_text, p.extent.start.offset, scope)
+            parser = low.parser(decl_text, start, scope)
             type_node = parser.type_id()
             if type_node.pointer and type_node.base.parts[-1:] == ("void",):
                 t = ty.PointerType("uint8")  # `__gm__ void *`: bytes until a cast gives them a type
             else:
-                t = low.resolve_type(type_node, scope)
+                try:
+                    t = low.resolve_type(type_node, scope)
+                except LoweringError:
+                    if type_node.pointer != 1 or \
+                            p.type.get_canonical().get_pointee().get_canonical().kind != TypeKind.RECORD:
+                        raise
+                    # A GM pointer to a struct the host filled (a communication context, a tiling
+                    # record): its bytes; a tensor built on it is typed by its cast or view.
+                    t = ty.PointerType("uint8")
         except (LoweringError, cp.ParseError) as e:
             raise low.located(e) from None
         if isinstance(t, ty.PointerType):

@@ -186,6 +186,7 @@ extern int64_t block_num;
 AICORE void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
 AICORE uint64_t _getFFTSMsg(uint16_t mode, uint16_t flagId);
 AICORE void wait_flag_dev(int64_t flagId);
+AICORE void wait_flag_dev(pipe_t pipe, int64_t flagId);  // a5: the pipe that waits
 AICORE void set_ffts_base_addr(uint64_t addr);
 AICORE void set_mask_norm();
 AICORE void set_mask_count();
@@ -206,6 +207,14 @@ constexpr mem_dsb_t DSB_ALL = 0;
 constexpr mem_dsb_t DSB_DDR = 1;
 constexpr mem_dsb_t DSB_UB = 2;
 AICORE void dsb(mem_dsb_t scope);
+
+// Scalar GM accesses of soft barriers and signals: a load that bypasses the data cache, and
+// atomic scalar stores configured by type and operation.
+template <typename T> AICORE T ld_dev(T *addr, int64_t offset);
+enum atomic_type_t { ATOMIC_S32 = 0, ATOMIC_U32 = 1, ATOMIC_F32 = 2, ATOMIC_F16 = 3, ATOMIC_S16 = 4 };
+enum atomic_op_t { ATOMIC_SUM = 0, ATOMIC_MAX = 1, ATOMIC_MIN = 2 };
+AICORE void set_st_atomic_cfg(atomic_type_t type, atomic_op_t op);
+template <typename T> AICORE void st_atomic(T value, T *addr);
 
 // Instruction-cache preload and its status poll (profiling set-up; no tile data).
 AICORE void preload(const void *addr, int64_t lines);

@@ -610,3 +610,12 @@ def test_communication_kernel_surroundings(capsys):
     assert "rows: Vec fp32 8x256 RowMajor, 8192 B" in out
     rc, out, err = run_cli(capsys, "check", kernel)
     assert rc == 0 and "0 race(s), 0 flag problem(s) (2 instructions and 2 syncs issued)" in out, out + err
+
+
+def test_kernel_defined_pipe_fix_macro_names_the_fix_pipe(capsys):
+    kernel = COMM / "pipe_fix_macro.cpp"
+    rc, out, err = run_cli(capsys, "ir", kernel)
+    assert rc == 0, err
+    line = line_of(kernel, "set_flag(PIPE_M, PIPE_FIX")
+    assert f"set_flag(M -> FIX, event 0)  @{line}:5" in out
+    assert f"TSTORE(out gm o, acc)  [FIX]  @{line + 2}:5" in out

@@ -335,7 +335,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     def _expand_macros(self, tokens: list[cp.Token], depth: int = 0) -> list[cp.Token]:
         out: list[cp.Token] = []
         for t in tokens:
-            if t.kind == "id" and t.text in self.macros and depth < 8:
+            # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose
+            # pipe_t lacks it) still names that pipe: pipe names are read as pipes, not expanded.
+            if t.kind == "id" and t.text in self.macros and depth < 8 and t.text not in PIPE_ENUM:
                 body = cp.tokenize(self.macros[t.text], 0)
                 # Expanded tokens take the location of the macro use.
                 out += self._expand_macros([cp.Token(b.kind, b.text, t.offset, t.end) for b in body], depth + 1)

@@ -619,3 +619,37 @@ def test_kernel_defined_pipe_fix_macro_names_the_fix_pipe(capsys):
     line = line_of(kernel, "set_flag(PIPE_M, PIPE_FIX")
     assert f"set_flag(M -> FIX, event 0)  @{line}:5" in out
     assert f"TSTORE(out gm o, acc)  [FIX]  @{line + 2}:5" in out
+
+
+CHUNKED_PUT = """\
+#include <pto/pto-inst.hpp>
+#include <pto/comm/pto_comm_inst.hpp>
+using namespace pto;
+
+using Stage = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, 16, 64>;
+using Whole = GlobalTensor<float, Shape<1, 1, 1, 64, 64>, Stride<1, 1, 1, 64, 1>>;
+using Part = GlobalTensor<float, Shape<1, 1, 1, 16, 64>, Stride<1, 1, 1, 64, 1>>;
+
+extern "C" __global__ AICORE void put_then_patch(__gm__ float *peer, __gm__ float *mine)
+{
+    Stage stage, patch;
+    TASSIGN(stage, 0x0);
+    TASSIGN(patch, 0x1000);
+    Whole src(mine), dst(peer);
+    comm::TPUT(dst, src, stage);
+    Part lastRows(peer + ROW * 64);
+    TSTORE(lastRows, patch);
+}
+"""
+
+
+@pytest.mark.parametrize("row", [0, 48])
+def test_comm_transfer_touches_the_whole_tensor(tmp_path, capsys, row):
+    # A tensor four times the staging tile goes in four chunks: the kernel's store to its last
+    # rows races with TPUT's store there as much as one to its first rows does.
+    kernel = tmp_path / "chunked_put.cpp"
+    kernel.write_text(CHUNKED_PUT.replace("ROW", str(row)))
+    rc, out, err = run_cli(capsys, "check", kernel)
+    assert rc == 1 and "1 race(s)" in out, err
+    lo = row * 64 * 4
+    assert f"error: data race (WAW) on GM argument peer bytes [{lo:#x}, {lo + 0x1000:#x})" in err

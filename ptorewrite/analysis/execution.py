@@ -683,7 +683,7 @@ class Machine:
             if isinstance(o, TileOperand):
                 fp = self.tile_footprint(o, windows.get(i), s)
             elif isinstance(o, GmOperand):
-                clip = tile.valid if (s.op in CLIPPED_GM and tile is not None) else None
+                clip = tile.valid if (s.op in CLIPPED_GM and tile is not None and not s.whole_gm) else None
                 fp = self.gm_footprint(o, clip)
             else:
                 continue

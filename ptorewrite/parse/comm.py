@@ -6,7 +6,8 @@ also runs pipe work and flags on the core that calls it; that part is lowered he
 
 - `TPUT(dst, src, staging)` / `TGET(dst, src, staging)` copy through a staging tile in UB:
   `TLOAD(staging, src)`, an MTE2 -> MTE3 flag on event 0, `TSTORE(dst, staging)`, and an
-  MTE3 -> MTE2 flag on event 0. The transfer of a tensor that fits the tile takes exactly these
+  MTE3 -> MTE2 flag on event 0; the copies touch the whole GM tensors (`Instr.whole_gm`), as
+  the chunks of a tensor larger than the tile do. The transfer of a tensor that fits the tile takes exactly these
   steps; a larger one repeats them per chunk with a `pipe_barrier(PIPE_ALL)` before each store,
   which only adds order, so the barrier-free single step is the weaker ordering and is the one
   modelled: no race is hidden.
@@ -81,7 +82,9 @@ class CommLowering:
 
         def copy(op: str, *args: cp.Node) -> None:
             call = cp.Call(node.offset, cp.Name(node.offset, (op,)), tuple(args))
-            out.append(self.lower_instruction(lookup(op, self.arch), call, scope, loc))
+            instr = self.lower_instruction(lookup(op, self.arch), call, scope, loc)
+            instr.whole_gm = True  # chunk by chunk over the whole tensors
+            out.append(instr)
 
         def flag(src_pipe: str, dst_pipe: str, event: int, kinds: str = "set wait") -> None:
             if self.auto_mode:

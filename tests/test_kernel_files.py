@@ -653,3 +653,26 @@ def test_comm_transfer_touches_the_whole_tensor(tmp_path, capsys, row):
     assert rc == 1 and "1 race(s)" in out, err
     lo = row * 64 * 4
     assert f"error: data race (WAW) on GM argument peer bytes [{lo:#x}, {lo + 0x1000:#x})" in err
+
+
+MACRO_KERNEL = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+template <int N>
+AICORE void Body(__gm__ float *out) { (void)out; }
+
+#define DEFINE_KERNEL(N) \\
+    extern "C" __global__ AICORE void kernel_##N(__gm__ float *out) { Body<N>(out); }
+
+DEFINE_KERNEL(64)
+"""
+
+
+def test_kernel_whose_body_is_a_macro_expansion_is_a_located_error(tmp_path, capsys):
+    kernel = tmp_path / "macro_kernel.cpp"
+    kernel.write_text(MACRO_KERNEL)
+    rc, _, err = run_cli(capsys, "check", kernel)
+    assert rc == 2
+    assert f"{where(kernel, 'DEFINE_KERNEL(64)')}: error: the body of 'kernel_64' comes from a macro expansion" in err
+    assert "internal error" not in err

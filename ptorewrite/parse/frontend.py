@@ -468,7 +468,10 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
             scope.define(p.spelling, Binding("value", _runtime_var(p.spelling)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))
     try:
-        body = low.lower_function_body(entry, scope)
+        try:
+            body = low.lower_function_body(entry, scope)
+        except (LoweringError, cp.ParseError) as e:  # raised before any statement was entered
+            raise low.located(e) from None
     except PtoError as e:
         if inst is not None:
             e.diagnostics[0] = _with_note(e.diagnostics[0], _instantiation_note(inst))

@@ -208,6 +208,25 @@ constexpr mem_dsb_t DSB_DDR = 1;
 constexpr mem_dsb_t DSB_UB = 2;
 AICORE void dsb(mem_dsb_t scope);
 
+// a5 SIMT vector functions: the qualifier, the thread-count bound and the thread ids. Declared
+// so that such kernels parse; the front end does not model a SIMT function's accesses.
+#define __simt_vf__
+#define LAUNCH_BOUND(threads)
+AICORE uint32_t __cce_simt_get_TID_X();
+AICORE uint32_t __cce_simt_get_TID_Y();
+AICORE uint32_t __cce_simt_get_TID_Z();
+AICORE void __sync_workitems();
+AICORE float __builtin_cce_redux_add_f32(float value);
+AICORE float __builtin_cce_expf(float value);
+namespace cce {
+struct dim3 {
+    uint32_t x = 1, y = 1, z = 1;
+    AICORE constexpr dim3(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+// Runs a SIMT vector function on the vector core with the given thread grid.
+template <auto Function, typename... Args> AICORE void async_invoke(Args... args);
+} // namespace cce
+
 // Scalar GM accesses of soft barriers and signals: a load that bypasses the data cache, and
 // atomic scalar stores configured by type and operation.
 template <typename T> AICORE T ld_dev(T *addr, int64_t offset);

@@ -39,7 +39,7 @@ DECLARED_INSTRUCTIONS = [
     "TFILLPAD_INPLACE", "TFILLPAD_EXPAND",
     "TCI", "TTRI", "TDEQUANT", "TQUANT", "TGET_SCALE_ADDR", "THISTOGRAM", "TRANDOM",
     "TRESHAPE", "TSUBVIEW",
-    "TPUSH", "TPOP", "TFREE", "TALLOC", "TPUT", "TGET", "TNOTIFY", "TWAIT", "TBROADCAST",
+    "TPUSH", "TPOP", "TFREE", "TALLOC",
     "TADDRELUCONV", "TSUBRELUCONV", "TSUBRELU", "TFUSEDMULADD", "TFUSEDMULADDRELU", "TMULADDDST",
     "TPAIRREDUCESUM", "TADDDEQRELU", "TCONCAT_IMPL",
 ]
@@ -506,12 +506,15 @@ def test_headers_parse_without_any_macros() -> None:
     assert _bad_diagnostics(tu) == []
 
 
-def _pto_function_names(tu) -> set[str]:
+def _pto_function_names(tu, namespace: tuple[str, ...] = ("pto",)) -> set[str]:
     names: set[str] = set()
 
-    def visit(cursor) -> None:
+    def visit(cursor, path: tuple[str, ...] = ()) -> None:
         for child in cursor.get_children():
-            if child.kind == ci.CursorKind.NAMESPACE and child.spelling == "pto":
+            if child.kind == ci.CursorKind.NAMESPACE and path + (child.spelling,) == namespace[:len(path) + 1]:
+                if len(path) + 1 < len(namespace):
+                    visit(child, path + (child.spelling,))
+                    continue
                 for decl in child.get_children():
                     if decl.kind in (ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.FUNCTION_DECL):
                         names.add(decl.spelling)
@@ -526,6 +529,43 @@ def test_every_instruction_is_declared_in_namespace_pto() -> None:
     declared = _pto_function_names(tu)
     missing = sorted(set(DECLARED_INSTRUCTIONS) - declared)
     assert missing == []
+
+
+COMM_SNIPPET = r"""
+#include <pto/pto-inst.hpp>
+#include <pto/comm/pto_comm_inst.hpp>
+using namespace pto;
+
+using Stage = Tile<TileType::Vec, half, 32, 128, BLayout::RowMajor, -1, -1>;
+using Gm = GlobalTensor<half, Shape<1, 1, 1, 32, 128>, Stride<1, 1, 1, 128, 1>>;
+
+AICORE void Exchange(__gm__ half *peer, __gm__ half *mine, __gm__ int32_t *flags)
+{
+    Stage ping(32, 128), pong(32, 128);
+    Gm remote(peer), local(mine);
+    comm::TPUT(remote, local, ping);
+    comm::TPUT<AtomicType::AtomicAdd>(remote, local, ping, pong);
+    comm::TPUT(remote, local, ping, AtomicType::AtomicAdd);
+    comm::TGET(local, remote, ping);
+    comm::Signal ready(flags);
+    comm::TNOTIFY(ready, 1, comm::NotifyOp::Set);
+    comm::TWAIT(ready, 1, comm::WaitCmp::EQ);
+    if (comm::TTEST(ready, 2, comm::WaitCmp::GE)) {
+        SYNCALL<SyncCoreType::AIVOnly>();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_comm_header_declares_the_communication_instructions(arch: str) -> None:
+    tu = _parse(COMM_SNIPPET, parse_args(arch, "vec"))
+    assert _bad_diagnostics(tu) == []
+    declared = _pto_function_names(tu, ("pto", "comm"))
+    assert {"TPUT", "TGET", "TNOTIFY", "TWAIT", "TTEST", "TGATHER", "TSCATTER", "TBROADCAST", "TREDUCE",
+            "TPUT_ASYNC", "TGET_ASYNC"} <= declared
+    # Not in namespace pto itself, where TGATHER / TSCATTER are the vector instructions.
+    assert not {"TPUT", "TGET", "TNOTIFY", "TWAIT", "TTEST"} & _pto_function_names(tu)
 
 
 def test_instruction_table_names_are_declared() -> None:

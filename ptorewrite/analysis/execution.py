@@ -700,7 +700,7 @@ class Machine:
                     fp = self.tile_footprint(o, windows.get(i), s)
                 position += 1
             elif isinstance(o, GmOperand):
-                clip = tile.valid if (s.op in CLIPPED_GM and tile is not None) else None
+                clip = tile.valid if (s.op in CLIPPED_GM and tile is not None and not s.whole_gm) else None
                 fp = self.gm_footprint(o, clip)
             else:
                 continue

@@ -147,7 +147,7 @@ ALIAS_OPS = frozenset({"TRESHAPE", "TSUBVIEW"})
 CONFIG_OPS = frozenset({"SETFMATRIX", "SET_IMG2COL_RPT", "SET_IMG2COL_PADDING", "TSETTF32MODE"})
 SYNC_CALLS = frozenset({"set_flag", "wait_flag", "pipe_barrier", "TSYNC"})
 # Beyond version 1: cross-core pipes are passed through with a diagnostic.
-CROSS_CORE_OPS = frozenset({"TPUSH", "TPOP", "TNOTIFY", "TWAIT", "TGET", "TPUT", "TBROADCAST", "SYNCALL"})
+CROSS_CORE_OPS = frozenset({"TPUSH", "TPOP"})
 
 # Broadcast family and widening vector TEXTRACT use the hidden UB scratch range on a2a3.
 UB_SCRATCH_OPS = frozenset(

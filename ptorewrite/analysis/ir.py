@@ -180,6 +180,9 @@ class Instr(Stmt):
     loc: SourceRange  # the call statement including its ';'
     via: tuple[SourceRange, ...] = ()  # call sites of inlined helpers, outermost first
     uid: int = -1
+    # The copy runs chunk by chunk over its whole GM windows (the staging copies of TPUT/TGET),
+    # so it touches them whole rather than one tile's worth.
+    whole_gm: bool = False
 
     @property
     def tile_args(self) -> list[Arg]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from clang.cindex import Cursor, CursorKind, Index, TranslationUnit
+from clang.cindex import Cursor, CursorKind, Index, TranslationUnit, TypeKind
 from clang.cindex import Diagnostic as ClangDiagnostic
 
 from ptorewrite.analysis import ir
@@ -215,6 +215,9 @@ class CoreResult:
     order: list[int] = field(default_factory=list)  # each kernel's entry offset in the file
     entries: list[str] = field(default_factory=list)  # kernel names found active
     empty: list[tuple[str, Location, int]] = field(default_factory=list)  # no PTO instructions: name, at, last line
+    # Kernels without instructions that still drain or signal pipes (only a SYNCALL, say): analysed
+    # when the file has nothing else, since their flags can still be wrong.
+    sync_only: list[tuple[ir.Kernel, int]] = field(default_factory=list)
     skipped: list[guards.Skipped] | None = None  # read when needed (only to explain an error)
     parsed: ParsedFile | None = None
     macros: dict[str, str] = field(default_factory=dict)
@@ -239,7 +242,11 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     results = [_lower_core(file, opts, core, arch, reporter) for core in cores]
     kernels = [k for r in results for k in r.kernels]
     if not kernels:
-        raise _nothing_to_analyse(file, opts, results)
+        first = next((r for r in results if r.sync_only), None)
+        if first is None:
+            raise _nothing_to_analyse(file, opts, results)
+        first.kernels[:], first.order[:] = [k for k, _ in first.sync_only], [o for _, o in first.sync_only]
+        kernels = list(first.kernels)
     by_name: dict[str, list[ir.Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
@@ -430,6 +437,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             result.order.append(entry.extent.start.offset)
         else:
             result.empty.append((kernel.name, _loc(entry), entry.extent.end.line))
+            if any(isinstance(s, ir.Sync) for s in ir.walk(kernel.body)):
+                result.sync_only.append((kernel, entry.extent.start.offset))
     return result
 
 
@@ -446,13 +455,26 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         if p.kind != CursorKind.PARM_DECL:
             continue
         decl_text = main.text[p.extent.start.offset:p.location.offset]
+        start = p.extent.start.offset
+        if not decl_text.strip():
+            # Parameters written by a macro (`void k(KERNEL_PARAMS)`): the source has only the
+            # macro's name there, so read the type clang gives the parameter.
+            decl_text, start = p.type.spelling, p.location.offset
         try:
-            parser = low.parser(decl_text, p.extent.start.offset, scope)
+            parser = low.parser(decl_text, start, scope)
             type_node = parser.type_id()
             if type_node.pointer and type_node.base.parts[-1:] == ("void",):
                 t = ty.PointerType("uint8")  # `__gm__ void *`: bytes until a cast gives them a type
             else:
-                t = low.resolve_type(type_node, scope)
+                try:
+                    t = low.resolve_type(type_node, scope)
+                except LoweringError:
+                    if type_node.pointer != 1 or \
+                            p.type.get_canonical().get_pointee().get_canonical().kind != TypeKind.RECORD:
+                        raise
+                    # A GM pointer to a struct the host filled (a communication context, a tiling
+                    # record): its bytes; a tensor built on it is typed by its cast or view.
+                    t = ty.PointerType("uint8")
         except (LoweringError, cp.ParseError) as e:
             raise low.located(e) from None
         if isinstance(t, ty.PointerType):
@@ -462,7 +484,10 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
             scope.define(p.spelling, Binding("value", _runtime_var(p.spelling)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))
     try:
-        body = low.lower_function_body(entry, scope)
+        try:
+            body = low.lower_function_body(entry, scope)
+        except (LoweringError, cp.ParseError) as e:  # raised before any statement was entered
+            raise low.located(e) from None
     except PtoError as e:
         if inst is not None:
             e.diagnostics[0] = _with_note(e.diagnostics[0], _instantiation_note(inst))

@@ -11,6 +11,7 @@ each instruction's location inside the helper and the chain of call sites.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -42,9 +43,11 @@ from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.calls import CallInlining
+from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, CommLowering, is_comm_call
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
+from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
@@ -112,7 +115,7 @@ _GLOBAL_KINDS = frozenset({
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -302,15 +305,41 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         return node
 
     def parser(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Parser:
+        if tokens is None and _DIRECTIVE_LINE.search(text):
+            text = self._active_text(text, offset)
         tokens = self._expand_macros(cp.tokenize(text, offset) if tokens is None else tokens)
         return cp.Parser(tokens, is_template=lambda n: self._is_template(n, scope),
                          is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text),
                          ends=self._node_ends)
 
+    def _active_text(self, text: str, offset: int) -> str:
+        """`text` (from some file at `offset`) with preprocessor directive lines and the branches
+        the preprocessor skipped blanked, offsets kept: an initializer may hold `#if` ... `#endif`."""
+        src = next((f for f in (self.main, *self.files.values()) if f.text[offset:offset + len(text)] == text), None)
+        if src is None:
+            return text
+        if not hasattr(self, "_skipped_lines"):
+            self._skipped_lines = {}
+            for r in skipped_ranges(self.tu):
+                self._skipped_lines.setdefault(os.path.realpath(r.file), []).append((r.start_line, r.end_line))
+        skipped = self._skipped_lines.get(os.path.realpath(src.path), [])
+        first = src.line_col(offset)[0]
+        lines = text.split("\n")
+        continued = False
+        for i, line in enumerate(lines):
+            n = first + i
+            directive = continued or _DIRECTIVE_LINE.match(line) is not None
+            continued = directive and line.rstrip().endswith("\\")
+            if directive or any(a <= n <= b for a, b in skipped):
+                lines[i] = " " * len(line)
+        return "\n".join(lines)
+
     def _expand_macros(self, tokens: list[cp.Token], depth: int = 0) -> list[cp.Token]:
         out: list[cp.Token] = []
         for t in tokens:
-            if t.kind == "id" and t.text in self.macros and depth < 8:
+            # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose
+            # pipe_t lacks it) still names that pipe: pipe names are read as pipes, not expanded.
+            if t.kind == "id" and t.text in self.macros and depth < 8 and t.text not in PIPE_ENUM:
                 body = cp.tokenize(self.macros[t.text], 0)
                 # Expanded tokens take the location of the macro use.
                 out += self._expand_macros([cp.Token(b.kind, b.text, t.offset, t.end) for b in body], depth + 1)
@@ -322,7 +351,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
                 name in VALUE_TRAITS or name in TYPE_TRAITS or name == "PtoSetWaitFlag":
             return True
-        if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS:
+        if lookup(name, self.arch) is not None or name in ALIAS_OPS or name in CROSS_CORE_OPS or \
+                name in COMM_TRANSFERS or name in COMM_SIGNALS or name in COMM_REFUSED or name == "SYNCALL":
             return True
         b = scope.lookup(name)
         if b is None:
@@ -1203,6 +1233,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
             return
+        if name == "SYNCALL" or is_comm_call(callee, name):
+            self.lower_comm(name, node, scope, loc, out)
+            return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:
             node = self.lower_event_waits(node, scope, loc, out)
@@ -1418,6 +1451,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if c is not None and not (isinstance(c, int) and 0 <= c < 8):
             raise self.error(f"event id {c} is out of range 0..7", node.args[2].offset)
         return ir.Sync("set" if name == "set_flag" else "wait", pipes[0], pipes[1], ev, loc, self.via)
+
+
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
 
 
 def _has_return(c: Cursor) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from clang.cindex import Cursor, CursorKind
 
-from ptorewrite.analysis.expr import Const, Expr, as_expr
+from ptorewrite.analysis.expr import Const, as_expr
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import template_params
@@ -63,6 +63,21 @@ class TypeResolution:
             self.bind_template_params(template_params(primary, src), args, inner, src)
         return ty.ClassType(name, primary, inner)
 
+    def _class_member_scope(self, t, member: Cursor, offset: int) -> Scope:
+        """The class's template parameters and the static members declared before `member`
+        (an initializer may name them: `MOVE_NUM = MAX_ROWS >= 16 ? ...`); one that cannot be
+        read is left out and reported only if the initializer uses it."""
+        inner = Scope(t.scope)
+        for c in t.cursor.get_children():
+            if c == member:
+                break
+            if c.kind == CursorKind.VAR_DECL and c.spelling:
+                try:
+                    inner.define(c.spelling, Binding("value", self.member_of_type(t, c.spelling, offset)))
+                except LoweringError:
+                    continue
+        return inner
+
     def _match_specialization(self, c: Cursor, name: str, args: list) -> Scope | None:
         src = self.file_of(c)
         params = template_params(c, src)
@@ -102,10 +117,15 @@ class TypeResolution:
                 if c.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
                     return self._resolve_alias_cursor(c, t.scope)
                 if c.kind == CursorKind.VAR_DECL:
-                    with self.frame(self.file_of(c), self.via, "class"):
-                        decl = self.parse_var_decl(c, t.scope)
-                        if decl.init:
-                            return self.eval(decl.init[0], t.scope)
+                    key = (id(t), member)
+                    cache = self.__dict__.setdefault("_class_members", {})
+                    if key not in cache:
+                        inner = self._class_member_scope(t, c, offset)
+                        with self.frame(self.file_of(c), self.via, "class"):
+                            decl = self.parse_var_decl(c, inner)
+                            cache[key] = (t, self.eval(decl.init[0], inner) if decl.init else None)
+                    if cache[key][1] is not None:
+                        return cache[key][1]
             raise self.error(f"'{t.name}' has no member '{member}' the front end can read", offset)
         if isinstance(t, ty.TileType):
             members = {
@@ -160,10 +180,9 @@ class TypeResolution:
         if len(parts) > 1:
             targs = base.targs if len(parts) == 2 else None
             head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)
-            v = self.member_of_type(head, name, node.offset)
-            if not isinstance(v, Expr):
-                return v
-            raise self.error(f"'{base.text}' is not a type", node.offset)
+            # A static constexpr member is a value: `F<Traits<160>::MOVE_NUM>()` reads it as a
+            # template argument, which parses as a type-id.
+            return self.member_of_type(head, name, node.offset)
         b = scope.lookup(name)
         if b is not None:
             if b.kind == "alias_template":
@@ -174,6 +193,11 @@ class TypeResolution:
                 return self.binding_value(b, name, node.offset, scope)
         if name in ty.DTYPE_NAMES:
             return ty.ScalarType(ty.DTYPE_NAMES[name])
+        if name == "Signal" and base.targs is None:
+            # pto::comm::Signal: one int32 flag in GM.
+            one = [Const(1)] * 5
+            return ty.make_global_tensor([ty.ScalarType("int32"), ty.make_dims("shape", one),
+                                          ty.make_dims("stride", one)], self.node_text(node))
         if name in ty.PTO_TYPE_TEMPLATES:
             args = [self.eval(a, scope) for a in (base.targs or ())]
             text = self.node_text(node)

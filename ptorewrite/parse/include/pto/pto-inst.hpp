@@ -13,5 +13,6 @@
 #include <pto/common/event.hpp>
 #include <pto/common/fifo.hpp>
 #include <pto/common/pto_instr.hpp>
+#include <pto/common/kernel_meta.hpp>
 
 #endif // PTOREWRITE_PTO_INST_HPP

@@ -205,6 +205,11 @@ PTOREWRITE_BYTE_FLOAT(float4_e1m2x2_t);
 // `(event_t)expr` and `static_cast<event_t>(id)` work and the values can be template
 // arguments (`template <pipe_t src, pipe_t dst>`).
 // ---------------------------------------------------------------------------------------
+// Kernels written for toolchains whose pipe_t lacks PIPE_FIX define it as a macro before the
+// PTO headers (`#define PIPE_FIX static_cast<pipe_t>(10)`); keep the enumerator declarable and
+// give the user's macro back afterwards.
+#pragma push_macro("PIPE_FIX")
+#undef PIPE_FIX
 enum pipe_t {
     PIPE_S = 0,
     PIPE_V = 1,
@@ -215,6 +220,7 @@ enum pipe_t {
     PIPE_ALL = 6,
     PIPE_FIX = 7,
 };
+#pragma pop_macro("PIPE_FIX")
 
 enum event_t {
     EVENT_ID0 = 0,
@@ -250,6 +256,7 @@ extern int64_t block_num;
 AICORE void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
 AICORE uint64_t _getFFTSMsg(uint16_t mode, uint16_t flagId);
 AICORE void wait_flag_dev(int64_t flagId);
+AICORE void wait_flag_dev(pipe_t pipe, int64_t flagId);  // a5: the pipe that waits
 AICORE void set_ffts_base_addr(uint64_t addr);
 AICORE void set_mask_norm();
 AICORE void set_mask_count();
@@ -270,6 +277,33 @@ constexpr mem_dsb_t DSB_ALL = 0;
 constexpr mem_dsb_t DSB_DDR = 1;
 constexpr mem_dsb_t DSB_UB = 2;
 AICORE void dsb(mem_dsb_t scope);
+
+// a5 SIMT vector functions: the qualifier, the thread-count bound and the thread ids. Declared
+// so that such kernels parse; the front end does not model a SIMT function's accesses.
+#define __simt_vf__
+#define LAUNCH_BOUND(threads)
+AICORE uint32_t __cce_simt_get_TID_X();
+AICORE uint32_t __cce_simt_get_TID_Y();
+AICORE uint32_t __cce_simt_get_TID_Z();
+AICORE void __sync_workitems();
+AICORE float __builtin_cce_redux_add_f32(float value);
+AICORE float __builtin_cce_expf(float value);
+namespace cce {
+struct dim3 {
+    uint32_t x = 1, y = 1, z = 1;
+    AICORE constexpr dim3(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+// Runs a SIMT vector function on the vector core with the given thread grid.
+template <auto Function, typename... Args> AICORE void async_invoke(Args... args);
+} // namespace cce
+
+// Scalar GM accesses of soft barriers and signals: a load that bypasses the data cache, and
+// atomic scalar stores configured by type and operation.
+template <typename T> AICORE T ld_dev(T *addr, int64_t offset);
+enum atomic_type_t { ATOMIC_S32 = 0, ATOMIC_U32 = 1, ATOMIC_F32 = 2, ATOMIC_F16 = 3, ATOMIC_S16 = 4 };
+enum atomic_op_t { ATOMIC_SUM = 0, ATOMIC_MAX = 1, ATOMIC_MIN = 2 };
+AICORE void set_st_atomic_cfg(atomic_type_t type, atomic_op_t op);
+template <typename T> AICORE void st_atomic(T value, T *addr);
 
 // Instruction-cache preload and its status poll (profiling set-up; no tile data).
 AICORE void preload(const void *addr, int64_t lines);

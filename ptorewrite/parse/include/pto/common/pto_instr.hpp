@@ -1057,17 +1057,8 @@ template <typename Pipe, typename GlobalData, TileSplitAxis Split,
           detail::enable_if_t<is_global_data_v<GlobalData>, int> = 0, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TALLOC(Pipe &pipe, GlobalData &gmTensor, WaitEvents &...events);
 
-// Inter-card communication (pto/comm in pto-isa). Signatures not modelled: any arguments.
-template <auto... Modes, typename... Args>
-PTOREWRITE_DECL RecordEvent TPUT(Args &&...args);
-template <auto... Modes, typename... Args>
-PTOREWRITE_DECL RecordEvent TGET(Args &&...args);
-template <auto... Modes, typename... Args>
-PTOREWRITE_DECL RecordEvent TNOTIFY(Args &&...args);
-template <auto... Modes, typename... Args>
-PTOREWRITE_DECL RecordEvent TWAIT(Args &&...args);
-template <auto... Modes, typename... Args>
-PTOREWRITE_DECL RecordEvent TBROADCAST(Args &&...args);
+// Inter-card communication (TPUT, TGET, TNOTIFY, TWAIT, ...) lives in namespace pto::comm:
+// pto/comm/pto_comm_inst.hpp.
 
 
 // ======================================================================================

@@ -228,6 +228,8 @@ enum class AccPhase : uint8_t {
 // (the hardware barrier or a counter in GM).
 enum class SyncAllMode : uint8_t { Hard = 0, Soft = 1 };
 enum class SyncCoreType : uint8_t { AIVOnly = 0, AICOnly = 1, Mix = 2 };
+// The soft SYNCALL's GM workspace, in int32s: its counter alone on one 64-byte cache line.
+constexpr int32_t SYNCALL_SOFT_WORKSPACE_INT32 = 16;
 
 // TFILLPAD variants: a separate destination, the source padded where it stands, or a larger
 // destination the source is expanded into.

@@ -149,6 +149,31 @@ def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
     assert "pipe_barrier(PIPE_MTE3)" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
 
 
+def test_gm_windows_apart_for_the_values_a_loop_variable_takes(tmp_path):
+    """A loop by twos, a runtime loop over every other block and a guard on the loop variable
+    keep their stores off the blocks stored after them: no barrier. Let the variable take the
+    value that meets them (every step, the other guard) and the barrier is back."""
+    auto, manual, text, reporter = rewritten("gm_steps_and_guards.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "pipe_barrier(PIPE_MTE3)" not in text
+    assert text.count("set_flag(") == 1 and text.count("wait_flag(") == 1
+    for n in (0, 1, 2, 5):
+        assert_verified(auto, manual, {"n": n})
+    src = (KERNELS / "gm_steps_and_guards.cpp").read_text()
+    moved = tmp_path / "moved.cpp"
+    for old, new in (("i < 5; i += 2", "i < 5; i += 1"), ("(2 * i) * E + 8", "(2 * i + 1) * E + 8"),
+                     ("i % 2 == 1", "i % 2 == 0")):
+        assert old in src
+        moved.write_text(src.replace(old, new))
+        moved_auto = load_kernel(moved)
+        moved_text = rewrite(moved_auto, A2A3, Reporter()).text.decode()
+        assert moved_text.count("pipe_barrier(PIPE_MTE3)") == 1, old
+        manual_path = tmp_path / "moved_manual.cpp"
+        manual_path.write_text(moved_text)
+        for n in (0, 1, 3):
+            assert_verified(moved_auto, load_kernel(manual_path, FrontendOptions(auto_mode=False)), {"n": n})
+
+
 def test_every_tile_of_a_declaration_is_placed(tmp_path):
     auto, manual, text, reporter = rewritten("tiles_in_one_declaration.cpp", tmp_path)
     assert not reporter.warnings

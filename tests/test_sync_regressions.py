@@ -228,6 +228,27 @@ def test_runtime_branch_that_loads_and_adds_before_every_store(tmp_path):
             assert_verified(auto, manual, {"n": n, "mode": mode})
 
 
+def test_the_loops_drain_orders_the_last_branch_store_before_a_write_after_the_loop(tmp_path):
+    """The drain after the loop consumes the "tile free" signal of the last iteration (or the
+    prime, when no iteration ran): on every exit the tile's last store, which the branch may or
+    may not have issued, is known complete, so the write after the loop needs no flag of its own
+    and no V barrier; each sync left is one some (n, mode) needs."""
+    from ptorewrite.fuzz.run import probe_syncs
+
+    auto, manual, text, reporter = rewritten("drain_after_branch_store.cpp", tmp_path)
+    assert not reporter.warnings
+    after = text[text.index("drain: t"):]
+    assert after.count("_flag(") == 2 and "pipe_barrier(" not in after
+    assert text.count("set_flag(") == 4 and text.count("wait_flag(") == 4
+    assert text.count("pipe_barrier(") == 1
+    for n in (0, 1, 2, 3, 9):
+        for mode in (0, 1):
+            assert_verified(auto, manual, {"n": n, "mode": mode})
+    values = [{"n": n, "mode": m} for n in (0, 1, 2, 3) for m in (0, 1)]
+    count, unnoticed = probe_syncs(auto, A2A3, tmp_path, values=values)
+    assert count == 4 and unnoticed == []
+
+
 def test_return_at_the_top_of_the_kernel_gets_the_kernels_closing_syncs(tmp_path):
     """`if (get_block_idx() >= 2) return;` before a double-buffered loop: what closes the loop's
     ring at the kernel's end is also written before the return (inside new braces)."""

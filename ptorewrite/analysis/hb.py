@@ -184,8 +184,8 @@ class Ordering:
 
 
 _ZERO = (0,) * NP
-MAX_HOLES = 8  # ops a knowledge entry may leave out below its bound
-MAX_SCAN = 64  # ops a join looks at, per pipe, to find them
+MAX_HOLES = 32  # ops a knowledge entry may leave out below its bound
+MAX_SCAN = 256  # ops a join looks at, per pipe, to find them
 
 
 class Holes:

@@ -285,3 +285,33 @@ def test_a_trace_over_its_item_limit_stops_with_a_message(tmp_path, monkeypatch)
     d = err.value.diagnostics[0]
     assert d.message.startswith("the sync analysis would follow more than 20 instruction and iteration instances")
     assert "2 loops nest here" in d.message and d.loc.line == 8
+
+
+def test_a_join_keeps_an_op_known_that_the_path_which_does_not_know_it_never_issued():
+    """MTE2 loads x (10) before a branch and b (30) in it; the branch waits on V's prime and sets
+    the flag again after its add. Past the join a wait on that flag knows b's load complete (the
+    branch's signal says so; the path that skipped the branch never issued it) but not x's (the
+    prime, pending on that path, says nothing about it): a hole, not a prefix."""
+    from ptorewrite.analysis.hb import ALT, FORK, JOIN, SET, WAIT, order_events
+    from ptorewrite.arch import PIPES
+
+    v, mte2 = PIPES.index("V"), PIPES.index("MTE2")
+    ops = [[] for _ in PIPES]
+    ops[mte2], ops[v] = [10, 30, 70], [40]
+    events = [
+        (5, SET, v, mte2, 0, "prime"),
+        (20, FORK, 0, None, None, None),
+        (25, WAIT, v, mte2, 0, "w"),
+        (31, SET, mte2, v, 1, "s"),
+        (35, WAIT, mte2, v, 1, "w"),
+        (41, SET, v, mte2, 0, "s"),
+        (45, ALT, 0, None, None, None),
+        (50, JOIN, 0, None, None, None),
+        (60, WAIT, v, mte2, 0, "w"),
+    ]
+    order = order_events(events, op_positions=ops)
+    assert order.ordered(mte2, 30, mte2, 70)
+    assert not order.ordered(mte2, 10, mte2, 70)
+    # Without the paths' ops the join can only keep what both rows say: neither load.
+    blind = order_events(events, op_positions=None)
+    assert not blind.ordered(mte2, 30, mte2, 70) and not blind.ordered(mte2, 10, mte2, 70)

@@ -20,6 +20,7 @@ from ptorewrite.fuzz.run import probe_syncs, run_kernel
 from ptorewrite.inputs import load_kernels
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 from ptorewrite.transform.memplan import plan_memory
+from ptorewrite.transform.rewrite import rewrite
 from ptorewrite.transform.sync import plan_syncs
 
 A2A3 = profile("a2a3")
@@ -41,10 +42,13 @@ def _plan(path: Path):
 
 
 def test_minimality_probe_notices_every_deleted_sync_of_a_minimal_rewrite(tmp_path):
-    """A runtime trip count and a runtime branch: each inserted sync is needed at some (n, mode)."""
-    auto, plan = _plan(SYNC_KERNELS / "runtime_mode.cpp")
+    """A runtime trip count and a runtime branch (the loop's tile double buffered): each inserted
+    sync is needed at some (n, mode)."""
+    auto = load_kernel(SYNC_KERNELS / "runtime_mode.cpp")
+    result = rewrite(auto, A2A3, Reporter())
+    assert any(d.copies == 2 for d in result.multibuffered)
     count, unnoticed = probe_syncs(auto, A2A3, tmp_path)
-    assert count == len(plan.syncs) > 3
+    assert count == len(result.syncs.syncs) > 3
     assert unnoticed == []
 
 

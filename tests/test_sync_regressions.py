@@ -149,6 +149,31 @@ def test_gm_windows_that_never_meet_need_no_flag(tmp_path):
     assert "pipe_barrier(PIPE_MTE3)" in rewrite(load_kernel(moved), A2A3, Reporter()).text.decode()
 
 
+def test_gm_windows_apart_for_the_values_a_loop_variable_takes(tmp_path):
+    """A loop by twos, a runtime loop over every other block and a guard on the loop variable
+    keep their stores off the blocks stored after them: no barrier. Let the variable take the
+    value that meets them (every step, the other guard) and the barrier is back."""
+    auto, manual, text, reporter = rewritten("gm_steps_and_guards.cpp", tmp_path)
+    assert not reporter.warnings
+    assert "pipe_barrier(PIPE_MTE3)" not in text
+    assert text.count("set_flag(") == 1 and text.count("wait_flag(") == 1
+    for n in (0, 1, 2, 5):
+        assert_verified(auto, manual, {"n": n})
+    src = (KERNELS / "gm_steps_and_guards.cpp").read_text()
+    moved = tmp_path / "moved.cpp"
+    for old, new in (("i < 5; i += 2", "i < 5; i += 1"), ("(2 * i) * E + 8", "(2 * i + 1) * E + 8"),
+                     ("i % 2 == 1", "i % 2 == 0")):
+        assert old in src
+        moved.write_text(src.replace(old, new))
+        moved_auto = load_kernel(moved)
+        moved_text = rewrite(moved_auto, A2A3, Reporter()).text.decode()
+        assert moved_text.count("pipe_barrier(PIPE_MTE3)") == 1, old
+        manual_path = tmp_path / "moved_manual.cpp"
+        manual_path.write_text(moved_text)
+        for n in (0, 1, 3):
+            assert_verified(moved_auto, load_kernel(manual_path, FrontendOptions(auto_mode=False)), {"n": n})
+
+
 def test_every_tile_of_a_declaration_is_placed(tmp_path):
     auto, manual, text, reporter = rewritten("tiles_in_one_declaration.cpp", tmp_path)
     assert not reporter.warnings
@@ -189,15 +214,39 @@ def test_a_barrier_later_in_the_producers_branch_orders_a_consumer_after_the_bra
 def test_runtime_branch_that_loads_and_adds_before_every_store(tmp_path):
     """`for (i < n) { if (mode == 0) { TLOAD(b); TADD(x, x, b); } TSTORE(x); }`: planned with no
     value given, right for every (n, mode) pair. The reuse of b across iterations is ordered by
-    flags set and waited inside the branch, not by a full barrier."""
+    flags set and waited inside the branch, not by a full barrier; and the wait before the load,
+    which consumes the signal set after the last iteration's add (or the prime when no iteration
+    added), leaves no MTE2 barrier between loads of b to write."""
     auto, manual, text, reporter = rewritten("runtime_branch.cpp", tmp_path)
     assert not reporter.warnings
-    assert "PIPE_ALL" not in text
+    assert "pipe_barrier(" not in text
+    assert text.count("set_flag(") == 7 and text.count("wait_flag(") == 7
     branch = text[text.index("if (mode == 0)"):text.index("TSTORE(gOut, x);")]
     assert "wait_flag(PIPE_V, PIPE_MTE2" in branch and "set_flag(PIPE_V, PIPE_MTE2" in branch
     for n in (0, 1, 2, 3, 7):
         for mode in (0, 1, 2):
             assert_verified(auto, manual, {"n": n, "mode": mode})
+
+
+def test_the_loops_drain_orders_the_last_branch_store_before_a_write_after_the_loop(tmp_path):
+    """The drain after the loop consumes the "tile free" signal of the last iteration (or the
+    prime, when no iteration ran): on every exit the tile's last store, which the branch may or
+    may not have issued, is known complete, so the write after the loop needs no flag of its own
+    and no V barrier; each sync left is one some (n, mode) needs."""
+    from ptorewrite.fuzz.run import probe_syncs
+
+    auto, manual, text, reporter = rewritten("drain_after_branch_store.cpp", tmp_path)
+    assert not reporter.warnings
+    after = text[text.index("drain: t"):]
+    assert after.count("_flag(") == 2 and "pipe_barrier(" not in after
+    assert text.count("set_flag(") == 4 and text.count("wait_flag(") == 4
+    assert text.count("pipe_barrier(") == 1
+    for n in (0, 1, 2, 3, 9):
+        for mode in (0, 1):
+            assert_verified(auto, manual, {"n": n, "mode": mode})
+    values = [{"n": n, "mode": m} for n in (0, 1, 2, 3) for m in (0, 1)]
+    count, unnoticed = probe_syncs(auto, A2A3, tmp_path, values=values)
+    assert count == 4 and unnoticed == []
 
 
 def test_return_at_the_top_of_the_kernel_gets_the_kernels_closing_syncs(tmp_path):
@@ -215,7 +264,7 @@ def test_return_at_the_top_of_the_kernel_gets_the_kernels_closing_syncs(tmp_path
                 assert_verified(auto, manual, {"block_idx": idx, "block_num": num, "n": n})
 
 
-@pytest.mark.parametrize("path", [KERNELS / "runtime_branch.cpp", KERNELS / "nested_runtime_loops.cpp",
+@pytest.mark.parametrize("path", [KERNELS / "barrier_in_branch_loop.cpp", KERNELS / "nested_runtime_loops.cpp",
                                   KERNELS.parents[2] / "samples" / "softmax" / "auto.cpp",
                                   KERNELS.parents[2] / "samples" / "rmsnorm" / "auto.cpp"])
 def test_pipe_barriers_change_no_cross_pipe_ordering_and_no_flag_problem(path):

@@ -17,7 +17,8 @@ Every pair of accesses to one pointer argument, at least one of them a write, is
   instance of a statement orders every earlier one on its pipe, so no distance escapes.
 Pointer arguments that nothing writes have no dependences at all, and neither have two accesses
 whose windows stay apart over every value of the loop variables they use (constant starts and
-steps; a runtime trip count leaves the range open on one side).
+steps; a runtime trip count leaves the range open on one side). Those values are the loop's own
+(a loop by twos skips the odd ones), less those an enclosing `if` on the variable alone excludes.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class _Access:
     form: Linear | None  # byte offset
     extent: int | None  # bytes from the offset to one past the last byte of the window
     loops: list[ir.For]  # enclosing loops, outermost first
+    # Enclosing conditions: (condition, the branch taken, the loops enclosing the `if`).
+    guards: list[tuple[Expr, bool, list[ir.For]]] = field(default_factory=list)
 
 
 @dataclass
@@ -103,26 +106,25 @@ def _extent(g: ir.GmTensor) -> int | None:
 def _accesses(kernel: ir.Kernel) -> list[_Access]:
     out: list[_Access] = []
 
-    def visit(s: ir.Stmt, loops: list[ir.For]):
+    def visit(s: ir.Stmt, loops: list[ir.For], guards: list):
         if isinstance(s, ir.Instr):
             for a in s.args:
                 if a.kind == "gm":
                     g = a.value.tensor
-                    if a.reads:
-                        out.append(_Access(s, False, g.param, linear(g.offset_bytes), _extent(g), loops))
-                    if a.writes:
-                        out.append(_Access(s, True, g.param, linear(g.offset_bytes), _extent(g), loops))
+                    for write in (False, True):
+                        if (a.writes if write else a.reads):
+                            out.append(_Access(s, write, g.param, linear(g.offset_bytes), _extent(g), loops, guards))
         elif isinstance(s, ir.Block):
             for x in s.stmts:
-                visit(x, loops)
+                visit(x, loops, guards)
         elif isinstance(s, ir.For):
-            visit(s.body, loops + [s])
+            visit(s.body, loops + [s], guards)
         elif isinstance(s, ir.If):
-            visit(s.then, loops)
+            visit(s.then, loops, guards + [(s.cond, True, loops)])
             if s.other is not None:
-                visit(s.other, loops)
+                visit(s.other, loops, guards + [(s.cond, False, loops)])
 
-    visit(kernel.body, [])
+    visit(kernel.body, [], [])
     return out
 
 
@@ -165,6 +167,74 @@ def _value_range(var: str, loops: list[ir.For]) -> tuple[float, float] | None:
     return min(start, last), max(start, last)
 
 
+ENUMERATE = 4096  # most loop-variable values (or sums of them) the exact overlap test lists
+
+
+def _values(var: str, access: _Access) -> tuple[int, int, int | None, list[int] | None] | None:
+    """The values `var` takes at `access` as the variable of the innermost enclosing loop naming
+    it: (start, step, trip count or None when it is a runtime value, the values themselves when
+    the trip count is a constant of at most ENUMERATE, less those an `if` on the variable alone
+    between the loop and the access excludes). None: not a counted loop with constant start and step."""
+    loop = next((x for x in reversed(access.loops) if x.var == var), None)
+    if loop is None or not loop.counted:
+        return None
+    start, step, trips = _const_int(loop.start), _const_int(loop.step), loop.trip_count()
+    if start is None or not step:
+        return None
+    if trips is None or trips > ENUMERATE:
+        return start, step, trips, None
+    values = [start + step * t for t in range(trips)]
+    for cond, taken, at in access.guards:
+        # The condition reads only this loop's variable (which the loop body cannot assign).
+        if cond.free_vars() != {var} or loop not in at or next(x for x in reversed(at) if x.var == var) is not loop:
+            continue
+        kept = []
+        for v in values:
+            try:
+                holds = bool(cond.eval({var: v}))
+            except Exception:  # noqa: BLE001 - a value the condition cannot be evaluated at stays
+                kept.append(v)
+                continue
+            if holds == taken:
+                kept.append(v)
+        values = kept
+    return start, step, trips, values
+
+
+def _never_overlap_exact(a: _Access, b: _Access) -> bool | None:
+    """`_never_overlap` decided over the loop variables' values themselves (steps and guards
+    included); None when a variable's values are not known or too many to list."""
+    sums = {b.form[1] - a.form[1]}
+    open_term = None  # (coefficient per iteration, first value) of the one runtime-trip variable
+    for access, sign in ((a, -1), (b, 1)):
+        for var, c in access.form[0].items():
+            r = _values(var, access)
+            if r is None:
+                return None
+            start, step, trips, values = r
+            if trips == 0 or values == []:
+                return True  # the access never runs
+            if values is None:
+                if open_term is not None or trips is not None:
+                    return None
+                open_term = (sign * c * step, sign * c * start)
+                continue
+            sums = {x + sign * c * v for x in sums for v in values}
+            if len(sums) > ENUMERATE:
+                return None
+    lo, hi = -b.extent, a.extent  # overlap iff lo < B - A < hi
+    for x in sums:
+        if open_term is None:
+            if lo < x < hi:
+                return False
+            continue
+        cc, first = open_term
+        ends = sorted(((lo - x - first) / cc, (hi - x - first) / cc))
+        if ceil(ends[1]) - 1 >= max(0, floor(ends[0]) + 1):  # some iteration t >= 0 lands inside
+            return False
+    return True
+
+
 def _never_overlap(a: _Access, b: _Access) -> bool:
     """No instance of `b` touches a byte of any instance of `a`: with every loop variable of
     either address taken anywhere in its range (independently, which covers every pair of
@@ -172,6 +242,9 @@ def _never_overlap(a: _Access, b: _Access) -> bool:
     Addresses with anything else in them: False."""
     if a.form is None or b.form is None or a.extent is None or b.extent is None:
         return False
+    exact = _never_overlap_exact(a, b)
+    if exact is not None:
+        return exact
     lo = hi = b.form[1] - a.form[1]
     for access, sign in ((a, -1), (b, 1)):
         for var, c in access.form[0].items():

@@ -133,7 +133,8 @@ class Ordering:
     events, computed from the events alone.
 
     Positions replace per-pipe counters: knowledge row q, entry p = t means "every op of pipe p
-    at a position below t is known complete by pipe q" (along the path taken). Ops do not change
+    at a position below t is known complete by pipe q" (along the path taken). After a join an
+    entry may be a `Holes` instead: every op below its bound but a few (see `_merged_row`). Ops do not change
     knowledge, so only syncs and control items are processed; an op's knowledge is its pipe's
     knowledge at the last event before it, looked up in a timeline. A fork saves the state, each
     alternative starts from it, an exit keeps the current state as one more end, and the join
@@ -162,7 +163,7 @@ class Ordering:
         return self.snapshots[pipe][i] if i >= 0 else _ZERO
 
     def ordered(self, src_pipe: int, src_pos: int, dst_pipe: int, dst_pos: int) -> bool:
-        return self.known(dst_pipe, dst_pos)[src_pipe] > src_pos
+        return _has(self.known(dst_pipe, dst_pos)[src_pipe], src_pos)
 
     def all_ordered(self, instances) -> bool:
         """Every (src pipe, src position, dst pipe, dst position) is ordered."""
@@ -177,12 +178,67 @@ class Ordering:
                 row = self.snapshots[dp][i]
             else:
                 return False
-            if row[sp] <= spos:
+            if not _has(row[sp], spos):
                 return False
         return True
 
 
 _ZERO = (0,) * NP
+MAX_HOLES = 32  # ops a knowledge entry may leave out below its bound
+MAX_SCAN = 256  # ops a join looks at, per pipe, to find them
+
+
+class Holes:
+    """A knowledge entry that is not a prefix: every op below `upto` is known complete except
+    those at `holes`. A join makes one when every path knows an op or never issued it, but some
+    path does not know an earlier op: a branch that skipped the producer of the flag it waits on
+    knows nothing about that producer, and need not (it never issued it)."""
+
+    __slots__ = ("holes", "upto")
+
+    def __init__(self, upto: int, holes: frozenset[int]):
+        self.upto, self.holes = upto, holes
+
+    def __eq__(self, other):
+        return isinstance(other, Holes) and self.upto == other.upto and self.holes == other.holes
+
+    def __hash__(self):
+        return hash((self.upto, self.holes))
+
+    def __repr__(self):
+        return f"Holes({self.upto}, {sorted(self.holes)})"
+
+
+def _entry(upto: int, holes) -> int | Holes:
+    return Holes(upto, frozenset(holes)) if holes else upto
+
+
+def _has(entry, pos: int) -> bool:
+    """The op at `pos` is known complete by this entry."""
+    if type(entry) is int:
+        return pos < entry
+    return pos < entry.upto and pos not in entry.holes
+
+
+def _first_unknown(entry) -> int:
+    return entry if type(entry) is int else min(entry.holes)
+
+
+def _union(a, b):
+    """What is known from either entry (a wait joins the knowledge its set carried)."""
+    if type(a) is int and type(b) is int:
+        return max(a, b)
+    ta, ha = (a, frozenset()) if type(a) is int else (a.upto, a.holes)
+    tb, hb = (b, frozenset()) if type(b) is int else (b.upto, b.holes)
+    if ta < tb:
+        ta, ha, tb, hb = tb, hb, ta, ha
+    return _entry(ta, [h for h in ha if h >= tb or h in hb])
+
+
+def _union_row(a: tuple, b: tuple) -> tuple:
+    if all(type(x) is int for x in a) and all(type(x) is int for x in b):
+        return tuple(map(max, a, b))
+    return tuple(map(_union, a, b))
 
 
 def order_events(events, check_flags: bool = True, op_positions: list[list[int]] | None = None,
@@ -240,7 +296,7 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
                     problems.append(FlagProblem("wait-without-set", key, origin))
                 if got is None:
                     continue
-            row = know[b] = tuple(map(max, know[b], got[0]))
+            row = know[b] = _union_row(know[b], got[0])
             positions[b].append(pos)
             snapshots[b].append(row)
             bit = 1 << len(wait_positions)
@@ -257,7 +313,7 @@ def order_events(events, check_flags: bool = True, op_positions: list[list[int]]
             snapshots[a].append(row)
             kw[a] |= waits_on[a]
         elif kind == ALL_BARRIER:
-            merged = tuple(max(pos, *col) for col in zip(*know))
+            merged = (pos,) * NP  # every op before it, of every pipe (all known entries lie below pos)
             know = [merged] * NP
             kw = [(1 << len(wait_positions)) - 1] * NP
             out.all_positions.append(pos)
@@ -317,45 +373,49 @@ def _without_empty_forks(events):
     return out
 
 
-def _first_op(ops: list[int], t: int, ranges, limit: int) -> int:
-    """The first op position >= t within the path's position ranges, or `limit`."""
-    for lo, hi in ranges:
-        i = bisect_left(ops, max(lo, t))
-        if i < len(ops) and ops[i] < hi:
-            return ops[i]
-    return limit
-
-
 def _merged_row(rows, paths, limit: int, op_positions) -> tuple:
-    """Knowledge every path has. Where paths differ, a path's threshold for pipe p extends up to
-    its next p-op (or the join): ops it never issued are vacuously known on it."""
+    """Knowledge every path has. Where paths differ, an op of pipe p counts as known when every
+    path knows it or never issued it (an op in the other branch of an if, or past a loop's exit):
+    the ops some path issued and does not know, below the join, become the entry's holes (at
+    most MAX_HOLES of them, among the first MAX_SCAN ops from the first one some path does not
+    know; beyond that the entry stops at the first op not looked at or left out)."""
     first = rows[0]
-    if len(rows) == 2:
-        second = rows[1]
-        if second is first or second == first:
-            return first
-        if op_positions is None:
-            return tuple(map(min, first, second))
-        out = list(first)
-        for p in range(NP):
-            a, b = first[p], second[p]
-            if a != b:
-                ops = op_positions[p]
-                out[p] = min(_first_op(ops, a, paths[0], limit), _first_op(ops, b, paths[1], limit))
-        return tuple(out)
-    if all(r is first or r == first for r in rows):
+    if all(r is first or r == first for r in rows[1:]):
         return first
-    if op_positions is None:
-        return tuple(map(min, *rows))
     out = []
     for p, values in enumerate(zip(*rows)):
         v0 = values[0]
         if all(v == v0 for v in values):
             out.append(v0)
             continue
-        ops = op_positions[p]
-        out.append(min(_first_op(ops, v, ranges, limit) for v, ranges in zip(values, paths)))
+        if op_positions is None:  # no path information: what every row knows
+            upto = min(v if type(v) is int else v.upto for v in values)
+            holes = {h for v in values if type(v) is not int for h in v.holes if h < upto}
+            out.append(_entry(upto, holes))
+            continue
+        out.append(_merged_entry(values, paths, limit, op_positions[p]))
     return tuple(out)
+
+
+def _on_path(ranges, pos: int) -> bool:
+    return any(lo <= pos < hi for lo, hi in ranges)
+
+
+def _merged_entry(values, paths, limit: int, ops: list[int]):
+    holes: list[int] = []
+    i = bisect_left(ops, min(_first_unknown(v) for v in values))
+    for scanned in range(MAX_SCAN + 1):
+        if i >= len(ops) or ops[i] >= limit:
+            return _entry(limit, holes)
+        o = ops[i]
+        if scanned == MAX_SCAN:
+            return _entry(o, holes)
+        if not all(_has(v, o) or not _on_path(r, o) for v, r in zip(values, paths)):
+            if len(holes) == MAX_HOLES:
+                return _entry(o, holes)
+            holes.append(o)
+        i += 1
+    raise AssertionError("unreachable")
 
 
 def _merge_paths(ends, limit: int, op_positions, off: list[int]):

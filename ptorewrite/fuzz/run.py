@@ -11,7 +11,8 @@
 The minimality probe (`probe_kernel`, `probe_syncs`) deletes each inserted sync in turn (a set/wait pair with its
 prime and drain, or a barrier) and expects the checks to notice at some runtime value: a sync
 whose deletion goes unnoticed is either unneeded (the planner's fault) or a case the checker
-misses. The probe runs at every (n, mode) with n in {0, 1, 2, 3, 4, 7} and mode in 0..2.
+misses. The probe runs at every (n, mode) with n in {0, 1, 2, 3, 4, 7} and mode in 0..2; a deletion
+none of those notices is run again at every n up to 29 before it is reported (see PROBE_WIDE).
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from ptorewrite.transform.tassign import tassign_insertions
 
 # Longest runs first: most deletions show there. Seven trips wrap every ring more than once.
 PROBE_VALUES = [{"n": n, "mode": m} for n in (7, 4, 3, 2, 1, 0) for m in (0, 1, 2)]
+# A sync can be needed at one trip count only: a store in a loop to `n` whose last iteration
+# writes the window a store after the loop writes again (earlier iterations are ordered by the
+# loop's own barriers). The fuzzed kernels' GM windows sit at most 21 E from their base and a
+# loop-indexed window moves one E per iteration, so the last iteration meets a fixed window at
+# some n <= 23; the slot rings (2, 3 and a ping-pong) repeat every 6 iterations. Every n up to
+# 23 + 6 therefore shows each case that any n shows. Only the deletions the short list did not
+# notice are run there, which keeps the probe cheap.
+PROBE_WIDE = [{"n": n, "mode": m} for n in range(30) for m in (0, 1, 2)]
 
 
 @dataclass
@@ -109,8 +118,9 @@ def probe_kernel(kernel: FuzzKernel, workdir: Path, arch: str = "a2a3") -> tuple
 def probe_syncs(auto, arch, workdir: Path, syncs=None, values=None) -> tuple[int, list[str]]:
     """(number of syncs, the ones whose deletion no check noticed): each of `syncs` (default: the
     planner's) deleted in turn from the rewrite of `auto`, the rest kept, and the result verified
-    at every set of `values` (default: the fuzzed kernels' n and mode)."""
-    values = PROBE_VALUES if values is None else values
+    at every set of `values` (default: the fuzzed kernels' n and mode, the short list first and
+    PROBE_WIDE for what it did not notice)."""
+    passes = [PROBE_VALUES, [v for v in PROBE_WIDE if v not in PROBE_VALUES]] if values is None else [values]
     result = rewrite(auto, arch, Reporter())  # placement (multi-buffered copies included) and plan
     plan = result.syncs
     base = tassign_insertions(auto, result.plan)
@@ -122,7 +132,7 @@ def probe_syncs(auto, arch, workdir: Path, syncs=None, values=None) -> tuple[int
         reduced = SyncPlan(syncs[:i] + syncs[i + 1:], plan.edges, plan.extra)
         text = edit_kernel(auto, base + sync_insertions(auto, reduced, auto.file))
         manual = _load_manual(Path(workdir) / f"fuzzed_minus{i}.cpp", text, arch.name, auto.name)
-        if all(_problem(verify(auto, manual, arch, v, seed=1), v) is None for v in values):
+        if all(_problem(verify(auto, manual, arch, v, seed=1), v) is None for vs in passes for v in vs):
             where = deleted.wait_at.loc
             unnoticed.append(f"{deleted.kind} {deleted.src}->{deleted.dst} ({deleted.reason}) waited at "
                              f"line {where.line if where else '?'}")

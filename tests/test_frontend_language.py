@@ -371,3 +371,39 @@ def test_lane_helpers_own_multibuffer_copy_shared_tiles_and_subview_past_the_end
     # No flag inside a helper names the lane: the helpers' text is outside the lambda.
     helpers = text.split("__global__")[0]
     assert "step." not in helpers
+
+
+# ---------------------------------------------------------------- scalar operands
+
+
+def test_scalar_operands_macros_enumerators_gm_reads_and_nullptr():
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows")
+    tiles = {t.cpp_name: t for t in k.tiles}
+    # ROUND_TO(20, 32 / 4) = 24 columns; Half::HIGH is 1, so the rows start SCALED(24) = 48 floats in.
+    assert (tiles["x"].cols, tiles["x"].valid_cols) == (24, Const(20))
+    assert {g.name: g.offset_bytes for g in k.gm_tensors} == {"src": Const(192), "dst": Const(192)}
+    # scale[0] is data the scalar unit reads: a run-time value, not a steering one.
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("scale[0]")]
+    # The bias helper got nullptr: `bias != nullptr` is false at compile time, no TLOAD of it.
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TMULS", "TSTORE"]
+    assert {"subblock_idx", "subblock_num", "scale[0]"} <= set(k.runtime_values)
+
+
+def test_pointer_argument_tested_against_nullptr_is_a_runtime_condition(capsys):
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows_bias")
+    assert "bias" in k.runtime_values
+    sub = {"subblock_idx": 0, "subblock_num": 2}
+    assert ops(k, bias=0, **sub) == ["TLOAD", "TMULS", "TSTORE"]
+    assert ops(k, bias=1, **sub) == ["TLOAD", "TLOAD", "TMULS", "TSTORE"]
+    rc, out, err = run(capsys, "check", LANG / "scalar_operands.cpp", "--set", "bias=1",
+                       "--set", "subblock_idx=0", "--set", "subblock_num=2")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+
+
+def test_scalar_read_of_a_pointer_the_kernel_writes_is_refused(capsys):
+    path = LANG / "bad" / "scalar_read_of_output.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:18:17: error: the scalar unit reads GM through 'out', which TSTORE at line 21 "
+                          "writes")

@@ -35,6 +35,7 @@ from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is par
 )
 from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
+from ptorewrite.parse.macros import FunctionMacro, function_macro
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES
 
@@ -113,10 +114,12 @@ def _clang_diag(d) -> Diagnostic:
 
 
 def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
-                   top: list[Cursor] | None = None) -> tuple[dict[str, str], set[str]]:
-    """Object-like macros (name -> replacement text) and the names of function-like macros."""
+                   top: list[Cursor] | None = None) -> tuple[dict[str, str], dict[str, FunctionMacro | None]]:
+    """Object-like macros (name -> replacement text) and function-like macros (name -> parameters
+    and replacement text; None where the replacement pastes or stringizes, which expressions do not
+    need)."""
     objects: dict[str, str] = {}
-    functions: set[str] = set()
+    functions: dict[str, FunctionMacro | None] = {}
     texts: dict[str, str] = {}
     for c in top if top is not None else tu.cursor.get_children():
         if c.kind != CursorKind.MACRO_DEFINITION:
@@ -130,7 +133,7 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
             text = texts[fname] = Path(fname).read_bytes().decode("latin-1")
         body = text[start.offset:_directive_end(text, start.offset)][len(c.spelling):]
         if body.startswith("("):
-            functions.add(c.spelling)
+            functions[c.spelling] = function_macro(body)
             objects.pop(c.spelling, None)
         else:
             objects[c.spelling] = guards.code_only(body).strip()
@@ -399,7 +402,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
     user_fns = user_functions(tu.cursor, user_files) if jobs else {}
     for entry, inst in jobs:
-        low = Lowering(tu, parsed.source, arch, reporter, objects, frozenset(functions), user_files,
+        low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         cross = first_cross_core_use(entry, user_fns)
         if cross is not None:
@@ -456,6 +459,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
         source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
+    _refuse_scalar_reads_of_written_gm(kernel, low.scalar_gm_reads)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if kernel.mode == "auto":
         from ptorewrite.analysis.operands import reserve_alias_reach
@@ -638,6 +642,21 @@ def _defined_functions(parsed: ParsedFile) -> list[str]:
 
     visit(parsed.tu.cursor)
     return names
+
+
+def _refuse_scalar_reads_of_written_gm(kernel: ir.Kernel, reads: dict[str, ir.SourceRange]) -> None:
+    """A scalar read from GM (`*p`, `p[i]`) is no pipe instruction, so the race check does not see
+    it: it is sound only while no instruction writes that pointer argument (arguments do not alias)."""
+    if not reads:
+        return
+    for ins in kernel.instructions():
+        for a in ins.writes:
+            if a.kind == "gm" and a.value.tensor.param in reads:
+                param = a.value.tensor.param
+                raise PtoError(f"the scalar unit reads GM through '{param}', which {ins.op} at line "
+                               f"{ins.loc.line} writes; scalar reads of GM are not checked for races "
+                               "with the pipes, so only arguments the kernel never writes may be read this way",
+                               reads[param])
 
 
 def _runtime_var(name: str):

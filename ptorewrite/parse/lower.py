@@ -39,16 +39,18 @@ from ptorewrite.analysis.instructions import (
 from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import macros
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.calls import CallInlining
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
-from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
+from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
     NAMESPACES,
+    NULL_POINTER,
     Binding,
     EventObject,
     Frame,
@@ -57,6 +59,7 @@ from ptorewrite.parse.values import (
     LaneContext,
     LoweringError,
     MultiBufferLoop,
+    NullPointer,
     Ptr,
     PtrState,
     Scope,
@@ -82,7 +85,7 @@ RAW_DATA_INTRINSICS = frozenset({
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
-                 "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
+                 "GetBlockNum": "block_num", "get_subblockid": "subblock_idx", "get_subblockdim": "subblock_num"}
 
 
 
@@ -116,7 +119,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     arch: ArchProfile
     reporter: Reporter
     macros: dict[str, str]  # object-like macros usable in expressions
-    function_macros: frozenset[str]
+    function_macros: dict[str, macros.FunctionMacro | None]  # None: pastes or stringizes tokens
     user_files: set[str]
     auto_mode: bool = False  # __PTO_AUTO__ is defined: TASSIGN-free, sync-free source (events compile to nothing)
     # The translation unit's top-level cursors, listed once per parse and shared by the lowerings
@@ -133,6 +136,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     # a flag the rest of the function tests (see _lower_list).
     early_returns: list[ir.SourceRange] = field(default_factory=list)
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    # Pointer arguments the scalar unit reads from (`*p`, `p[i]`): the first read of each.
+    scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -156,6 +161,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             self.top = list(self.tu.cursor.get_children())
         self._collect_library_constants(self.top, self.globals)
         self._enum_names = enum_names(self.top)
+        self._enum_values: dict[str, int] | None = None  # read when an enumerator is first converted
         self._collect_globals(self.top, self.globals)
 
     # -- setup
@@ -167,6 +173,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             scope.define(f"EVENT_ID{i}", Binding("value", Const(i)))
         for name, var in RUNTIME_BUILTINS.items():
             scope.define(name, Binding("value", Var(var)))
+        scope.define("nullptr", Binding("value", NULL_POINTER))
 
     def _collect_library_constants(self, cursors: Iterable[Cursor], scope: Scope) -> None:
         """Namespace-scope constants of the PTO headers (`BLOCK_BYTE_SIZE`, `C0_SIZE_BYTE`, ...),
@@ -305,16 +312,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                          is_type=lambda n: self._is_type(n, scope), end_offset=offset + len(text),
                          ends=self._node_ends)
 
-    def _expand_macros(self, tokens: list[cp.Token], depth: int = 0) -> list[cp.Token]:
-        out: list[cp.Token] = []
-        for t in tokens:
-            if t.kind == "id" and t.text in self.macros and depth < 8:
-                body = cp.tokenize(self.macros[t.text], 0)
-                # Expanded tokens take the location of the macro use.
-                out += self._expand_macros([cp.Token(b.kind, b.text, t.offset, t.end) for b in body], depth + 1)
-            else:
-                out.append(t)
-        return out
+    def _expand_macros(self, tokens: list[cp.Token]) -> list[cp.Token]:
+        return macros.expand(tokens, self.macros, self.function_macros)
 
     def _is_template(self, name: str, scope: Scope) -> bool:
         if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
@@ -442,9 +441,21 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
+        if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
+            return self._null_test(node.op, lhs, rhs, node.offset)
         if node.op in ("==", "!=") and isinstance(lhs, ty.ScalarType) and isinstance(rhs, ty.ScalarType):
             return Const((lhs == rhs) == (node.op == "=="))
         raise self.error(f"operator '{node.op}' on {describe(lhs)} and {describe(rhs)} is not supported", node.offset)
+
+    def _null_test(self, op: str, lhs, rhs, offset: int) -> Expr:
+        """`p != nullptr`: whether a pointer argument was passed as null is known only at run time
+        (the argument's name stands for its address); a pointer and itself, or two nulls, are equal."""
+        if isinstance(lhs, NullPointer) and isinstance(rhs, NullPointer):
+            return Const(op == "==")
+        if isinstance(lhs, NullPointer) or isinstance(rhs, NullPointer):
+            ptr = lhs if isinstance(lhs, Ptr) else rhs
+            return binop(op, Var(ptr.param), Const(0))
+        raise self.error("comparing two GM pointers is not supported", offset)
 
     def _eval_Unary(self, node: cp.Unary, scope):
         if node.op in ("++", "--"):
@@ -453,8 +464,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if node.op == "+":
             return v
         if node.op == "*" and isinstance(v, Ptr):
-            # A scalar the scalar unit reads from GM: data, known only at run time.
-            return Var(f"*{self.node_text(node.operand) or v.param}")
+            return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
         if node.op in ("&", "*"):
             if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
                 return v
@@ -476,12 +486,22 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return replace(v, dtype=t.dtype)
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
+            if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`
+                return Const(self.enumerator_value(c, node.offset))
             if isinstance(c, float) and not t.dtype.startswith("fp") and t.dtype != "bf16":
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
             raise self.error("integer-to-pointer casts are not supported", node.offset)
         return v
+
+    def enumerator_value(self, name: str, offset: int) -> int:
+        if self._enum_values is None:
+            self._enum_values = enum_values(self.top)
+        key = "::".join(name.split("::")[-2:])
+        if key not in self._enum_values:
+            raise self.error(f"the value of enumerator '{name}' is not known here", offset)
+        return self._enum_values[key]
 
     def _eval_SizeOf(self, node: cp.SizeOf, scope):
         if isinstance(node.operand, cp.TypeId):
@@ -506,7 +526,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if c is not None and not 0 <= c < base.count:
                 raise self.error(f"index {c} is out of range for '{base.cpp_name}[{base.count}]'", node.offset)
             return ir.TileRef(base, idx)
+        if isinstance(base, Ptr):
+            return self.scalar_gm_read(base, self.node_text(node) or f"{base.param}[]", node.offset)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
+
+    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
+        """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
+        The read itself is no pipe instruction, so it is only race-free while nothing in the
+        kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
+        self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
+        return Var(text)
 
     def _eval_Lambda(self, node, scope):
         return node

@@ -43,6 +43,17 @@ class Ptr:
     dtype: str
 
 
+class NullPointer:
+    """`nullptr`: a pointer argument a helper receives and must not use (a bias pointer the
+    helper's template arguments leave unused). Any use of it as an address is refused."""
+
+    def __repr__(self) -> str:
+        return "nullptr"
+
+
+NULL_POINTER = NullPointer()
+
+
 @dataclass(frozen=True)
 class MultiBufferLoop:
     """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
@@ -148,6 +159,8 @@ def describe(v) -> str:
         return f"GlobalTensor '{v.name}'"
     if isinstance(v, Ptr):
         return "a GM pointer"
+    if isinstance(v, NullPointer):
+        return "a null pointer"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

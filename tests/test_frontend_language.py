@@ -398,7 +398,7 @@ def test_pointer_argument_tested_against_nullptr_is_a_runtime_condition(capsys):
     assert ops(k, bias=1, **sub) == ["TLOAD", "TLOAD", "TMULS", "TSTORE"]
     rc, out, err = run(capsys, "check", LANG / "scalar_operands.cpp", "--set", "bias=1",
                        "--set", "subblock_idx=0", "--set", "subblock_num=2")
-    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 3, out + err
 
 
 def test_scalar_read_of_a_pointer_the_kernel_writes_is_refused(capsys):
@@ -407,3 +407,13 @@ def test_scalar_read_of_a_pointer_the_kernel_writes_is_refused(capsys):
     assert rc == 2 and out == ""
     assert err.startswith(f"{path}:18:17: error: the scalar unit reads GM through 'out', which TSTORE at line 21 "
                           "writes")
+
+
+def test_scalar_stores_to_gm_arguments_no_instruction_uses(capsys):
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows_report")
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TMULS", "TSTORE"]
+    path = LANG / "bad" / "scalar_store_to_input.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:15:5: error: the scalar unit stores to GM through 'in', which TLOAD at line 16 "
+                          "reads")

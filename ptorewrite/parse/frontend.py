@@ -459,7 +459,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
         source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
-    _refuse_scalar_reads_of_written_gm(kernel, low.scalar_gm_reads)
+    _refuse_scalar_gm_access_the_pipes_share(kernel, low.scalar_gm_reads, low.scalar_gm_writes)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if kernel.mode == "auto":
         from ptorewrite.analysis.operands import reserve_alias_reach
@@ -644,19 +644,29 @@ def _defined_functions(parsed: ParsedFile) -> list[str]:
     return names
 
 
-def _refuse_scalar_reads_of_written_gm(kernel: ir.Kernel, reads: dict[str, ir.SourceRange]) -> None:
-    """A scalar read from GM (`*p`, `p[i]`) is no pipe instruction, so the race check does not see
-    it: it is sound only while no instruction writes that pointer argument (arguments do not alias)."""
-    if not reads:
+def _refuse_scalar_gm_access_the_pipes_share(kernel: ir.Kernel, reads: dict[str, ir.SourceRange],
+                                              writes: dict[str, ir.SourceRange]) -> None:
+    """Scalar reads and stores of GM (`*p`, `p[i]`, `*p = v`) are no pipe instructions, so the race
+    check does not see them: they are sound only on pointer arguments no instruction writes (for a
+    read) or touches at all (for a store); arguments do not alias."""
+    if not reads and not writes:
         return
     for ins in kernel.instructions():
-        for a in ins.writes:
-            if a.kind == "gm" and a.value.tensor.param in reads:
-                param = a.value.tensor.param
-                raise PtoError(f"the scalar unit reads GM through '{param}', which {ins.op} at line "
-                               f"{ins.loc.line} writes; scalar reads of GM are not checked for races "
-                               "with the pipes, so only arguments the kernel never writes may be read this way",
-                               reads[param])
+        for a in ins.args:
+            if a.kind != "gm" or not (a.reads or a.writes):
+                continue
+            param = a.value.tensor.param
+            if param in writes:
+                what, where = "stores to", writes[param]
+            elif param in reads and a.writes:
+                what, where = "reads", reads[param]
+            else:
+                continue
+            verb = "writes" if a.writes else "reads"
+            raise PtoError(f"the scalar unit {what} GM through '{param}', which {ins.op} at line {ins.loc.line} "
+                           f"{verb}; scalar accesses to GM are not checked for races with the pipes, so only "
+                           "arguments no instruction writes may be read this way, and only arguments no "
+                           "instruction uses may be stored to", where)
 
 
 def _runtime_var(name: str):

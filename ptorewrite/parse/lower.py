@@ -138,6 +138,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
     # Pointer arguments the scalar unit reads from (`*p`, `p[i]`): the first read of each.
     scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
+    # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
+    scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -532,7 +534,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
         """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
-        The read itself is no pipe instruction, so it is only race-free while nothing in the
+        The read itself is no pipe instruction, so it is only race-free while no instruction in the
         kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
         self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
         return Var(text)
@@ -1171,6 +1173,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 if node.op != "=":
                     value = binop(node.op[:-1], self.array_element(arr, idx, node.offset), value)
                 self.store_element(arr, idx, value, node.lhs.offset)
+                return None
+        target = node.lhs.operand if isinstance(node.lhs, cp.Unary) and node.lhs.op == "*" else \
+            node.lhs.base if isinstance(node.lhs, cp.Index) else None
+        if target is not None:
+            ptr = self.eval(target, scope)
+            if isinstance(ptr, Ptr):
+                # `*out = view.data();`, `flags[i] = 1;`: the scalar unit stores to GM.
+                self.eval(node.rhs, scope)
+                self.scalar_gm_writes.setdefault(ptr.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)

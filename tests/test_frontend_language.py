@@ -417,3 +417,17 @@ def test_scalar_stores_to_gm_arguments_no_instruction_uses(capsys):
     assert rc == 2 and out == ""
     assert err.startswith(f"{path}:15:5: error: the scalar unit stores to GM through 'in', which TLOAD at line 16 "
                           "reads")
+
+
+def test_cube_tile_mode_setters(capsys, tmp_path):
+    path = LANG / "tile_modes.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (6 instructions and 6 syncs issued)" in out, out + err
+    assert err.count("warning:") == 1
+    assert f"{path}:39:5: warning: '.SetMadTF32Mode()' changes the arithmetic of later cube instructions" in err
+    # A setter on a tile without fractal boxes could change which bytes later instructions touch.
+    vec = edited(tmp_path, path, "aLeft.SetKAligned(true);",
+                 "Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor> v;\n    TASSIGN(v, 0x0);\n"
+                 "    v.SetKAligned(true);")
+    rc, out, err = run(capsys, "check", vec)
+    assert rc == 2 and "error: '.SetKAligned()' on 'v', a tile without fractal boxes, is not supported" in err

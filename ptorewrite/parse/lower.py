@@ -83,6 +83,8 @@ RAW_DATA_INTRINSICS = frozenset({
     "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
+# Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
+TILE_MODE_SETTERS = frozenset({"SetKAligned", "SetMadTF32Mode", "ResetMadMode"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx", "get_subblockdim": "subblock_num"}
@@ -1160,9 +1162,32 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if isinstance(target, MultiBufferLoop):
                 out.append(self.lower_multibuffered(target, node, scope, loc))
                 return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in TILE_MODE_SETTERS:
+            self.lower_tile_mode(node, scope, loc)
+            return
         if not isinstance(node, cp.Call) or not isinstance(node.callee, cp.Name):
             raise self.error("unsupported statement", cursor=c)
         self.lower_call(node, scope, loc, out, c)
+
+    def lower_tile_mode(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> None:
+        """`a.SetKAligned(true);`, `a.SetMadTF32Mode(mode);`: settings of a cube tile that change how
+        later instructions compute, never which of its bytes they touch: every access to a tile
+        with fractal boxes counts as touching the whole tile (see execution.tile_footprint)."""
+        name = node.callee.name
+        base = self.eval(node.callee.base, scope)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if not isinstance(base, ir.TileRef):
+            raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
+        for a in node.args:
+            self.eval(a, scope)
+        if base.tile.slayout == "NoneBox":
+            raise self.error(f"'.{name}()' on '{base}', a tile without fractal boxes, is not supported: it may "
+                             "change which bytes later instructions touch", node.offset)
+        if name == "SetMadTF32Mode":
+            self.reporter.warn(f"'.{name}()' changes the arithmetic of later cube instructions, which the "
+                               "emulator does not model; the race check is not affected", loc)
 
     def lower_assign(self, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign:
         if isinstance(node.lhs, cp.Index):

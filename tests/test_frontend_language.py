@@ -431,3 +431,11 @@ def test_cube_tile_mode_setters(capsys, tmp_path):
                  "    v.SetKAligned(true);")
     rc, out, err = run(capsys, "check", vec)
     assert rc == 2 and "error: '.SetKAligned()' on 'v', a tile without fractal boxes, is not supported" in err
+
+
+def test_bits_of_a_scalar_read_through_a_pointer_cast(capsys):
+    k = load(LANG / "scalar_bits.cpp", auto=False)
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("*reinterpret_cast<float *>(&scaleBits)")]
+    rc, out, err = run(capsys, "check", LANG / "scalar_bits.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err

@@ -273,7 +273,7 @@ class Parser:
         t = self.peek()
         if t is not None and t.kind == "op" and t.text in ("-", "+", "!", "~", "*", "&", "++", "--"):
             self.next()
-            return Unary(t.offset, t.text, self.unary())
+            return self._ended(Unary(t.offset, t.text, self.unary()))
         if t is not None and t.kind == "op" and t.text == "(" and self._looks_like_cast():
             off = self.next().offset
             ty = self.type_id()

@@ -62,6 +62,7 @@ from ptorewrite.parse.values import (
     NullPointer,
     Ptr,
     PtrState,
+    ScalarAddress,
     Scope,
     StructValue,
     describe,
@@ -469,6 +470,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return v
         if node.op == "*" and isinstance(v, Ptr):
             return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
+        if node.op == "*" and isinstance(v, ScalarAddress):
+            # The bits of a scalar read as another type: data, known only at run time.
+            return Var(self.node_text(node) or "*&scalar")
+        if node.op == "&" and isinstance(v, Expr):
+            return ScalarAddress(v)
         if node.op in ("&", "*"):
             if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
                 return v
@@ -488,6 +494,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         t = self.resolve_type(node.type, scope)
         if isinstance(v, Ptr) and isinstance(t, ty.PointerType):
             return replace(v, dtype=t.dtype)
+        if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
+            return v
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
             if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`

@@ -55,6 +55,14 @@ NULL_POINTER = NullPointer()
 
 
 @dataclass(frozen=True)
+class ScalarAddress:
+    """`&x` of a local scalar: only read back through a pointer cast (`*reinterpret_cast<int32_t
+    *>(&scale)`, the bits of a float), which gives a run-time data value."""
+
+    value: Expr
+
+
+@dataclass(frozen=True)
 class MultiBufferLoop:
     """A `MultiBuffered<N>` object, or the `inner` invoker of a nested Range (dims known)."""
 
@@ -161,6 +169,8 @@ def describe(v) -> str:
         return "a GM pointer"
     if isinstance(v, NullPointer):
         return "a null pointer"
+    if isinstance(v, ScalarAddress):
+        return "the address of a scalar"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

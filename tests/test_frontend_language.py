@@ -439,3 +439,13 @@ def test_bits_of_a_scalar_read_through_a_pointer_cast(capsys):
     assert tmuls.scalars == [Var("*reinterpret_cast<float *>(&scaleBits)")]
     rc, out, err = run(capsys, "check", LANG / "scalar_bits.cpp")
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_view_shape_read_back_and_decltype(capsys):
+    k = load(LANG / "gm_shape.cpp", auto=False)
+    views = {g.name: g for g in k.gm_tensors}
+    assert views["src"].shape == tuple(Const(d) for d in (1, 1, 1, 4, 64))
+    assert views["src"].stride == tuple(Const(d) for d in (1, 1, 1, 128, 1))
+    assert views["src"].offset_bytes == Const(128)
+    rc, out, err = run(capsys, "check", LANG / "gm_shape.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err

@@ -188,8 +188,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name in self.user_files:
                 continue
-            for k in c.get_children():
-                if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
+            kids = list(c.get_children())
+            for k in kids:
+                if k.kind == CursorKind.NAMESPACE and k.spelling in NAMESPACES:
+                    kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
+                elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
                 elif k.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                         not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
@@ -564,6 +567,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "decltype" and len(node.args) == 1:
+                return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
@@ -578,12 +583,30 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
+    def decltype(self, node: cp.Node, scope: Scope):
+        """`decltype(dynShape)`: the type of a shape, stride or tile object (a shape object is
+        its own type with its dimensions filled in)."""
+        v = self.eval(node, scope)
+        if isinstance(v, ty.DimsType):
+            return v
+        if isinstance(v, ir.TileDecl) and v.count is None:
+            v = ir.TileRef(v, None)
+        if isinstance(v, ir.TileRef):
+            return tile_type_of(v.tile)
+        raise self.error(f"decltype of {describe(v)} is not supported", node.offset)
+
     def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
         """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
         base = self.eval(callee.base, scope)
         name = callee.name
         if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
             return Ptr(base.param, base.offset_bytes, base.dtype)
+        if isinstance(base, ir.GmTensor) and name in ("GetShape", "GetStride") and \
+                len(node.args) + len(callee.targs or ()) == 1:
+            dim = self.scalar((callee.targs or node.args)[0], scope).const_value()
+            if not isinstance(dim, int) or not 0 <= dim < 5:
+                raise self.error(f"'.{name}()' needs a dimension 0..4 known at compile time", node.offset)
+            return (base.shape if name == "GetShape" else base.stride)[dim]
         if isinstance(base, ir.TileDecl) and base.count is None:
             base = ir.TileRef(base, None)
         if isinstance(base, ir.TileRef) and name == "data" and not node.args:

@@ -15,7 +15,7 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.source import SourceFile
 
 # Namespaces whose qualification is dropped when resolving a name.
-NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto"})
+NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto", "GlobalTensorDim"})
 
 @dataclass(eq=False)
 class EventObject:

@@ -449,3 +449,11 @@ def test_view_shape_read_back_and_decltype(capsys):
     assert views["src"].offset_bytes == Const(128)
     rc, out, err = run(capsys, "check", LANG / "gm_shape.cpp")
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_on_chip_pointer_from_a_tile_counts_in_elements(capsys):
+    k = load(LANG / "onchip_pointer.cpp", auto=False)
+    # x at 0x100; `x.data() + 64` is 64 floats further, 0x200, and y goes there.
+    assert assigns_of(k) == {"x": Const(0x100), "y": Const(0x200)}
+    rc, out, err = run(capsys, "check", LANG / "onchip_pointer.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err

@@ -57,6 +57,7 @@ from ptorewrite.parse.values import (
     Function,
     GmState,
     LaneContext,
+    LocalPtr,
     LoweringError,
     MultiBufferLoop,
     NullPointer,
@@ -84,6 +85,8 @@ RAW_DATA_INTRINSICS = frozenset({
     "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
+# Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
+ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
 # Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
 TILE_MODE_SETTERS = frozenset({"SetKAligned", "SetMadTF32Mode", "ResetMadMode"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
@@ -110,6 +113,14 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
     CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
     CursorKind.FUNCTION_TEMPLATE})
+
+
+def _leading_words(text: str, start: int) -> tuple[str, ...]:
+    """Qualifier words written just before `start` on its line (`__ubuf__ T *p` when clang's
+    extent begins at `T`)."""
+    line_start = max(text.rfind(c, 0, start) for c in "\n;{}(,") + 1
+    words = text[line_start:start].split()
+    return tuple(words) if words and all(w in cp.QUALIFIER_WORDS for w in words) else ()
 
 
 # ---------------------------------------------------------------- the lowering
@@ -354,6 +365,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         v = self.eval(node, scope)
         if isinstance(v, Expr):
             return v
+        if isinstance(v, LocalPtr):
+            return v.address
         raise self.error(f"expected a scalar value, found {describe(v)}", node.offset)
 
     def _eval_Num(self, node: cp.Num, scope):
@@ -447,6 +460,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return replace(lhs, offset_bytes=binop(node.op, lhs.offset_bytes, d))
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
+        if isinstance(lhs, LocalPtr) and isinstance(rhs, Expr) and node.op in "+-":
+            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))))
+        if isinstance(rhs, LocalPtr) and isinstance(lhs, Expr) and node.op == "+":
+            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
@@ -499,6 +516,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return replace(v, dtype=t.dtype)
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
+        if isinstance(v, LocalPtr):
+            return replace(v, dtype=t.dtype) if isinstance(t, ty.PointerType) else v.address
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
             if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`
@@ -616,7 +635,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             if addr is None:
                 raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
                                  "constant slot before this use)", node.offset)
-            return addr
+            return LocalPtr(addr, base.tile.dtype)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -844,6 +863,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if not (p.peek() and p.peek().text == "auto"):
             p.pos = 0
             type_node = p.type_id()
+            # Qualifiers the headers define to nothing (`__cbuf__`) fall outside clang's extent.
+            before = _leading_words(src.text, start)
+            if before:
+                type_node = replace(type_node, qualifiers=before + type_node.qualifiers)
         rest_off = name_at + len(name)
         rest = src.text[rest_off:end]
         q = self.parser(rest, rest_off, scope)
@@ -916,6 +939,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
+        if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
+                and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
+            # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
+            address = value.address if isinstance(value, LocalPtr) else value
+            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype)))
+            return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)

@@ -51,7 +51,9 @@ def expand(tokens: list[cp.Token], objects: dict[str, str],
     i = 0
     while i < len(tokens):
         t = tokens[i]
-        if t.kind == "id" and depth < MAX_DEPTH:
+        if t.kind == "id" and depth < MAX_DEPTH and t.text not in cp.QUALIFIER_WORDS:
+            # Qualifiers stay as written (`__cbuf__` says what a pointer points into), whatever
+            # the headers define them to.
             if t.text in objects:
                 body = [cp.Token(b.kind, b.text, t.offset, t.end) for b in cp.tokenize(objects[t.text])]
                 out += expand(body, objects, functions, depth + 1)

@@ -55,6 +55,15 @@ NULL_POINTER = NullPointer()
 
 
 @dataclass(frozen=True)
+class LocalPtr:
+    """A pointer into an on-chip buffer (`tile.data()`): a byte address and the element type its
+    arithmetic counts in. Used as a number (`(uint64_t)p`, a TASSIGN address) it is the address."""
+
+    address: Expr
+    dtype: str
+
+
+@dataclass(frozen=True)
 class ScalarAddress:
     """`&x` of a local scalar: only read back through a pointer cast (`*reinterpret_cast<int32_t
     *>(&scale)`, the bits of a float), which gives a run-time data value."""
@@ -171,6 +180,8 @@ def describe(v) -> str:
         return "a null pointer"
     if isinstance(v, ScalarAddress):
         return "the address of a scalar"
+    if isinstance(v, LocalPtr):
+        return "an on-chip pointer"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

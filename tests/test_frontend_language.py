@@ -457,3 +457,27 @@ def test_on_chip_pointer_from_a_tile_counts_in_elements(capsys):
     assert assigns_of(k) == {"x": Const(0x100), "y": Const(0x200)}
     rc, out, err = run(capsys, "check", LANG / "onchip_pointer.cpp")
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_entries_written_by_a_macro_use(capsys):
+    k = load(LANG / "macro_entries.cpp", auto=False, entry="scaleCase2")
+    assert [p.name for p in k.params] == ["out", "in", "scale"]
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (8, 128)}
+    dst = next(g for g in k.gm_tensors if g.name == "dst")
+    assert dst.param == "out" and dst.dtype == "fp32"  # `(__gm__ float *)out` retypes the bytes
+    rc, out, err = run(capsys, "check", LANG / "macro_entries.cpp")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+    path = LANG / "bad" / "macro_entry_block.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and err.startswith(f"{path}:14:1: error: the body of 'blockCase1' comes from a macro "
+                                      "expansion; ptorewrite reads such a body only when it is a list of "
+                                      "expression statements")
+
+
+def test_macro_expansion_pastes_and_stringizes():
+    from ptorewrite.parse.macros import expand_use, function_macro
+
+    m = function_macro('(N, T) void run_##N(T *x) { f<T, N>(x); } const char *s = #T;')
+    assert m.pastes and m.params == ("N", "T")
+    assert expand_use(m, ["3", " float"]) == 'void run_3 ( float * x ) { f < float , 3 > ( x ) ; } ' \
+        'const char * s = "float" ;'

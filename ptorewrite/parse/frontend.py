@@ -429,12 +429,21 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     if entry.kind == CursorKind.FUNCTION_TEMPLATE:
         _bind_instantiation(low, entry, inst, scope, parsed.top)
     params = []
+    # An entry a macro use defines (`DEF_CASE(1, 32)`): its parameters are read from the expansion.
+    expanded = low.macro_definition(entry) if entry.extent.start.offset == entry.location.offset else None
+    macro_params = iter(expanded.params) if expanded is not None else None
     for p in entry.get_children():
         if p.kind != CursorKind.PARM_DECL:
             continue
-        decl_text = main.text[p.extent.start.offset:p.location.offset]
+        decl_text, decl_at = main.text[p.extent.start.offset:p.location.offset], p.extent.start.offset
+        if macro_params is not None:
+            text, at = next(macro_params, ("", 0))
+            cut = text.rfind(p.spelling)
+            decl_text, decl_at = (text[:cut], at) if cut >= 0 else ("", at)
         try:
-            parser = low.parser(decl_text, p.extent.start.offset, scope)
+            if not decl_text.strip():
+                raise LoweringError(f"cannot read the type of parameter '{p.spelling}'", cursor=p)
+            parser = low.parser(decl_text, decl_at, scope)
             type_node = parser.type_id()
             if type_node.pointer and type_node.base.parts[-1:] == ("void",):
                 t = ty.PointerType("uint8")  # `__gm__ void *`: bytes until a cast gives them a type
@@ -449,7 +458,10 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
             scope.define(p.spelling, Binding("value", _runtime_var(p.spelling)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))
     try:
-        body = low.lower_function_body(entry, scope)
+        try:
+            body = low.lower_function_body(entry, scope)
+        except (LoweringError, cp.ParseError) as e:
+            raise low.located(e) from None
     except PtoError as e:
         if inst is not None:
             e.diagnostics[0] = _with_note(e.diagnostics[0], _instantiation_note(inst))

@@ -677,8 +677,17 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         entry = not self._stack
         opening = self.text_of(body)[0][:1]
         if opening != "{":
-            raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
-                             "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
+            expanded = self.macro_definition(fn)
+            children = list(body.get_children())
+            if expanded is None or expanded.statements is None or len(expanded.statements) != len(children) or \
+                    any(not (k.kind.is_expression() or k.kind == CursorKind.UNEXPOSED_EXPR) for k in children):
+                raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; ptorewrite reads "
+                                 "such a body only when it is a list of expression statements (expand the macro "
+                                 "in the source)", cursor=fn)
+            if entry:
+                self.forwarding_entry = len(children) == 1
+            return self.prologue + self.lower_macro_body(fn, expanded, children, scope) if entry else \
+                self.lower_macro_body(fn, expanded, children, scope)
         children = list(body.get_children())
         if entry:
             # An entry whose body is one call forwards to the kernel (template): that call's body
@@ -699,6 +708,40 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if flag is not None:
             stmts = [ir.Assign(flag, Const(0), self.range_of(body)), *stmts]
         return self.prologue + stmts if entry else stmts
+
+    def macro_definition(self, fn: Cursor) -> macros.ExpandedFunction | None:
+        """The definition of `fn` when a function-like macro use writes it (pto-isa's test files
+        define one kernel entry per case with a macro), expanded from the use's text."""
+        src = self.file_of(fn)
+        return macros.expand_function_at(src.text, fn.extent.start.offset, fn.spelling, self.function_macros)
+
+    def lower_macro_body(self, fn: Cursor, expanded: macros.ExpandedFunction, children: list[Cursor],
+                         scope: Scope) -> list[ir.Stmt]:
+        """The statements of a body a macro use wrote, read from the expansion; each is placed at
+        the macro use."""
+        where = self.range_of(fn)
+        text_src = SourceFile(self.file_of(fn).path, expanded.text.encode("latin-1"))
+        out: list[ir.Stmt] = []
+        # Not a frame of its own: the body stays the function's (an entry forwarding to a kernel
+        # template is still one), only the text its offsets count in changes.
+        saved = self._stack[-1] if self._stack else None
+        if saved is not None:
+            self._stack[-1] = Frame(text_src, saved.via, saved.func_key)
+        else:
+            saved_main, self.main = self.main, text_src
+        try:
+            for (text, off), c in zip(expanded.statements, children):
+                self.lower_expr_stmt(c, scope, out, (text, off, where))
+        except (LoweringError, cp.ParseError) as e:
+            if getattr(e, "src", None) is None and getattr(e, "cursor", None) is None:
+                e.src = text_src
+            raise
+        finally:
+            if saved is not None:
+                self._stack[-1] = saved
+            else:
+                self.main = saved_main
+        return out
 
     def lower_compound(self, cursor: Cursor, scope: Scope, top: bool = False) -> list[ir.Stmt]:
         inner = Scope(scope)
@@ -1178,22 +1221,29 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     # -- expression statements: instructions, syncs, assignments, calls
 
-    def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
-        # The statement's place is read from clang once (each read is a call into libclang).
-        src = self.file_of(c)
-        e = c.extent
-        off, end = e.start.offset, e.end.offset
-        text = src.text[off:end]
+    def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt],
+                        expanded: tuple[str, int, ir.SourceRange] | None = None) -> None:
+        """`expanded`: the statement's text and offset in the current frame's source, and its
+        place, when clang's cursor sits in a macro expansion (see lower_macro_body)."""
+        if expanded is None:
+            # The statement's place is read from clang once (each read is a call into libclang).
+            src = self.file_of(c)
+            e = c.extent
+            off, end = e.start.offset, e.end.offset
+            text = src.text[off:end]
+        else:
+            text, off, where = expanded
+            end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if first and first[0].text in self.function_macros:
+        if first and first[0].text in self.function_macros and expanded is None:
             if _without_effect(c):
                 return  # e.g. an assert macro compiled out to `((void)0)`
             raise self.error(
                 f"macro '{first[0].text}' expands to PTO statements; macros that expand to instructions "
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope, tokens)
-        loc = self._range_in(src, off, end, include_semicolon=True)
+        loc = self._range_in(src, off, end, include_semicolon=True) if expanded is None else where
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":

@@ -8,6 +8,7 @@ Expanded tokens take the place of the macro use, so errors inside them point at 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ptorewrite.parse import cparse as cp
@@ -21,12 +22,13 @@ class FunctionMacro:
     params: tuple[str, ...]
     body: str
     variadic: bool = False
+    # The replacement stringizes or pastes tokens (`#x`, `a##b`): it builds declarations and
+    # names, never the values an expression needs, so expressions leave it unexpanded.
+    pastes: bool = False
 
 
 def function_macro(definition: str) -> FunctionMacro | None:
-    """A function-like macro from the text after its name: `(a, b) replacement`. None when the
-    replacement stringizes or pastes tokens (`#x`, `a##b`): those build declarations and names,
-    never the values an expression needs."""
+    """A function-like macro from the text after its name: `(a, b) replacement`."""
     close = definition.find(")")
     if not definition.startswith("(") or close < 0:
         return None
@@ -39,9 +41,8 @@ def function_macro(definition: str) -> FunctionMacro | None:
         tokens = cp.tokenize(body)
     except cp.ParseError:
         return None
-    if any(t.kind == "op" and t.text in ("#", "##") for t in tokens):
-        return None
-    return FunctionMacro(tuple(params), body.strip(), variadic)
+    pastes = any(t.kind == "op" and t.text in ("#", "##") for t in tokens)
+    return FunctionMacro(tuple(params), body.strip(), variadic, pastes)
 
 
 def expand(tokens: list[cp.Token], objects: dict[str, str],
@@ -60,7 +61,7 @@ def expand(tokens: list[cp.Token], objects: dict[str, str],
                 i += 1
                 continue
             macro = functions.get(t.text)
-            if macro is not None and i + 1 < len(tokens) and tokens[i + 1].text == "(":
+            if macro is not None and not macro.pastes and i + 1 < len(tokens) and tokens[i + 1].text == "(":
                 use = _arguments(tokens, i + 1)
                 if use is not None:
                     args, after = use
@@ -113,3 +114,124 @@ def _substitute(macro: FunctionMacro, args: list[list[cp.Token]], offset: int, e
         else:
             out.append(cp.Token(b.kind, b.text, offset, end))
     return out
+
+
+def expand_use(macro: FunctionMacro, args: list[str]) -> str:
+    """The text a use of `macro` with argument texts `args` expands to, stringizing (`#p`) and
+    pasting (`a ## b`) as the preprocessor does; macros inside are left as written."""
+    if macro.variadic and len(args) >= len(macro.params):
+        fixed = len(macro.params) - 1
+        args = args[:fixed] + [", ".join(a.strip() for a in args[fixed:])]
+    if len(args) != len(macro.params):
+        raise cp.ParseError(f"macro use with {len(args)} arguments for {len(macro.params)} parameters", 0)
+    bound = {p: a.strip() for p, a in zip(macro.params, args)}
+    pieces: list[str] = []  # token texts; "##" pastes its neighbours
+    tokens: list[cp.Token] = []
+    for t in cp.tokenize(macro.body):  # the tokenizer reads `##` as two `#`
+        if t.text == "#" and tokens and tokens[-1].text == "#" and tokens[-1].end == t.offset:
+            tokens[-1] = cp.Token("op", "##", tokens[-1].offset)
+        else:
+            tokens.append(t)
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.text == "#" and i + 1 < len(tokens) and tokens[i + 1].text in bound:
+            value = bound[tokens[i + 1].text].replace("\\", "\\\\").replace('"', '\\"')
+            pieces.append(f'"{value}"')
+            i += 2
+            continue
+        pieces.append(bound.get(t.text, t.text) if t.kind == "id" else t.text)
+        i += 1
+    out: list[str] = []
+    paste = False
+    for piece in pieces:
+        if piece == "##":
+            paste = True
+            continue
+        if paste and out:
+            out[-1] += piece
+        else:
+            out.append(piece)
+        paste = False
+    return " ".join(out)
+
+
+@dataclass(frozen=True)
+class ExpandedFunction:
+    """A function definition a macro use expands to, in a source text where the expansion stands
+    at the use (one line: offsets into it keep the use's line)."""
+
+    text: str  # the source text up to the use, then the expansion
+    params: tuple[tuple[str, int], ...]  # each parameter's declaration text and offset
+    # Each statement of the body (without its `;`); None when the body holds more than a list of
+    # simple statements (a block, a loop).
+    statements: tuple[tuple[str, int], ...] | None
+
+
+def expand_function_at(text: str, offset: int, name: str,
+                       functions: dict[str, FunctionMacro | None]) -> ExpandedFunction | None:
+    """The definition of function `name` that the function-like macro used at `offset` expands to
+    (`DEF_CASE(1, 32)` defining `launchCase1`); None when `offset` holds no such use. Only bodies made
+    of statements that end in `;` at top level are split into statements (no nested blocks)."""
+    m = re.match(r"[A-Za-z_]\w*", text[offset:])
+    macro = functions.get(m.group()) if m else None
+    if macro is None:
+        return None
+    open_at = text.find("(", offset + m.end())
+    if open_at < 0 or text[offset + m.end():open_at].strip():
+        return None
+    close = _matching(text, open_at, "(", ")")
+    if close < 0:
+        return None
+    args = _split_top(text[open_at + 1:close])
+    expansion = expand_use(macro, [a for a, _ in args] if args != [("", 0)] else [])
+    full = text[:offset] + expansion
+    fm = re.search(rf"\b{re.escape(name)}\s*\(", expansion)
+    if fm is None:
+        return None
+    p_open = offset + fm.end() - 1
+    p_close = _matching(full, p_open, "(", ")")
+    b_open = full.find("{", p_close)
+    if p_close < 0 or b_open < 0 or full[p_close + 1:b_open].strip():
+        return None
+    b_close = _matching(full, b_open, "{", "}")
+    if b_close < 0:
+        return None
+    params = tuple((t, p_open + 1 + o) for t, o in _split_top(full[p_open + 1:p_close]) if t.strip())
+    body = full[b_open + 1:b_close]
+    stmts, start = [], 0
+    for i, ch in enumerate(body):
+        if ch == ";":
+            if body[start:i].strip():
+                stmts.append((body[start:i], b_open + 1 + start))
+            start = i + 1
+    if "{" in body or body[start:].strip():
+        return ExpandedFunction(full, params, None)
+    return ExpandedFunction(full, params, tuple(stmts))
+
+
+def _matching(text: str, open_at: int, opening: str, closing: str) -> int:
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == opening:
+            depth += 1
+        elif text[i] == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _split_top(text: str) -> list[tuple[str, int]]:
+    """Comma-separated pieces at bracket depth 0 (template angle brackets of arguments count too)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append((text[start:i], start))
+            start = i + 1
+    parts.append((text[start:], start))
+    return parts

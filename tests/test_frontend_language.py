@@ -481,3 +481,12 @@ def test_macro_expansion_pastes_and_stringizes():
     assert m.pastes and m.params == ("N", "T")
     assert expand_use(m, ["3", " float"]) == 'void run_3 ( float * x ) { f < float , 3 > ( x ) ; } ' \
         'const char * s = "float" ;'
+
+
+def test_tile_returned_by_a_helper_is_declared_where_it_initializes(capsys):
+    dyn = load(LANG / "tile_factory.cpp", auto=False, entry="scale_rows<true>")
+    fixed = load(LANG / "tile_factory.cpp", auto=False, entry="scale_rows<false>")
+    assert [(t.cpp_name, t.valid_rows, t.valid_cols) for t in dyn.tiles] == [("x", Const(6), Const(48))]
+    assert [(t.cpp_name, t.valid_rows, t.valid_cols) for t in fixed.tiles] == [("x", Const(8), Const(64))]
+    rc, out, err = run(capsys, "check", LANG / "tile_factory.cpp")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err

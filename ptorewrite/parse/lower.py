@@ -66,6 +66,7 @@ from ptorewrite.parse.values import (
     ScalarAddress,
     Scope,
     StructValue,
+    TileConstruction,
     describe,
     elem_bytes,
     tile_type_of,
@@ -598,7 +599,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
                 return self.call_value_function(target, callee, node, scope)
-            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType)):
+            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
@@ -653,6 +654,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return self.fill_dims(t, args, scope, offset)
         if isinstance(t, ty.ScalarType) and len(args) == 1:
             return self.scalar(args[0], scope)
+        if isinstance(t, ty.TileType) and len(args) <= 2:
+            return TileConstruction(t, tuple(self.scalar(a, scope) for a in args))
         raise self.error("unsupported construction", offset)
 
     def fill_dims(self, t: ty.DimsType, args: list[cp.Node], scope: Scope, offset: int) -> ty.DimsType:
@@ -1001,6 +1004,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
             return
+        if isinstance(value, TileConstruction) and decl.array is None:
+            # `auto t = MakeTile<T>(rows, cols);`: a helper returned a tile it constructed.
+            self.declare_tile(d, decl, value.type, scope, group, out, value.args)
+            return
         if value is None:
             value = Const(0)
         if not isinstance(value, Expr):
@@ -1082,7 +1089,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         return base if n == 0 else f"{base}#{n + 1}"
 
     def declare_tile(self, d: Cursor, decl: Lowering.VarDecl, t: ty.TileType, scope: Scope,
-                     group: Cursor | None = None, out: list[ir.Stmt] | None = None) -> None:
+                     group: Cursor | None = None, out: list[ir.Stmt] | None = None,
+                     constructed: tuple[Expr, ...] | None = None) -> None:
+        """`constructed`: the constructor arguments when a returned tile value initializes it."""
         count = None
         if decl.array is not None:
             c = self.scalar(decl.array, scope).const_value()
@@ -1090,8 +1099,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 raise self.error("tile array length must be a positive compile-time constant", decl.name_offset)
             count = c
         vr, vc = t.valid_rows, t.valid_cols
-        if decl.init and decl.init_style in ("(", "{"):
-            dyn = [self.scalar(a, scope) for a in decl.init]
+        if constructed is not None or (decl.init and decl.init_style in ("(", "{")):
+            dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
             if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
                 vr = dyn[0] if vr is None else vr
                 vc = dyn[1] if vc is None else vc

@@ -55,6 +55,15 @@ NULL_POINTER = NullPointer()
 
 
 @dataclass(frozen=True)
+class TileConstruction:
+    """`TileT(rows, cols)` as a value (a helper that returns a tile it constructs): the tile type
+    and the constructor's valid-shape arguments, declared as a tile where it initializes one."""
+
+    type: ty.TileType
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class LocalPtr:
     """A pointer into an on-chip buffer (`tile.data()`): a byte address and the element type its
     arithmetic counts in. Used as a number (`(uint64_t)p`, a TASSIGN address) it is the address."""
@@ -182,6 +191,8 @@ def describe(v) -> str:
         return "the address of a scalar"
     if isinstance(v, LocalPtr):
         return "an on-chip pointer"
+    if isinstance(v, TileConstruction):
+        return "a tile value"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

@@ -490,3 +490,14 @@ def test_tile_returned_by_a_helper_is_declared_where_it_initializes(capsys):
     assert [(t.cpp_name, t.valid_rows, t.valid_cols) for t in fixed.tiles] == [("x", Const(8), Const(64))]
     rc, out, err = run(capsys, "check", LANG / "tile_factory.cpp")
     assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+
+
+def test_character_literals_are_numbers(capsys):
+    from ptorewrite.parse.cparse import char_value
+
+    assert [char_value(t) for t in ("'a'", r"'\x01'", r"'\n'", r"'\017'", '"a"', "'ab'")] == [97, 1, 10, 15, None, None]
+    rc, out, err = run(capsys, "check", LANG / "byte_template_arg.cpp")
+    assert rc == 0, err
+    # Mode 1 adds; mode 'A' (65) does not.
+    assert "add_mode<(unsigned char)'\\x01'>: 0 race(s), 0 flag problem(s) (3 instructions" in out
+    assert "add_mode<(unsigned char)'A'>: 0 race(s), 0 flag problem(s) (2 instructions" in out

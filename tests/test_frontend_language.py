@@ -501,3 +501,26 @@ def test_character_literals_are_numbers(capsys):
     # Mode 1 adds; mode 'A' (65) does not.
     assert "add_mode<(unsigned char)'\\x01'>: 0 race(s), 0 flag problem(s) (3 instructions" in out
     assert "add_mode<(unsigned char)'A'>: 0 race(s), 0 flag problem(s) (2 instructions" in out
+
+
+def test_tile_element_read_by_the_scalar_unit(capsys, tmp_path):
+    path = LANG / "tile_element.cpp"
+    k = load(path, auto=False)
+    read = next(i for i in k.instructions() if i.op == "GetValue")
+    assert read.pipe == "S" and [a.access for a in read.args] == ["r", ""]
+    assert read.loc.line == 24 and read.loc.col == 5  # the whole declaration it is written in
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("f.GetValue(0)")]
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+    unsynced = edited(tmp_path, path, "    set_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n", "")
+    unsynced.write_text(unsynced.read_text().replace("    wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n", ""))
+    rc, out, err = run(capsys, "check", unsynced)
+    assert rc == 1 and "error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads f while TLOAD" in err
+    # In AUTO mode the planner orders the load before the read, before the whole declaration.
+    auto = tmp_path / "auto.cpp"
+    auto.write_text("".join(ln for ln in path.read_text().splitlines(True) if "TASSIGN" not in ln and "_flag" not in ln))
+    rc, _, err = run(capsys, "auto2manual", auto, "-o", tmp_path / "manual.cpp")
+    assert rc == 0, err
+    text = (tmp_path / "manual.cpp").read_text()
+    assert "wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);  // RAW f: MTE2 -> S\n    float scale = f.GetValue(0);" in text

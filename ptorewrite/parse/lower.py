@@ -169,6 +169,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
     _node_ends: dict = field(default_factory=dict)  # parsed node -> end offset (see cparse.Parser.ends)
     # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
+    # Tile element reads (`GetValue`) of the statement being lowered: issued before it.
+    _scalar_unit_reads: list[ir.Instr] = field(default_factory=list)
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -603,6 +605,19 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
+    def scalar_tile_read(self, ref: ir.TileRef, node: cp.Call, scope: Scope) -> Var:
+        """`t.GetValue(i)`: the scalar unit reads one element of a tile. It is an access like an
+        instruction's, on PIPE_S (flags to PIPE_S order it), taken as a read of the tile's whole
+        valid region; it runs before the statement it is written in (see lower_stmt), and its
+        value is data known only at run time."""
+        index = self.scalar(node.args[0], scope)
+        text = f"{self.node_text(node.callee.base) or ref}.GetValue({self.node_text(node.args[0])})"
+        loc = self.src.range(node.offset, node.offset)  # until lower_stmt gives it its statement's
+        self._scalar_unit_reads.append(ir.Instr(
+            "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
+            self.via, uid=next(self._uid)))
+        return Var(text)
+
     def decltype(self, node: cp.Node, scope: Scope):
         """`decltype(dynShape)`: the type of a shape, stride or tile object (a shape object is
         its own type with its dimensions filled in)."""
@@ -637,6 +652,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                 raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
                                  "constant slot before this use)", node.offset)
             return LocalPtr(addr, base.tile.dtype)
+        if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
+            return self.scalar_tile_read(base, node, scope)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -813,7 +830,22 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
-        self._lower_stmt(c, scope, out)
+        outer, self._scalar_unit_reads = self._scalar_unit_reads, []
+        try:
+            self._lower_stmt(c, scope, out)
+            if self._scalar_unit_reads:
+                # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
+                # just before it; in a loop or branch condition they would run on every test.
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT) and not c.kind.is_expression() \
+                        and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("reading a tile element (GetValue) in a loop or branch condition is not "
+                                     "supported; read it into a variable first", cursor=c)
+                where = self.range_of(c, include_semicolon=True)
+                for read in self._scalar_unit_reads:
+                    read.loc = where  # syncs it needs go before the whole statement
+                out[n0:n0] = self._scalar_unit_reads
+        finally:
+            self._scalar_unit_reads = outer
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)

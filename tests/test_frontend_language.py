@@ -524,3 +524,10 @@ def test_tile_element_read_by_the_scalar_unit(capsys, tmp_path):
     assert rc == 0, err
     text = (tmp_path / "manual.cpp").read_text()
     assert "wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);  // RAW f: MTE2 -> S\n    float scale = f.GetValue(0);" in text
+
+
+def test_unknown_library_template_call_is_named(capsys):
+    path = LANG / "bad" / "unknown_library_template.cpp"
+    rc, out, err = run(capsys, "check", "-isystem", LANG / "library", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:14:5: error: unknown PTO instruction 'TBLEND'")

@@ -178,6 +178,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
         self._define_builtins(self.globals)
         if self.top is None:
             self.top = list(self.tu.cursor.get_children())
+        self._library_templates: set[str] = set()
         self._collect_library_constants(self.top, self.globals)
         self._enum_names = enum_names(self.top)
         self._enum_values: dict[str, int] | None = None  # read when an enumerator is first converted
@@ -212,6 +213,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
                         not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
                     # Helpers kernels use as values (`GetTileLayoutCustom<T>()` in an `if constexpr`).
                     scope.define(k.spelling, Binding("funcs", [Function(k, k.spelling)]))
+                elif k.kind == CursorKind.FUNCTION_TEMPLATE:
+                    # `NAME<...>(...)` of a library template reads as a call, also when the
+                    # instruction table does not know NAME (it is then reported by name).
+                    self._library_templates.add(k.spelling)
 
     def _is_constexpr_helper(self, c: Cursor) -> bool:
         """A library function with a body whose declaration (the text before it) says constexpr."""
@@ -345,7 +350,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, LoopLowering, ConstE
             return True
         b = scope.lookup(name)
         if b is None:
-            return False
+            return name in self._library_templates
         if b.kind in ("alias_template", "class_template"):
             return True
         if b.kind == "funcs":

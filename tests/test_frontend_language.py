@@ -472,3 +472,163 @@ def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys)
     assert "data race (RAW) on UB bytes [0x200, 0x400): TSTORE [MTE3] reads flatOut while TTRANS [V]" in err
     assert cli_main(["simulate", "--entry", "conv_tiles<true>", str(path)]) == 2
     assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- scalar operands
+
+
+def test_scalar_operands_macros_enumerators_gm_reads_and_nullptr():
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows")
+    tiles = {t.cpp_name: t for t in k.tiles}
+    # ROUND_TO(20, 32 / 4) = 24 columns; Half::HIGH is 1, so the rows start SCALED(24) = 48 floats in.
+    assert (tiles["x"].cols, tiles["x"].valid_cols) == (24, Const(20))
+    assert {g.name: g.offset_bytes for g in k.gm_tensors} == {"src": Const(192), "dst": Const(192)}
+    # scale[0] is data the scalar unit reads: a run-time value, not a steering one.
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("scale[0]")]
+    # The bias helper got nullptr: `bias != nullptr` is false at compile time, no TLOAD of it.
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TMULS", "TSTORE"]
+    assert {"subblock_idx", "subblock_num", "scale[0]"} <= set(k.runtime_values)
+
+
+def test_pointer_argument_tested_against_nullptr_is_a_runtime_condition(capsys):
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows_bias")
+    assert "bias" in k.runtime_values
+    sub = {"subblock_idx": 0, "subblock_num": 2}
+    assert ops(k, bias=0, **sub) == ["TLOAD", "TMULS", "TSTORE"]
+    assert ops(k, bias=1, **sub) == ["TLOAD", "TLOAD", "TMULS", "TSTORE"]
+    rc, out, err = run(capsys, "check", LANG / "scalar_operands.cpp", "--set", "bias=1",
+                       "--set", "subblock_idx=0", "--set", "subblock_num=2")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 3, out + err
+
+
+def test_scalar_read_of_a_pointer_the_kernel_writes_is_refused(capsys):
+    path = LANG / "bad" / "scalar_read_of_output.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:18:17: error: the scalar unit reads GM through 'out', which TSTORE at line 21 "
+                          "writes")
+
+
+def test_scalar_stores_to_gm_arguments_no_instruction_uses(capsys):
+    k = load(LANG / "scalar_operands.cpp", auto=False, entry="scale_rows_report")
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TMULS", "TSTORE"]
+    path = LANG / "bad" / "scalar_store_to_input.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:15:5: error: the scalar unit stores to GM through 'in', which TLOAD at line 16 "
+                          "reads")
+
+
+def test_cube_tile_mode_setters(capsys, tmp_path):
+    path = LANG / "tile_modes.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (6 instructions and 6 syncs issued)" in out, out + err
+    assert err.count("warning:") == 1
+    assert f"{path}:39:5: warning: '.SetMadTF32Mode()' changes the arithmetic of later cube instructions" in err
+    # A setter on a tile without fractal boxes could change which bytes later instructions touch.
+    vec = edited(tmp_path, path, "aLeft.SetKAligned(true);",
+                 "Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor> v;\n    TASSIGN(v, 0x0);\n"
+                 "    v.SetKAligned(true);")
+    rc, out, err = run(capsys, "check", vec)
+    assert rc == 2 and "error: '.SetKAligned()' on 'v', a tile without fractal boxes, is not supported" in err
+
+
+def test_bits_of_a_scalar_read_through_a_pointer_cast(capsys):
+    k = load(LANG / "scalar_bits.cpp", auto=False)
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("*reinterpret_cast<float *>(&scaleBits)")]
+    rc, out, err = run(capsys, "check", LANG / "scalar_bits.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_view_shape_read_back_and_decltype(capsys):
+    k = load(LANG / "gm_shape.cpp", auto=False)
+    views = {g.name: g for g in k.gm_tensors}
+    assert views["src"].shape == tuple(Const(d) for d in (1, 1, 1, 4, 64))
+    assert views["src"].stride == tuple(Const(d) for d in (1, 1, 1, 128, 1))
+    assert views["src"].offset_bytes == Const(128)
+    rc, out, err = run(capsys, "check", LANG / "gm_shape.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_on_chip_pointer_from_a_tile_counts_in_elements(capsys):
+    k = load(LANG / "onchip_pointer.cpp", auto=False)
+    # x at 0x100; `x.data() + 64` is 64 floats further, 0x200, and y goes there.
+    assert assigns_of(k) == {"x": Const(0x100), "y": Const(0x200)}
+    rc, out, err = run(capsys, "check", LANG / "onchip_pointer.cpp")
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_entries_written_by_a_macro_use(capsys):
+    k = load(LANG / "macro_entries.cpp", auto=False, entry="scaleCase2")
+    assert [p.name for p in k.params] == ["out", "in", "scale"]
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (8, 128)}
+    dst = next(g for g in k.gm_tensors if g.name == "dst")
+    assert dst.param == "out" and dst.dtype == "fp32"  # `(__gm__ float *)out` retypes the bytes
+    rc, out, err = run(capsys, "check", LANG / "macro_entries.cpp")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+    path = LANG / "bad" / "macro_entry_block.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and err.startswith(f"{path}:14:1: error: the body of 'blockCase1' comes from a macro "
+                                      "expansion; ptorewrite reads such a body only when it is a list of "
+                                      "expression statements")
+
+
+def test_macro_expansion_pastes_and_stringizes():
+    from ptorewrite.parse.macros import expand_use, function_macro
+
+    m = function_macro('(N, T) void run_##N(T *x) { f<T, N>(x); } const char *s = #T;')
+    assert m.pastes and m.params == ("N", "T")
+    assert expand_use(m, ["3", " float"]) == 'void run_3 ( float * x ) { f < float , 3 > ( x ) ; } ' \
+        'const char * s = "float" ;'
+
+
+def test_tile_returned_by_a_helper_is_declared_where_it_initializes(capsys):
+    dyn = load(LANG / "tile_factory.cpp", auto=False, entry="scale_rows<true>")
+    fixed = load(LANG / "tile_factory.cpp", auto=False, entry="scale_rows<false>")
+    assert [(t.cpp_name, t.valid_rows, t.valid_cols) for t in dyn.tiles] == [("x", Const(6), Const(48))]
+    assert [(t.cpp_name, t.valid_rows, t.valid_cols) for t in fixed.tiles] == [("x", Const(8), Const(64))]
+    rc, out, err = run(capsys, "check", LANG / "tile_factory.cpp")
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+
+
+def test_character_literals_are_numbers(capsys):
+    from ptorewrite.parse.cparse import char_value
+
+    assert [char_value(t) for t in ("'a'", r"'\x01'", r"'\n'", r"'\017'", '"a"', "'ab'")] == [97, 1, 10, 15, None, None]
+    rc, out, err = run(capsys, "check", LANG / "byte_template_arg.cpp")
+    assert rc == 0, err
+    # Mode 1 adds; mode 'A' (65) does not.
+    assert "add_mode<(unsigned char)'\\x01'>: 0 race(s), 0 flag problem(s) (3 instructions" in out
+    assert "add_mode<(unsigned char)'A'>: 0 race(s), 0 flag problem(s) (2 instructions" in out
+
+
+def test_tile_element_read_by_the_scalar_unit(capsys, tmp_path):
+    path = LANG / "tile_element.cpp"
+    k = load(path, auto=False)
+    read = next(i for i in k.instructions() if i.op == "GetValue")
+    assert read.pipe == "S" and [a.access for a in read.args] == ["r", ""]
+    assert read.loc.line == 24 and read.loc.col == 5  # the whole declaration it is written in
+    tmuls = next(i for i in k.instructions() if i.op == "TMULS")
+    assert tmuls.scalars == [Var("f.GetValue(0)")]
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+    unsynced = edited(tmp_path, path, "    set_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n", "")
+    unsynced.write_text(unsynced.read_text().replace("    wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n", ""))
+    rc, out, err = run(capsys, "check", unsynced)
+    assert rc == 1 and "error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads f while TLOAD" in err
+    # In AUTO mode the planner orders the load before the read, before the whole declaration.
+    auto = tmp_path / "auto.cpp"
+    auto.write_text("".join(ln for ln in path.read_text().splitlines(True) if "TASSIGN" not in ln and "_flag" not in ln))
+    rc, _, err = run(capsys, "auto2manual", auto, "-o", tmp_path / "manual.cpp")
+    assert rc == 0, err
+    text = (tmp_path / "manual.cpp").read_text()
+    assert "wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);  // RAW f: MTE2 -> S\n    float scale = f.GetValue(0);" in text
+
+
+def test_unknown_library_template_call_is_named(capsys):
+    path = LANG / "bad" / "unknown_library_template.cpp"
+    rc, out, err = run(capsys, "check", "-isystem", LANG / "library", path)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"{path}:14:5: error: unknown PTO instruction 'TBLEND'")

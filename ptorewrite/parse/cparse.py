@@ -39,6 +39,31 @@ _TOKEN_RE = re.compile(
 )
 
 
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92, "'": 39, '"': 34,
+            "?": 63}
+
+
+def char_value(text: str) -> int | None:
+    """The value of a one-character literal (`'a'`, `'\\x00'`, `'\\n'`, `'\\017'`); None for
+    anything else (strings, wide or multi-character literals)."""
+    if len(text) < 3 or text[0] != "'" or text[-1] != "'":
+        return None
+    body = text[1:-1]
+    if len(body) == 1 and body != "\\":
+        return ord(body)
+    if body[:1] != "\\":
+        return None
+    rest = body[1:]
+    if rest[:1] in ("x", "X") and len(rest) > 1:
+        try:
+            return int(rest[1:], 16)
+        except ValueError:
+            return None
+    if rest.isdigit() and len(rest) <= 3 and set(rest) <= set("01234567"):
+        return int(rest, 8)
+    return _ESCAPES.get(rest) if len(rest) == 1 else None
+
+
 class ParseError(Exception):
     def __init__(self, message: str, offset: int):
         super().__init__(message)
@@ -273,7 +298,7 @@ class Parser:
         t = self.peek()
         if t is not None and t.kind == "op" and t.text in ("-", "+", "!", "~", "*", "&", "++", "--"):
             self.next()
-            return Unary(t.offset, t.text, self.unary())
+            return self._ended(Unary(t.offset, t.text, self.unary()))
         if t is not None and t.kind == "op" and t.text == "(" and self._looks_like_cast():
             off = self.next().offset
             ty = self.type_id()
@@ -357,7 +382,8 @@ class Parser:
             return Num(t.offset, parse_number(t.text))
         if t.kind == "str":
             self.next()
-            return StringLit(t.offset, t.text)
+            code = char_value(t.text)
+            return Num(t.offset, code) if code is not None else StringLit(t.offset, t.text)
         if t.text == "(":
             self.next()
             e = self.expression()

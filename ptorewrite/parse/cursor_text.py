@@ -26,6 +26,22 @@ def enum_names(top: Iterable[Cursor]) -> frozenset[str]:
     return frozenset(names)
 
 
+def enum_values(top: Iterable[Cursor]) -> dict[str, int]:
+    """The value of every enumerator declared at namespace scope, by `Enum::Member` (the way the
+    front end spells an enumerator it reads)."""
+    values: dict[str, int] = {}
+    todo = list(top)
+    while todo:
+        c = todo.pop()
+        if c.kind == CursorKind.ENUM_DECL and c.spelling:
+            for k in c.get_children():
+                if k.kind == CursorKind.ENUM_CONSTANT_DECL:
+                    values[f"{c.spelling}::{k.spelling}"] = k.enum_value
+        elif c.kind in (CursorKind.NAMESPACE, CursorKind.LINKAGE_SPEC, CursorKind.UNEXPOSED_DECL):
+            todo.extend(c.get_children())
+    return values
+
+
 def template_params(cursor: Cursor, src: SourceFile) -> list[tuple[str, str, tuple[str, int] | None]]:
     """(kind, name, default text and offset) of a template's parameters, in order."""
     out = []

@@ -35,6 +35,7 @@ from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is par
 )
 from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
+from ptorewrite.parse.macros import FunctionMacro, function_macro
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES
 
@@ -113,10 +114,12 @@ def _clang_diag(d) -> Diagnostic:
 
 
 def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
-                   top: list[Cursor] | None = None) -> tuple[dict[str, str], set[str]]:
-    """Object-like macros (name -> replacement text) and the names of function-like macros."""
+                   top: list[Cursor] | None = None) -> tuple[dict[str, str], dict[str, FunctionMacro | None]]:
+    """Object-like macros (name -> replacement text) and function-like macros (name -> parameters
+    and replacement text; None where the replacement pastes or stringizes, which expressions do not
+    need)."""
     objects: dict[str, str] = {}
-    functions: set[str] = set()
+    functions: dict[str, FunctionMacro | None] = {}
     texts: dict[str, str] = {}
     for c in top if top is not None else tu.cursor.get_children():
         if c.kind != CursorKind.MACRO_DEFINITION:
@@ -130,7 +133,7 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
             text = texts[fname] = Path(fname).read_bytes().decode("latin-1")
         body = text[start.offset:_directive_end(text, start.offset)][len(c.spelling):]
         if body.startswith("("):
-            functions.add(c.spelling)
+            functions[c.spelling] = function_macro(body)
             objects.pop(c.spelling, None)
         else:
             objects[c.spelling] = guards.code_only(body).strip()
@@ -422,7 +425,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
     user_fns = user_functions(tu.cursor, user_files) if jobs else {}
     for entry, inst in jobs:
-        low = Lowering(tu, parsed.source, arch, reporter, objects, frozenset(functions), user_files,
+        low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         cross = first_cross_core_use(entry, user_fns)
         if cross is not None:
@@ -451,17 +454,25 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     if entry.kind == CursorKind.FUNCTION_TEMPLATE:
         _bind_instantiation(low, entry, inst, scope, parsed.top)
     params = []
+    # An entry a macro use defines (`DEF_CASE(1, 32)`): its parameters are read from the expansion.
+    expanded = low.macro_definition(entry) if entry.extent.start.offset == entry.location.offset else None
+    macro_params = iter(expanded.params) if expanded is not None else None
     for p in entry.get_children():
         if p.kind != CursorKind.PARM_DECL:
             continue
-        decl_text = main.text[p.extent.start.offset:p.location.offset]
-        start = p.extent.start.offset
+        decl_text, decl_at = main.text[p.extent.start.offset:p.location.offset], p.extent.start.offset
+        if macro_params is not None:
+            text, at = next(macro_params, ("", 0))
+            cut = text.rfind(p.spelling)
+            decl_text, decl_at = (text[:cut], at) if cut >= 0 else ("", at)
         if not decl_text.strip():
             # Parameters written by a macro (`void k(KERNEL_PARAMS)`): the source has only the
             # macro's name there, so read the type clang gives the parameter.
-            decl_text, start = p.type.spelling, p.location.offset
+            decl_text, decl_at = p.type.spelling, p.location.offset
         try:
-            parser = low.parser(decl_text, start, scope)
+            if not decl_text.strip():
+                raise LoweringError(f"cannot read the type of parameter '{p.spelling}'", cursor=p)
+            parser = low.parser(decl_text, decl_at, scope)
             type_node = parser.type_id()
             if type_node.pointer and type_node.base.parts[-1:] == ("void",):
                 t = ty.PointerType("uint8")  # `__gm__ void *`: bytes until a cast gives them a type
@@ -497,6 +508,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
         source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
+    _refuse_scalar_gm_access_the_pipes_share(kernel, low.scalar_gm_reads, low.scalar_gm_writes)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if kernel.mode == "auto":
         from ptorewrite.analysis.operands import reserve_alias_reach
@@ -680,6 +692,31 @@ def _defined_functions(parsed: ParsedFile) -> list[str]:
 
     visit(parsed.tu.cursor)
     return names
+
+
+def _refuse_scalar_gm_access_the_pipes_share(kernel: ir.Kernel, reads: dict[str, ir.SourceRange],
+                                              writes: dict[str, ir.SourceRange]) -> None:
+    """Scalar reads and stores of GM (`*p`, `p[i]`, `*p = v`) are no pipe instructions, so the race
+    check does not see them: they are sound only on pointer arguments no instruction writes (for a
+    read) or touches at all (for a store); arguments do not alias."""
+    if not reads and not writes:
+        return
+    for ins in kernel.instructions():
+        for a in ins.args:
+            if a.kind != "gm" or not (a.reads or a.writes):
+                continue
+            param = a.value.tensor.param
+            if param in writes:
+                what, where = "stores to", writes[param]
+            elif param in reads and a.writes:
+                what, where = "reads", reads[param]
+            else:
+                continue
+            verb = "writes" if a.writes else "reads"
+            raise PtoError(f"the scalar unit {what} GM through '{param}', which {ins.op} at line {ins.loc.line} "
+                           f"{verb}; scalar accesses to GM are not checked for races with the pipes, so only "
+                           "arguments no instruction writes may be read this way, and only arguments no "
+                           "instruction uses may be stored to", where)
 
 
 def _runtime_var(name: str):

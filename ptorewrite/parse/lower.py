@@ -41,11 +41,12 @@ from ptorewrite.analysis.instructions import (
 from ptorewrite.arch import PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
+from ptorewrite.parse import macros
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.calls import CallInlining
 from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, CommLowering, is_comm_call
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
-from ptorewrite.parse.cursor_text import enum_names, is_mutable_reference, param_count_fits
+from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
@@ -53,18 +54,23 @@ from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
     NAMESPACES,
+    NULL_POINTER,
     Binding,
     EventObject,
     Frame,
     Function,
     GmState,
     LaneContext,
+    LocalPtr,
     LoweringError,
     MultiBufferLoop,
+    NullPointer,
     Ptr,
     PtrState,
+    ScalarAddress,
     Scope,
     StructValue,
+    TileConstruction,
     describe,
     elem_bytes,
     tile_type_of,
@@ -85,9 +91,13 @@ RAW_DATA_INTRINSICS = frozenset({
     "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
+# Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
+ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
+# Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
+TILE_MODE_SETTERS = frozenset({"SetKAligned", "SetMadTF32Mode", "ResetMadMode"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
-                 "GetBlockNum": "block_num", "get_subblockid": "subblock_idx"}
+                 "GetBlockNum": "block_num", "get_subblockid": "subblock_idx", "get_subblockdim": "subblock_num"}
 
 
 
@@ -111,6 +121,14 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.FUNCTION_TEMPLATE})
 
 
+def _leading_words(text: str, start: int) -> tuple[str, ...]:
+    """Qualifier words written just before `start` on its line (`__ubuf__ T *p` when clang's
+    extent begins at `T`)."""
+    line_start = max(text.rfind(c, 0, start) for c in "\n;{}(,") + 1
+    words = text[line_start:start].split()
+    return tuple(words) if words and all(w in cp.QUALIFIER_WORDS for w in words) else ()
+
+
 # ---------------------------------------------------------------- the lowering
 
 
@@ -121,7 +139,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     arch: ArchProfile
     reporter: Reporter
     macros: dict[str, str]  # object-like macros usable in expressions
-    function_macros: frozenset[str]
+    function_macros: dict[str, macros.FunctionMacro | None]  # None: pastes or stringizes tokens
     user_files: set[str]
     auto_mode: bool = False  # __PTO_AUTO__ is defined: TASSIGN-free, sync-free source (events compile to nothing)
     # The translation unit's top-level cursors, listed once per parse and shared by the lowerings
@@ -138,6 +156,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     # a flag the rest of the function tests (see _lower_list).
     early_returns: list[ir.SourceRange] = field(default_factory=list)
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    # Pointer arguments the scalar unit reads from (`*p`, `p[i]`): the first read of each.
+    scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
+    # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
+    scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -152,6 +174,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     _node_ends: dict = field(default_factory=dict)  # parsed node -> end offset (see cparse.Parser.ends)
     # Enclosing loops: (IR var, start, step, constant trip count or None, C++ spelling, call depth).
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
+    # Tile element reads (`GetValue`) of the statement being lowered: issued before it.
+    _scalar_unit_reads: list[ir.Instr] = field(default_factory=list)
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -159,8 +183,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         self._define_builtins(self.globals)
         if self.top is None:
             self.top = list(self.tu.cursor.get_children())
+        self._library_templates: set[str] = set()
         self._collect_library_constants(self.top, self.globals)
         self._enum_names = enum_names(self.top)
+        self._enum_values: dict[str, int] | None = None  # read when an enumerator is first converted
         self._collect_globals(self.top, self.globals)
 
     # -- setup
@@ -172,6 +198,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             scope.define(f"EVENT_ID{i}", Binding("value", Const(i)))
         for name, var in RUNTIME_BUILTINS.items():
             scope.define(name, Binding("value", Var(var)))
+        scope.define("nullptr", Binding("value", NULL_POINTER))
 
     def _collect_library_constants(self, cursors: Iterable[Cursor], scope: Scope) -> None:
         """Namespace-scope constants of the PTO headers (`BLOCK_BYTE_SIZE`, `C0_SIZE_BYTE`, ...),
@@ -181,13 +208,20 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 continue  # before the file check: asking libclang for a cursor's file is slow
             if c.location.file is None or c.location.file.name in self.user_files:
                 continue
-            for k in c.get_children():
-                if k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
+            kids = list(c.get_children())
+            for k in kids:
+                if k.kind == CursorKind.NAMESPACE and k.spelling in NAMESPACES:
+                    kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
+                elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
                 elif k.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                         not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
                     # Helpers kernels use as values (`GetTileLayoutCustom<T>()` in an `if constexpr`).
                     scope.define(k.spelling, Binding("funcs", [Function(k, k.spelling)]))
+                elif k.kind == CursorKind.FUNCTION_TEMPLATE:
+                    # `NAME<...>(...)` of a library template reads as a call, also when the
+                    # instruction table does not know NAME (it is then reported by name).
+                    self._library_templates.add(k.spelling)
 
     def _is_constexpr_helper(self, c: Cursor) -> bool:
         """A library function with a body whose declaration (the text before it) says constexpr."""
@@ -334,18 +368,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 lines[i] = " " * len(line)
         return "\n".join(lines)
 
-    def _expand_macros(self, tokens: list[cp.Token], depth: int = 0) -> list[cp.Token]:
-        out: list[cp.Token] = []
-        for t in tokens:
-            # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose
-            # pipe_t lacks it) still names that pipe: pipe names are read as pipes, not expanded.
-            if t.kind == "id" and t.text in self.macros and depth < 8 and t.text not in PIPE_ENUM:
-                body = cp.tokenize(self.macros[t.text], 0)
-                # Expanded tokens take the location of the macro use.
-                out += self._expand_macros([cp.Token(b.kind, b.text, t.offset, t.end) for b in body], depth + 1)
-            else:
-                out.append(t)
-        return out
+    def _expand_macros(self, tokens: list[cp.Token]) -> list[cp.Token]:
+        # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose pipe_t
+        # lacks it) still names that pipe: pipe names are read as pipes, not expanded.
+        return macros.expand(tokens, self.macros, self.function_macros, keep=PIPE_ENUM)
 
     def _is_template(self, name: str, scope: Scope) -> bool:
         if name in ty.PTO_TYPE_TEMPLATES or name in ("TASSIGN", "loop", "NestedLoopInvoker") or \
@@ -356,7 +382,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return True
         b = scope.lookup(name)
         if b is None:
-            return False
+            return name in self._library_templates
         if b.kind in ("alias_template", "class_template"):
             return True
         if b.kind == "funcs":
@@ -379,6 +405,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         v = self.eval(node, scope)
         if isinstance(v, Expr):
             return v
+        if isinstance(v, LocalPtr):
+            return v.address
         raise self.error(f"expected a scalar value, found {describe(v)}", node.offset)
 
     def _eval_Num(self, node: cp.Num, scope):
@@ -472,11 +500,27 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return replace(lhs, offset_bytes=binop(node.op, lhs.offset_bytes, d))
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
+        if isinstance(lhs, LocalPtr) and isinstance(rhs, Expr) and node.op in "+-":
+            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))))
+        if isinstance(rhs, LocalPtr) and isinstance(lhs, Expr) and node.op == "+":
+            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
+        if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
+            return self._null_test(node.op, lhs, rhs, node.offset)
         if node.op in ("==", "!=") and isinstance(lhs, ty.ScalarType) and isinstance(rhs, ty.ScalarType):
             return Const((lhs == rhs) == (node.op == "=="))
         raise self.error(f"operator '{node.op}' on {describe(lhs)} and {describe(rhs)} is not supported", node.offset)
+
+    def _null_test(self, op: str, lhs, rhs, offset: int) -> Expr:
+        """`p != nullptr`: whether a pointer argument was passed as null is known only at run time
+        (the argument's name stands for its address); a pointer and itself, or two nulls, are equal."""
+        if isinstance(lhs, NullPointer) and isinstance(rhs, NullPointer):
+            return Const(op == "==")
+        if isinstance(lhs, NullPointer) or isinstance(rhs, NullPointer):
+            ptr = lhs if isinstance(lhs, Ptr) else rhs
+            return binop(op, Var(ptr.param), Const(0))
+        raise self.error("comparing two GM pointers is not supported", offset)
 
     def _eval_Unary(self, node: cp.Unary, scope):
         if node.op in ("++", "--"):
@@ -485,8 +529,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if node.op == "+":
             return v
         if node.op == "*" and isinstance(v, Ptr):
-            # A scalar the scalar unit reads from GM: data, known only at run time.
-            return Var(f"*{self.node_text(node.operand) or v.param}")
+            return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
+        if node.op == "*" and isinstance(v, ScalarAddress):
+            # The bits of a scalar read as another type: data, known only at run time.
+            return Var(self.node_text(node) or "*&scalar")
+        if node.op == "&" and isinstance(v, Expr):
+            return ScalarAddress(v)
         if node.op in ("&", "*"):
             if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
                 return v
@@ -506,14 +554,28 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         t = self.resolve_type(node.type, scope)
         if isinstance(v, Ptr) and isinstance(t, ty.PointerType):
             return replace(v, dtype=t.dtype)
+        if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
+            return v
+        if isinstance(v, LocalPtr):
+            return replace(v, dtype=t.dtype) if isinstance(t, ty.PointerType) else v.address
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
+            if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`
+                return Const(self.enumerator_value(c, node.offset))
             if isinstance(c, float) and not t.dtype.startswith("fp") and t.dtype != "bf16":
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
             raise self.error("integer-to-pointer casts are not supported", node.offset)
         return v
+
+    def enumerator_value(self, name: str, offset: int) -> int:
+        if self._enum_values is None:
+            self._enum_values = enum_values(self.top)
+        key = "::".join(name.split("::")[-2:])
+        if key not in self._enum_values:
+            raise self.error(f"the value of enumerator '{name}' is not known here", offset)
+        return self._enum_values[key]
 
     def _eval_SizeOf(self, node: cp.SizeOf, scope):
         if isinstance(node.operand, cp.TypeId):
@@ -538,7 +600,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if c is not None and not 0 <= c < base.count:
                 raise self.error(f"index {c} is out of range for '{base.cpp_name}[{base.count}]'", node.offset)
             return ir.TileRef(base, idx)
+        if isinstance(base, Ptr):
+            return self.scalar_gm_read(base, self.node_text(node) or f"{base.param}[]", node.offset)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
+
+    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
+        """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
+        The read itself is no pipe instruction, so it is only race-free while no instruction in the
+        kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
+        self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
+        return Var(text)
 
     def _eval_Lambda(self, node, scope):
         return node
@@ -555,6 +626,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "decltype" and len(node.args) == 1:
+                return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
@@ -565,9 +638,34 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
                 return self.call_value_function(target, callee, node, scope)
-            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType)):
+            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
+
+    def scalar_tile_read(self, ref: ir.TileRef, node: cp.Call, scope: Scope) -> Var:
+        """`t.GetValue(i)`: the scalar unit reads one element of a tile. It is an access like an
+        instruction's, on PIPE_S (flags to PIPE_S order it), taken as a read of the tile's whole
+        valid region; it runs before the statement it is written in (see lower_stmt), and its
+        value is data known only at run time."""
+        index = self.scalar(node.args[0], scope)
+        text = f"{self.node_text(node.callee.base) or ref}.GetValue({self.node_text(node.args[0])})"
+        loc = self.src.range(node.offset, node.offset)  # until lower_stmt gives it its statement's
+        self._scalar_unit_reads.append(ir.Instr(
+            "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
+            self.via, uid=next(self._uid)))
+        return Var(text)
+
+    def decltype(self, node: cp.Node, scope: Scope):
+        """`decltype(dynShape)`: the type of a shape, stride or tile object (a shape object is
+        its own type with its dimensions filled in)."""
+        v = self.eval(node, scope)
+        if isinstance(v, ty.DimsType):
+            return v
+        if isinstance(v, ir.TileDecl) and v.count is None:
+            v = ir.TileRef(v, None)
+        if isinstance(v, ir.TileRef):
+            return tile_type_of(v.tile)
+        raise self.error(f"decltype of {describe(v)} is not supported", node.offset)
 
     def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
         """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
@@ -575,6 +673,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         name = callee.name
         if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
             return Ptr(base.param, base.offset_bytes, base.dtype)
+        if isinstance(base, ir.GmTensor) and name in ("GetShape", "GetStride") and \
+                len(node.args) + len(callee.targs or ()) == 1:
+            dim = self.scalar((callee.targs or node.args)[0], scope).const_value()
+            if not isinstance(dim, int) or not 0 <= dim < 5:
+                raise self.error(f"'.{name}()' needs a dimension 0..4 known at compile time", node.offset)
+            return (base.shape if name == "GetShape" else base.stride)[dim]
         if isinstance(base, ir.TileDecl) and base.count is None:
             base = ir.TileRef(base, None)
         if isinstance(base, ir.TileRef) and name == "data" and not node.args:
@@ -584,7 +688,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if addr is None:
                 raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
                                  "constant slot before this use)", node.offset)
-            return addr
+            return LocalPtr(addr, base.tile.dtype)
+        if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
+            return self.scalar_tile_read(base, node, scope)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -602,6 +708,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return self.fill_dims(t, args, scope, offset)
         if isinstance(t, ty.ScalarType) and len(args) == 1:
             return self.scalar(args[0], scope)
+        if isinstance(t, ty.TileType) and len(args) <= 2:
+            return TileConstruction(t, tuple(self.scalar(a, scope) for a in args))
         raise self.error("unsupported construction", offset)
 
     def fill_dims(self, t: ty.DimsType, args: list[cp.Node], scope: Scope, offset: int) -> ty.DimsType:
@@ -626,8 +734,17 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         entry = not self._stack
         opening = self.text_of(body)[0][:1]
         if opening != "{":
-            raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; statements written "
-                             "inside a macro cannot be read (expand the macro in the source)", cursor=fn)
+            expanded = self.macro_definition(fn)
+            children = list(body.get_children())
+            if expanded is None or expanded.statements is None or len(expanded.statements) != len(children) or \
+                    any(not (k.kind.is_expression() or k.kind == CursorKind.UNEXPOSED_EXPR) for k in children):
+                raise self.error(f"the body of '{fn.spelling}' comes from a macro expansion; ptorewrite reads "
+                                 "such a body only when it is a list of expression statements (expand the macro "
+                                 "in the source)", cursor=fn)
+            if entry:
+                self.forwarding_entry = len(children) == 1
+            return self.prologue + self.lower_macro_body(fn, expanded, children, scope) if entry else \
+                self.lower_macro_body(fn, expanded, children, scope)
         children = list(body.get_children())
         if entry:
             # An entry whose body is one call forwards to the kernel (template): that call's body
@@ -648,6 +765,40 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if flag is not None:
             stmts = [ir.Assign(flag, Const(0), self.range_of(body)), *stmts]
         return self.prologue + stmts if entry else stmts
+
+    def macro_definition(self, fn: Cursor) -> macros.ExpandedFunction | None:
+        """The definition of `fn` when a function-like macro use writes it (pto-isa's test files
+        define one kernel entry per case with a macro), expanded from the use's text."""
+        src = self.file_of(fn)
+        return macros.expand_function_at(src.text, fn.extent.start.offset, fn.spelling, self.function_macros)
+
+    def lower_macro_body(self, fn: Cursor, expanded: macros.ExpandedFunction, children: list[Cursor],
+                         scope: Scope) -> list[ir.Stmt]:
+        """The statements of a body a macro use wrote, read from the expansion; each is placed at
+        the macro use."""
+        where = self.range_of(fn)
+        text_src = SourceFile(self.file_of(fn).path, expanded.text.encode("latin-1"))
+        out: list[ir.Stmt] = []
+        # Not a frame of its own: the body stays the function's (an entry forwarding to a kernel
+        # template is still one), only the text its offsets count in changes.
+        saved = self._stack[-1] if self._stack else None
+        if saved is not None:
+            self._stack[-1] = Frame(text_src, saved.via, saved.func_key)
+        else:
+            saved_main, self.main = self.main, text_src
+        try:
+            for (text, off), c in zip(expanded.statements, children):
+                self.lower_expr_stmt(c, scope, out, (text, off, where))
+        except (LoweringError, cp.ParseError) as e:
+            if getattr(e, "src", None) is None and getattr(e, "cursor", None) is None:
+                e.src = text_src
+            raise
+        finally:
+            if saved is not None:
+                self._stack[-1] = saved
+            else:
+                self.main = saved_main
+        return out
 
     def lower_compound(self, cursor: Cursor, scope: Scope, top: bool = False) -> list[ir.Stmt]:
         inner = Scope(scope)
@@ -716,7 +867,22 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
-        self._lower_stmt(c, scope, out)
+        outer, self._scalar_unit_reads = self._scalar_unit_reads, []
+        try:
+            self._lower_stmt(c, scope, out)
+            if self._scalar_unit_reads:
+                # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
+                # just before it; in a loop or branch condition they would run on every test.
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT) and not c.kind.is_expression() \
+                        and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("reading a tile element (GetValue) in a loop or branch condition is not "
+                                     "supported; read it into a variable first", cursor=c)
+                where = self.range_of(c, include_semicolon=True)
+                for read in self._scalar_unit_reads:
+                    read.loc = where  # syncs it needs go before the whole statement
+                out[n0:n0] = self._scalar_unit_reads
+        finally:
+            self._scalar_unit_reads = outer
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)
@@ -812,6 +978,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if not (p.peek() and p.peek().text == "auto"):
             p.pos = 0
             type_node = p.type_id()
+            # Qualifiers the headers define to nothing (`__cbuf__`) fall outside clang's extent.
+            before = _leading_words(src.text, start)
+            if before:
+                type_node = replace(type_node, qualifiers=before + type_node.qualifiers)
         rest_off = name_at + len(name)
         rest = src.text[rest_off:end]
         q = self.parser(rest, rest_off, scope)
@@ -887,6 +1057,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
+        if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
+                and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
+            # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
+            address = value.address if isinstance(value, LocalPtr) else value
+            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype)))
+            return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
@@ -899,6 +1075,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
+            return
+        if isinstance(value, TileConstruction) and decl.array is None:
+            # `auto t = MakeTile<T>(rows, cols);`: a helper returned a tile it constructed.
+            self.declare_tile(d, decl, value.type, scope, group, out, value.args)
             return
         if value is None:
             value = Const(0)
@@ -981,7 +1161,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         return base if n == 0 else f"{base}#{n + 1}"
 
     def declare_tile(self, d: Cursor, decl: Lowering.VarDecl, t: ty.TileType, scope: Scope,
-                     group: Cursor | None = None, out: list[ir.Stmt] | None = None) -> None:
+                     group: Cursor | None = None, out: list[ir.Stmt] | None = None,
+                     constructed: tuple[Expr, ...] | None = None) -> None:
+        """`constructed`: the constructor arguments when a returned tile value initializes it."""
         count = None
         if decl.array is not None:
             c = self.scalar(decl.array, scope).const_value()
@@ -994,8 +1176,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if isinstance(v, int) and not 0 <= v <= cap:  # pto-isa refuses this type at compile time
                 raise self.error(f"tile type '{t.text}' has {v} valid {what} but room for {cap}; its valid shape "
                                  "must fit the tile", decl.name_offset)
-        if decl.init and decl.init_style in ("(", "{"):
-            dyn = [self.scalar(a, scope) for a in decl.init]
+        if constructed is not None or (decl.init and decl.init_style in ("(", "{")):
+            dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
             if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
                 vr = dyn[0] if vr is None else vr
                 vc = dyn[1] if vc is None else vc
@@ -1125,22 +1307,29 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
 
     # -- expression statements: instructions, syncs, assignments, calls
 
-    def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
-        # The statement's place is read from clang once (each read is a call into libclang).
-        src = self.file_of(c)
-        e = c.extent
-        off, end = e.start.offset, e.end.offset
-        text = src.text[off:end]
+    def lower_expr_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt],
+                        expanded: tuple[str, int, ir.SourceRange] | None = None) -> None:
+        """`expanded`: the statement's text and offset in the current frame's source, and its
+        place, when clang's cursor sits in a macro expansion (see lower_macro_body)."""
+        if expanded is None:
+            # The statement's place is read from clang once (each read is a call into libclang).
+            src = self.file_of(c)
+            e = c.extent
+            off, end = e.start.offset, e.end.offset
+            text = src.text[off:end]
+        else:
+            text, off, where = expanded
+            end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if first and first[0].text in self.function_macros:
+        if first and first[0].text in self.function_macros and expanded is None:
             if _without_effect(c):
                 return  # e.g. an assert macro compiled out to `((void)0)`
             raise self.error(
                 f"macro '{first[0].text}' expands to PTO statements; macros that expand to instructions "
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope, tokens)
-        loc = self._range_in(src, off, end, include_semicolon=True)
+        loc = self._range_in(src, off, end, include_semicolon=True) if expanded is None else where
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":
@@ -1169,9 +1358,32 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if isinstance(target, MultiBufferLoop):
                 out.append(self.lower_multibuffered(target, node, scope, loc))
                 return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in TILE_MODE_SETTERS:
+            self.lower_tile_mode(node, scope, loc)
+            return
         if not isinstance(node, cp.Call) or not isinstance(node.callee, cp.Name):
             raise self.error("unsupported statement", cursor=c)
         self.lower_call(node, scope, loc, out, c)
+
+    def lower_tile_mode(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> None:
+        """`a.SetKAligned(true);`, `a.SetMadTF32Mode(mode);`: settings of a cube tile that change how
+        later instructions compute, never which of its bytes they touch: every access to a tile
+        with fractal boxes counts as touching the whole tile (see execution.tile_footprint)."""
+        name = node.callee.name
+        base = self.eval(node.callee.base, scope)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if not isinstance(base, ir.TileRef):
+            raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
+        for a in node.args:
+            self.eval(a, scope)
+        if base.tile.slayout == "NoneBox":
+            raise self.error(f"'.{name}()' on '{base}', a tile without fractal boxes, is not supported: it may "
+                             "change which bytes later instructions touch", node.offset)
+        if name == "SetMadTF32Mode":
+            self.reporter.warn(f"'.{name}()' changes the arithmetic of later cube instructions, which the "
+                               "emulator does not model; the race check is not affected", loc)
 
     def lower_assign(self, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign:
         if isinstance(node.lhs, cp.Index):
@@ -1182,6 +1394,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 if node.op != "=":
                     value = binop(node.op[:-1], self.array_element(arr, idx, node.offset), value)
                 self.store_element(arr, idx, value, node.lhs.offset)
+                return None
+        target = node.lhs.operand if isinstance(node.lhs, cp.Unary) and node.lhs.op == "*" else \
+            node.lhs.base if isinstance(node.lhs, cp.Index) else None
+        if target is not None:
+            ptr = self.eval(target, scope)
+            if isinstance(ptr, Ptr):
+                # `*out = view.data();`, `flags[i] = 1;`: the scalar unit stores to GM.
+                self.eval(node.rhs, scope)
+                self.scalar_gm_writes.setdefault(ptr.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)

@@ -15,7 +15,7 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.source import SourceFile
 
 # Namespaces whose qualification is dropped when resolving a name.
-NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto", "comm"})
+NAMESPACES = frozenset({"pto", "std", "AscendC", "pto_auto", "comm", "GlobalTensorDim"})
 
 @dataclass(eq=False)
 class EventObject:
@@ -41,6 +41,43 @@ class Ptr:
     param: str
     offset_bytes: Expr
     dtype: str
+
+
+class NullPointer:
+    """`nullptr`: a pointer argument a helper receives and must not use (a bias pointer the
+    helper's template arguments leave unused). Any use of it as an address is refused."""
+
+    def __repr__(self) -> str:
+        return "nullptr"
+
+
+NULL_POINTER = NullPointer()
+
+
+@dataclass(frozen=True)
+class TileConstruction:
+    """`TileT(rows, cols)` as a value (a helper that returns a tile it constructs): the tile type
+    and the constructor's valid-shape arguments, declared as a tile where it initializes one."""
+
+    type: ty.TileType
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class LocalPtr:
+    """A pointer into an on-chip buffer (`tile.data()`): a byte address and the element type its
+    arithmetic counts in. Used as a number (`(uint64_t)p`, a TASSIGN address) it is the address."""
+
+    address: Expr
+    dtype: str
+
+
+@dataclass(frozen=True)
+class ScalarAddress:
+    """`&x` of a local scalar: only read back through a pointer cast (`*reinterpret_cast<int32_t
+    *>(&scale)`, the bits of a float), which gives a run-time data value."""
+
+    value: Expr
 
 
 @dataclass(frozen=True)
@@ -148,6 +185,14 @@ def describe(v) -> str:
         return f"GlobalTensor '{v.name}'"
     if isinstance(v, Ptr):
         return "a GM pointer"
+    if isinstance(v, NullPointer):
+        return "a null pointer"
+    if isinstance(v, ScalarAddress):
+        return "the address of a scalar"
+    if isinstance(v, LocalPtr):
+        return "an on-chip pointer"
+    if isinstance(v, TileConstruction):
+        return "a tile value"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):
@@ -171,7 +216,7 @@ def deduce_type(a):
         return tile_type_of(a)
     if isinstance(a, ir.GmTensor):
         return ty.GmType(a.dtype, a.shape, a.stride, "ND", a.type_text)
-    if isinstance(a, Ptr):
+    if isinstance(a, (Ptr, LocalPtr)):
         return ty.ScalarType(a.dtype)
     if isinstance(a, EventObject):
         return ty.EventType(a.src_class, a.dst_class, True, Const(0))

@@ -1,0 +1,14 @@
+// An entry a macro writes with a nested block in its body: not read.
+#include <pto/pto-inst.hpp>
+
+using namespace pto;
+
+#define BLOCK_CASE(N)                                                       \
+    extern "C" __global__ AICORE void blockCase##N(__gm__ float *out)       \
+    {                                                                       \
+        if (N > 0) {                                                        \
+            pipe_barrier(PIPE_ALL);                                         \
+        }                                                                   \
+    }
+
+BLOCK_CASE(1)

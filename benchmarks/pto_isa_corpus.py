@@ -8,6 +8,13 @@ a time limit (`--timeout`), `--jobs` at a time. No kernel file is copied or edit
 inputs besides the file are command-line flags a user would pass, listed with each row:
 
 - `--arch a5` for files under an a5 folder (a2a3, the default, otherwise);
+- the `-I DIR` and `-D NAME[=VALUE]` the kernel's own CMake build compiles it with, read from
+  the CMakeLists.txt of its folder by benchmarks/cmake_build_flags.py (folders of the checkout
+  and definitions whose values the file states; the toolkit's folders and configure-time
+  values are left out, and so is the checkout's `include/`, for which the parse-only headers
+  stand). A file the build compiles more than once with different definitions (the SYNCALL
+  mix tests: once for the cube core, once for the vector core) is checked once per build, each
+  build's outcome in its row;
 - `-I BUILD` for the flash-attention kernels, whose instantiations are in a header their own
   build generates: the benchmark runs the kernel folder's `scripts/generate_cases.py` (pto-isa's
   generator, defaults unchanged) into a temporary folder and passes that folder, as the kernel's
@@ -43,6 +50,9 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cmake_build_flags import build_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "pto_isa_corpus.md"
@@ -129,6 +139,7 @@ class Row:
     flags: list[str]
     kind: str  # "auto" or "manual"
     counterpart: str | None = None
+    builds: list[list[str]] = field(default_factory=list)  # the flags of each further build of the file
     runs: dict[str, Run] = field(default_factory=dict)
 
 
@@ -180,6 +191,21 @@ def _text(b) -> str:
 
 
 def flags_for(row_path: str, runner: Runner, folder: str | None) -> list[str]:
+    return all_builds(row_path, runner, folder)[0]
+
+
+def all_builds(row_path: str, runner: Runner, folder: str | None) -> list[list[str]]:
+    """The command-line flags of each build of the file (one list per build)."""
+    base = _base_flags(row_path, runner, folder)
+    return [[*base, *b] for b in build_flags(runner.pto / row_path, runner.pto)]
+
+
+def manual_row(path: str, runner: Runner) -> Row:
+    first, *rest = all_builds(path, runner, None)
+    return Row(path, arch_of(path), first, "manual", builds=rest)
+
+
+def _base_flags(row_path: str, runner: Runner, folder: str | None) -> list[str]:
     flags = ["--arch", "a5"] if arch_of(row_path) == "a5" else []
     if folder is None:
         folder = next((g for m, g in GENERATED.items() if row_path.startswith(m + "/")), None)
@@ -211,6 +237,8 @@ def do_manual(row: Row, runner: Runner) -> Row:
         flags = read_both(row, runner, both=False)
         if flags is not None and flags != row.flags:
             row.runs["check --pto-isa-root"] = runner.run(["check", *flags, path])
+    for i, flags in enumerate(row.builds, 2):
+        row.runs[f"check build {i}"] = runner.run(["check", *flags, path])
     print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     return row
 
@@ -262,7 +290,7 @@ def outcome(row: Row) -> str:
 
 def first_diagnostic(row: Row) -> str:
     """The first error of the step that stopped, else the first warning of the last step."""
-    runs = list(row.runs.values())
+    runs = [r for k, r in row.runs.items() if not k.startswith("check build ")]
     if outcome(row) in ("clean", "problems", "verified", "not verified"):
         run = runs[-1] if row.kind == "manual" else row.runs["verify"]
     else:
@@ -348,14 +376,34 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
         lines += [short(ln, p) for ln in _findings(r.runs.get("check --pto-isa-root") or r.runs["check"])]
         lines += ["```", ""]
     lines += ["## Every hand-written kernel", "",
-              "| kernel | arch | read: bundled / --pto-isa-root | check | outcome | first diagnostic |",
-              "|---|---|---|---|---|---|"]
+              ("| kernel | arch | flags | read: bundled / --pto-isa-root | check | outcome | first diagnostic |"),
+              "|---|---|---|---|---|---|---|"]
     for r in manuals:
         c = r.runs.get("check --pto-isa-root") or r.runs["check"]
         root = "-" if _bundled_read(r) else _rc(r.runs.get("ir --pto-isa-root"))
-        lines.append(f"| `{r.path}` | {r.arch} | {'ok' if _bundled_read(r) else _rc(r.runs.get('ir'))} / {root} "
-                     f"| {_rc(c)} | {outcome(r)} | {short(first_diagnostic(r), p)} |")
+        flags = " ; ".join(f"`{_shown_flags(f, p)}`" for f in [r.flags, *r.builds])
+        checks, diags = _rc(c), short(first_diagnostic(r), p)
+        for i in range(2, len(r.builds) + 2):  # each further build: its exit code and first diagnostic
+            b = r.runs.get(f"check build {i}")
+            if b is not None:
+                checks += f" ; {_rc(b)}"
+                diags += f" ; build {i}: {short(_diag_of(b), p)}"
+        lines.append(f"| `{r.path}` | {r.arch} | {flags} | {'ok' if _bundled_read(r) else _rc(r.runs.get('ir'))} "
+                     f"/ {root} | {checks} | {outcome(r)} | {diags} |")
     return "\n".join(lines) + "\n"
+
+
+def _shown_flags(flags: list[str], pto: str) -> str:
+    return BUILD_DIR.sub("$BUILD", " ".join(flags).replace(pto, "$PTO")) or "-"
+
+
+def _diag_of(run: Run) -> str:
+    if run.rc is None:
+        return f"timed out after {run.seconds:.0f} s"
+    d = run.first_diagnostic
+    if not d and run.rc == 1:
+        d = next((ln for ln in run.stdout.splitlines() if ln.strip()), "")
+    return d or "-"
 
 
 def _bundled_read(row: Row) -> bool:
@@ -424,7 +472,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pto_isa_corpus_") as tmp:
         runner = Runner(pto, args.timeout, Path(tmp))
         rows = [Row(a, arch_of(a), flags_for(a, runner, g), "auto", twin) for a, twin, g in AUTO_KERNELS]
-        rows += [Row(m, arch_of(m), flags_for(m, runner, None), "manual") for m in manual_kernels(pto)]
+        rows += [manual_row(m, runner) for m in manual_kernels(pto)]
         rows = [r for r in rows if args.only in r.path]
         with ThreadPoolExecutor(args.jobs) as pool:
             done = list(pool.map(lambda r: (do_auto if r.kind == "auto" else do_manual)(r, runner), rows))

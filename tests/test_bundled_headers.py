@@ -634,3 +634,16 @@ def test_multibuffered_body_is_instantiated_per_lane() -> None:
     tu = _parse(src, parse_args("a2a3", "vec"))
     errors = [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     assert len(errors) == 2
+
+
+@pytest.mark.parametrize(("arch", "ub_kib", "l0c_kib"), [("a2a3", 192, 128), ("a5", 256, 256)])
+def test_buffer_limits_follow_the_profile(arch: str, ub_kib: int, l0c_kib: int) -> None:
+    # Kernels size their buffers with these names; the figures are the machine model's capacities.
+    source = (
+        "#include <pto/common/buffer_limits.hpp>\n"
+        f"static_assert(PTO_UBUF_SIZE_BYTES == {ub_kib}u * 1024u, \"UB\");\n"
+        f"static_assert(PTO_L0C_SIZE_BYTES == {l0c_kib}u * 1024u, \"L0C\");\n"
+        "static_assert(PTO_CBUF_SIZE_BYTES == 512u * 1024u && PTO_L0A_SIZE_BYTES == 64u * 1024u, \"L1 L0A\");\n"
+    )
+    tu = _parse(source, parse_args(arch, "vec", auto_mode=False))
+    assert _bad_diagnostics(tu) == []

@@ -23,6 +23,10 @@ typedef void *aclrtStream;
 typedef __UINT16_TYPE__ aclFloat16;
 typedef __SIZE_TYPE__ ptorewrite_acl_size_t;
 
+// Element types and layouts of a host tensor description (aclCreateTensor).
+typedef enum { ACL_DT_UNDEFINED = -1, ACL_FLOAT = 0, ACL_FLOAT16 = 1, ACL_INT8 = 2, ACL_INT32 = 3, ACL_UINT8 = 4,
+               ACL_INT16 = 6, ACL_UINT16 = 7, ACL_UINT32 = 8, ACL_INT64 = 9, ACL_UINT64 = 10, ACL_BF16 = 27 } aclDataType;
+typedef enum { ACL_FORMAT_UNDEFINED = -1, ACL_FORMAT_NCHW = 0, ACL_FORMAT_NHWC = 1, ACL_FORMAT_ND = 2 } aclFormat;
 enum aclrtMemMallocPolicy { ACL_MEM_MALLOC_HUGE_FIRST = 0, ACL_MEM_MALLOC_HUGE_ONLY = 1, ACL_MEM_MALLOC_NORMAL_ONLY = 2 };
 enum aclrtMemcpyKind {
     ACL_MEMCPY_HOST_TO_HOST = 0,

@@ -246,7 +246,7 @@ def test_the_plan_is_checked_on_the_planning_trace_when_no_stretch_is_short(tmp_
     from ptorewrite.transform import sync, sync_check
 
     built = []
-    monkeypatch.setattr(sync_check, "bounded_trace", lambda *a: built.append(a[-1]) or bounded_trace(*a))
+    monkeypatch.setattr(sync_check, "bounded_trace", lambda *a: built.append(a[5]) or bounded_trace(*a))
     k = _kernel(tmp_path, _ping_pong(n))
     mem = plan_memory(k, A2A3, Reporter())
     plan = sync.plan_syncs(k, A2A3, mem.address, Reporter())

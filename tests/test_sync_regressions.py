@@ -286,3 +286,33 @@ def test_pipe_barriers_change_no_cross_pipe_ordering_and_no_flag_problem(path):
 
     for syncs in [plan.syncs] + [[x for x in plan.syncs if x is not s] for s in plan.syncs]:
         assert answers(syncs, True) == answers(syncs, False)
+
+
+def test_a_condition_tested_twice_over_the_same_value_is_one_decision(tmp_path):
+    """`if (mode == 0) { sum; store } else ...; if (mode == 0) store t;`: no run takes the second
+    test one way and the first the other, so the flag before the sum's store orders the fill of t
+    too, and t gets no flag of its own (it had one when the tests were taken as independent)."""
+    from ptorewrite.fuzz.run import probe_syncs
+
+    auto, manual, text, reporter = rewritten("mode_tested_twice.cpp", tmp_path)
+    assert not reporter.warnings
+    assert text.count("set_flag(") == 6 and text.count("wait_flag(") == 6
+    assert text.count("pipe_barrier(") == 1
+    assert "// RAW s, t: V -> MTE3" in text and "// RAW t: V -> MTE3" not in text
+    for n in (0, 1, 2, 3, 7):
+        for mode in (0, 1, 2):
+            assert_verified(auto, manual, {"n": n, "mode": mode})
+    count, unnoticed = probe_syncs(auto, A2A3, tmp_path)
+    assert count == 5 and unnoticed == []
+
+
+def test_a_condition_whose_variable_changes_between_its_tests_is_two_decisions(tmp_path):
+    """The same kernel with `m = 1 - m;` between the tests of `m == 0`: mode 1 skips the sum and
+    stores t, so t keeps its own flag."""
+    auto, manual, text, reporter = rewritten("mode_flipped_between_tests.cpp", tmp_path)
+    assert not reporter.warnings
+    assert text.count("set_flag(") == 7 and text.count("wait_flag(") == 7
+    assert "// RAW t: V -> MTE3" in text
+    for n in (0, 1, 2, 3, 7):
+        for mode in (0, 1, 2):
+            assert_verified(auto, manual, {"n": n, "mode": mode})

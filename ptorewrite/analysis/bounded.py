@@ -6,7 +6,9 @@ for every runtime value, and at a cost set by the kernel's text. This module pro
 
 - **Runtime values are unknown** (see `abstract`). A condition whose value is unknown takes both
   branches: the trace forks, runs each branch from the same state, and joins afterwards. Scalars
-  that differ between the branches are unknown after the join.
+  that differ between the branches are unknown after the join. A condition tested again later in
+  the same block, over values no statement in between changes, is one decision: the fork is
+  made before the first test and joined after the last (`_statements`).
 - **A loop with an unknown trip count** may stop before any iteration: every iteration boundary
   forks into "exit now" and "run one more". It runs up to H iterations, where H covers the
   loop's breakpoints, a margin and one whole period beyond (see below), so every trip count is
@@ -67,6 +69,9 @@ from ptorewrite.diagnostics import PtoError
 GENERAL_LIMIT = 64  # iterations of a `for (v = start; cond; v = update)` loop run exactly
 STEP = 8  # position distance between items; syncs placed at one marker take the positions in between
 MAX_RESIDUE_FORKS = 16
+# Decisions (conditions tested more than once, see `_statements`) one path keeps apart at a time:
+# each doubles the statements between its tests, so a deeper nest of them is joined as before.
+MAX_DECISIONS = 4
 # Items (instructions, loop iterations) one bounded trace may hold. The trace keeps a few
 # iterations per loop whatever the trip counts, so only a deep nest reaches this; the planner then
 # stops with a message instead of running on.
@@ -135,6 +140,7 @@ class BoundedTrace:
     # Loops with a stretch of left-out iterations shorter than the argument needs: a checking trace
     # keeps one more period of them (of a checking trace: the loops where it did).
     short: list[ir.For] = field(default_factory=list)
+    decisions: int = 0  # forks for a condition tested more than once (see `BoundedMachine._statements`)
 
     def ctx_within(self, inner: int, outer: int) -> bool:
         """Every path through a point of context `inner` passed the points of context `outer`
@@ -149,7 +155,7 @@ class BoundedTrace:
 
 class BoundedMachine(Machine):
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int = 0,
-                 check: bool = False):
+                 check: bool = False, decisions: bool = True):
         super().__init__(kernel, arch, {v: UNKNOWN for v in kernel.runtime_values}, placement, markers=True,
                          require_semantics=False, max_instances=MAX_TRACE_ITEMS)
         self.gm = gm
@@ -171,6 +177,9 @@ class BoundedMachine(Machine):
         self.widened: dict[tuple[int, int], Footprint] = {}  # alias slots whose place is not known
         self._exact_gm: dict[int, bool] = {}
         self._env_copy: dict | None = None
+        self.decisions = decisions
+        self.decision_forks = 0
+        self.decided: dict[Expr, bool] = {}  # conditions tested twice, and the value this path took
         self._shapes: dict[tuple, periodic.LoopShape] = {}
         self._assigned_names: dict[int, list[str]] = {}
         self._abstract: dict[int, Compiled] = {}
@@ -201,7 +210,11 @@ class BoundedMachine(Machine):
     def run(self) -> BoundedTrace:
         self.block(self.kernel.body)
         return BoundedTrace(self.kernel, self.arch, self.items, self.ops, self.marker_index, self.controls,
-                            self.ctx_parent, self.runs, self.gm, self.irregular, self.extra, self.check, self.short)
+                            self.ctx_parent, self.runs, self.gm, self.irregular, self.extra, self.check, self.short,
+                            self.decision_forks)
+
+    def block(self, b: ir.Block) -> None:
+        self._statements(b.stmts)
 
     def _next_pos(self) -> int:
         self.pos += STEP
@@ -230,12 +243,13 @@ class BoundedMachine(Machine):
         if isinstance(s, ir.Instr):
             self.instr(s)
         elif isinstance(s, ir.Block):
-            for x in s.stmts:
-                self.stmt(x)
+            self._statements(s.stmts)
         elif isinstance(s, ir.For):
             self.loop(s)
         elif isinstance(s, ir.If):
             c = self.eval(s.cond, s)
+            if not is_known(c) and s.cond in self.decided:
+                c = self.decided[s.cond]
             # A branch body or loop body is never where a sync goes (syncs go before or after the
             # statements in it, or around the if / for): it gets no markers of its own.
             if is_known(c):
@@ -250,6 +264,55 @@ class BoundedMachine(Machine):
         elif isinstance(s, ir.AliasDef):
             self.alias(s)
         # Syncs and TASSIGN of an AUTO kernel compile to nothing.
+
+    # ------------------------------------------------------------------ one decision, tested twice
+
+    def _statements(self, stmts: list[ir.Stmt]) -> None:
+        """Run a block's statements. An `if (c)` whose value is unknown, followed in the same block
+        by further `if (c)` over values no statement in between changes, is one decision: the trace
+        forks once before the first test and joins after the last, so no run takes the first test
+        one way and a later one the other."""
+        k = 0
+        while k < len(stmts):
+            last = self._same_decision_end(stmts, k)
+            if last is None:
+                self.stmt(stmts[k])
+                k += 1
+                continue
+            self.decision_forks += 1
+            self.fork([self._decided(stmts[k:last + 1], stmts[k].cond, value) for value in (True, False)])
+            k = last + 1
+
+    def _decided(self, stmts: list[ir.Stmt], cond: Expr, value: bool):
+        def run() -> None:
+            self.decided[cond] = value
+            try:
+                self._statements(stmts)
+            finally:
+                del self.decided[cond]
+        return run
+
+    def _same_decision_end(self, stmts: list[ir.Stmt], k: int) -> int | None:
+        """The index of the last `if` of `stmts` after `k` that tests the condition of the `if` at
+        `k` over the same values, or None. The values are the same when no statement from `k` to
+        there (bodies, loops and branches in it included) assigns a variable the condition reads:
+        the two tests are in one pass over the block, with no loop back edge between them, and an
+        expression is a pure function of its variables."""
+        first = stmts[k]
+        if (not self.decisions or not isinstance(first, ir.If) or first.cond in self.decided or len(self.decided) >= MAX_DECISIONS
+                or is_known(self.eval(first.cond, first))):
+            return None
+        reads = first.cond.free_vars()
+        if not reads:
+            return None
+        last = None
+        for j in range(k, len(stmts)):
+            s = stmts[j]
+            if j > k and isinstance(s, ir.If) and s.cond == first.cond:
+                last = j
+            if any(_assigns(x) & reads for x in ir.walk(s)):
+                break
+        return last
 
     # ------------------------------------------------------------------ forks
 
@@ -697,6 +760,15 @@ class BoundedMachine(Machine):
         return self.gm_footprint(GmOperand(g, g.param, off + (1 << 40), shape, stride, "", ""), clip)
 
 
+def _assigns(s: ir.Stmt) -> set[str]:
+    """The scalar variables statement `s` itself (not the statements in it) sets."""
+    if isinstance(s, ir.Assign):
+        return {s.var}
+    if isinstance(s, ir.For):
+        return {s.var}
+    return set()
+
+
 def _nothing() -> None:
     return None
 
@@ -788,12 +860,13 @@ def _residues(v, m: int) -> list[int]:
 
 
 def bounded_trace(kernel: ir.Kernel, arch: ArchProfile, placement: Placement, extra: int = 0,
-                  gm: GmPairs | None = None, check: bool = False) -> BoundedTrace:
+                  gm: GmPairs | None = None, check: bool = False, decisions: bool = True) -> BoundedTrace:
     """The kernel's executions for every runtime value, bounded (see module doc); `check`: a
-    checking trace."""
+    checking trace; `decisions=False`: every test of a condition forks on its own, as if it were
+    independent of the others (a superset of the runs)."""
     gm = gm or classify(kernel)
     try:
-        return BoundedMachine(kernel, arch, placement, gm, extra, check).run()
+        return BoundedMachine(kernel, arch, placement, gm, extra, check, decisions).run()
     except RecursionError:  # pragma: no cover - deeply nested forks
         raise PtoError("the kernel's control flow is nested too deeply to analyse", kernel.body.loc) from None
 

@@ -408,20 +408,45 @@ def plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, repo
 
 
 def _plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, reporter: Reporter) -> SyncPlan:
+    """The plan on the trace that takes a condition tested twice over the same values as one
+    decision (fewer runs, all of them real), and, when that trace holds such a decision, the plan
+    on the trace that takes every test alone: the planner places syncs one dependence at a time,
+    and a sync placed for a run that cannot happen sometimes orders several dependences at once.
+    Both plans are right for every run; the one with fewer syncs is kept (the second on a tie)."""
     tree = Tree.of(kernel)
     gm = classify(kernel)
-    base = PlanTrace(kernel, arch, address_of, gm, 0)
+    plans = []
+    for decisions in (True, False):
+        heard = Reporter()
+        try:
+            plan, base = _plan_syncs_on(kernel, arch, address_of, gm, tree, heard, decisions)
+        except PtoError:
+            if not decisions:
+                raise
+            continue  # the decisions' copies of the statements between the tests outgrew a limit
+        plans.append((len(plan.syncs), not decisions, plan, heard))
+        if not base.trace.decisions:
+            break
+    _, _, plan, heard = min(plans, key=lambda p: (p[0], not p[1]))
+    reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
+    return plan
+
+
+def _plan_syncs_on(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, gm, tree: Tree, reporter: Reporter,
+                   decisions: bool) -> tuple[SyncPlan, PlanTrace]:
+    base = PlanTrace(kernel, arch, address_of, gm, 0, decisions=decisions)
     _warn_irregular(base, reporter)
     for extra in range(MAX_EXTRA_PERIODS):
         syncs = _plan_on(base, tree, reporter)
         # The plan must hold on a trace that stands for every run (docs/design.md): the planning
         # trace itself unless some loop there keeps too short a stretch around left-out iterations.
-        check = PlanTrace(kernel, arch, address_of, gm, extra, check=True) if base.trace.short else base
+        check = (PlanTrace(kernel, arch, address_of, gm, extra, check=True, decisions=decisions)
+                 if base.trace.short else base)
         problem = _check(check, syncs)
         if problem is None:
             _name_operands(base, syncs)
-            return SyncPlan(syncs, base.edges, extra)
-        base = PlanTrace(kernel, arch, address_of, gm, extra + 1)
+            return SyncPlan(syncs, base.edges, extra), base
+        base = PlanTrace(kernel, arch, address_of, gm, extra + 1, decisions=decisions)
     raise PtoError("internal error: the synchronization pattern does not settle within "
                    f"{MAX_EXTRA_PERIODS} loop periods: {problem}", kernel.body.stmts[0].loc if kernel.body.stmts else None)
 

@@ -44,10 +44,10 @@ _WAIT, _BARRIER, _PRIME, _SET, _DRAIN = 1, 2, 3, 1, 4
 
 class PlanTrace:
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int,
-                 check: bool = False):
+                 check: bool = False, decisions: bool = True):
         self.kernel = kernel
         self.arch = arch
-        self.trace: BoundedTrace = bounded_trace(kernel, arch, placement, extra, gm, check)
+        self.trace: BoundedTrace = bounded_trace(kernel, arch, placement, extra, gm, check, decisions)
         self.edges: list[Edge] = static_edges(dynamic_deps(self.trace), kernel)
         self.cross = [e for e in self.edges if e.cross_pipe]
         self.same = [e for e in self.edges if not e.cross_pipe and not self._program_order_suffices(e)]

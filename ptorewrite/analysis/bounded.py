@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from ptorewrite.analysis import ir, periodic
 from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, is_known, join
 from ptorewrite.analysis.execution import (
+    CLIPPED_GM,
     WINDOWED,
     Access,
     GmOperand,
@@ -518,7 +519,7 @@ class BoundedMachine(Machine):
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
         accesses = list(tile_accesses)
-        clip = tiles[0][0].valid if (s.op in ("TLOAD", "TSTORE") and tiles) else None
+        clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None
         for a in s.args:
             if a.kind != "gm":
                 continue
@@ -656,6 +657,7 @@ class BoundedMachine(Machine):
 
     def _window(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list):
         """(index of the windowed tile operand, window) for TEXTRACT / TINSERT with known offsets."""
+        tiles = [t for t in tiles if not (t and t[0].decl.tile_type == "Scaling")]  # the fixpipe's parameters
         if s.op not in WINDOWED or len(tiles) != 2:  # the two-window TEXTRACT reads its source whole
             return None
         if not all(is_known(v) for v in scalars[:2]):

@@ -16,7 +16,7 @@ pytest.importorskip("clang.cindex")
 
 from ptorewrite.analysis import execution, ir
 from ptorewrite.analysis.expr import Const
-from ptorewrite.analysis.instructions import INSTRUCTIONS, tile_accesses
+from ptorewrite.analysis.instructions import INSTRUCTIONS, tile_accesses, window_position
 from ptorewrite.arch import profile
 from ptorewrite.cli import main as cli_main
 from ptorewrite.emulator import pipes
@@ -279,6 +279,8 @@ def test_check_command_reads_them_clean(path, arch, capsys):
 def test_local_computed_from_a_data_only_argument_needs_no_value(tmp_path, capsys):
     k = load(LANG / "data_only_local.cpp")
     assert check(k).clean  # no value for `scale` given
+    # TEXTRACT(dst, src, preQuantScalar, indexRow, indexCol): the window is the last two.
+    assert window_position(["q", 0, 16]) == [0, 16] and window_position([3, 5]) == [3, 5]
     # The same local steering a branch makes the argument steer: a value is asked for.
     text = (LANG / "data_only_local.cpp").read_text()
     steer = text.replace("    TSTORE<Acc, G, AtomicType::AtomicNone>(outGlobal, acc, quant);",

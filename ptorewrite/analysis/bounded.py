@@ -61,7 +61,7 @@ from ptorewrite.analysis.execution import (
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch
+from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, window_position
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
@@ -660,11 +660,11 @@ class BoundedMachine(Machine):
         tiles = [t for t in tiles if not (t and t[0].decl.tile_type == "Scaling")]  # the fixpipe's parameters
         if s.op not in WINDOWED or len(tiles) != 2:  # the two-window TEXTRACT reads its source whole
             return None
-        if not all(is_known(v) for v in scalars[:2]):
+        if not all(is_known(v) for v in window_position(scalars)):
             return None  # unknown offsets: the whole tile
         nums = [v for v in scalars if isinstance(v, (int, float)) and not isinstance(v, bool)]
         big, shaper = WINDOWED[s.op]
-        r0, c0 = (list(map(int, nums)) + [0, 0])[:2]
+        r0, c0 = (list(map(int, window_position(nums))) + [0, 0])[:2]
         vr, vc = tiles[big][0].valid
         h, w = tiles[shaper][0].valid
         return big, (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))

@@ -37,7 +37,13 @@ from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, scratch_reach, with_fp_forms
+from ptorewrite.analysis.instructions import (
+    UB_SCRATCH_OPS,
+    is_scratch,
+    scratch_reach,
+    window_position,
+    with_fp_forms,
+)
 from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
@@ -730,7 +736,7 @@ class Machine:
         if len(tiles) != 2:  # TEXTRACT(dst0, dst1, src, ...): the source is read whole
             return {}
         big, shaper = (tiles[k] for k in WINDOWED[s.op])
-        r0, c0 = (list(map(int, nums)) + [0, 0])[:2]
+        r0, c0 = (list(map(int, window_position(nums))) + [0, 0])[:2]
         vr, vc = operands[big].valid
         h, w = operands[shaper].valid
         return {big: (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))}

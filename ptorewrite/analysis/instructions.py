@@ -231,6 +231,12 @@ def with_fp_forms(*names: str) -> frozenset[str]:
     return frozenset(names) | {fp for fp, base in FP_FORMS.items() if base in names}
 
 
+def window_position(scalars: list) -> list:
+    """The (indexRow, indexCol) among a windowed TEXTRACT / TINSERT's scalar operands: the
+    fixpipe forms with a pre-quantisation scalar pass it first, (preQuantScalar, indexRow, indexCol)."""
+    return scalars[1:3] if len(scalars) == 3 else scalars[:2]
+
+
 class PipeRuleError(ValueError):
     pass
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
-from ptorewrite.analysis.instructions import with_fp_forms
+from ptorewrite.analysis.instructions import window_position, with_fp_forms
 
 # Instructions whose scalar operands place a window (spec §2: TEXTRACT r, c).
 WINDOW_SCALAR_OPS = with_fp_forms("TEXTRACT", "TINSERT")
@@ -40,8 +40,8 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
                 yield g.offset_bytes
                 yield from g.shape
                 yield from g.stride
-            elif s.op in WINDOW_SCALAR_OPS and _windowed(s):
-                yield a.value
+        if s.op in WINDOW_SCALAR_OPS and _windowed(s):
+            yield from window_position([a.value for a in s.args if a.kind == "scalar"])
     elif isinstance(s, ir.For):
         yield from s.control_exprs()
     elif isinstance(s, ir.If):

@@ -16,7 +16,7 @@ pytest.importorskip("clang.cindex")
 
 from ptorewrite.analysis import execution, ir
 from ptorewrite.analysis.expr import Const
-from ptorewrite.analysis.instructions import INSTRUCTIONS, tile_accesses
+from ptorewrite.analysis.instructions import INSTRUCTIONS, tile_accesses, window_position
 from ptorewrite.arch import profile
 from ptorewrite.cli import main as cli_main
 from ptorewrite.emulator import pipes
@@ -174,6 +174,60 @@ def test_third_tile_of_a_move_is_read_when_it_is_the_fixpipe_scaling_tile():
     assert tile_accesses(INSTRUCTIONS["TEXTRACT"], ["Vec", "Acc", "Scaling"]) == ("w", "r", "r")
 
 
+def race_lines(result: pipes.CheckResult) -> dict[int, str]:
+    return {d.loc.line: d.message for d in result.diagnostics()}
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_fixpipe_quantisation_forms_read_their_scaling_tile_on_the_fixpipe(arch):
+    k = load(LANG / "fixpipe_fp_forms.cpp", arch=arch)
+    assert lowered(k) == [
+        ("TLOAD", "MTE2", ("w",), ("r",)),
+        ("TMOV", "FIX", ("w", "r"), ()),  # L1 -> fixpipe buffer
+        ("TSTORE_FP", "FIX", ("r", "r"), ("w",)),
+        ("TMOV_FP", "FIX", ("w", "r", "r"), ()),
+        ("TEXTRACT_FP", "FIX", ("w", "r", "r"), ()),
+        ("TINSERT_FP", "FIX", ("w", "r", "r"), ()),
+    ]
+    assert check(k).clean
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_fixpipe_quantisation_forms_wait_for_their_parameters(tmp_path, arch):
+    bad = without(tmp_path, LANG / "fixpipe_fp_forms.cpp", "    pipe_barrier(PIPE_FIX);")
+    got = race_lines(check(load(bad, arch=arch)))
+    # Each form reads the parameters the TMOV at line 39 writes, one line earlier once the barrier is gone.
+    assert sorted(got) == [40, 41, 42, 43], got
+    for line, op in zip(sorted(got), ("TSTORE_FP", "TMOV_FP", "TEXTRACT_FP", "TINSERT_FP")):
+        assert got[line].startswith("data race (RAW) on FB") and f"{op} [FIX] reads scale" in got[line], got[line]
+
+
+def test_fixpipe_quantisation_is_not_emulated(capsys):
+    rc = cli_main(["simulate", str(LANG / "fixpipe_fp_forms.cpp")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "fixpipe_fp_forms.cpp:41:5: error: the emulator does not implement TSTORE_FP" in err
+
+
+def test_interleave_forms_write_both_destinations():
+    k = load(LANG / "interleave.cpp", arch="a5")
+    got = lowered(k)
+    assert ("TINTERLEAVE", "V", ("w", "w", "r", "r"), ()) in got
+    assert ("TDEINTERLEAVE", "V", ("w", "w", "r", "r"), ()) in got
+    assert check(k).clean
+    with pytest.raises(Exception, match="TINTERLEAVE"):  # pto-isa offers them on a5 only
+        load(LANG / "interleave.cpp", arch="a2a3", core="vec")
+
+
+def test_interleave_waits_for_both_loads(tmp_path):
+    bad = without(tmp_path, LANG / "interleave.cpp", "    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+                  "    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);")
+    got = [(d.loc.line, d.message) for d in check(load(bad, arch="a5")).diagnostics()]
+    assert [line for line, _ in got] == [21, 21], got  # TINTERLEAVE, two lines up
+    assert all("TINTERLEAVE [V] reads" in m for _, m in got), got
+    assert {m.split(" reads ")[1].split()[0] for _, m in got} == {"a", "b"}, got
+
+
 # ---------------------------------------------------------------- a5 forms
 
 
@@ -220,3 +274,18 @@ def test_check_command_reads_them_clean(path, arch, capsys):
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "0 race(s), 0 flag problem(s)" in out
+
+
+def test_local_computed_from_a_data_only_argument_needs_no_value(tmp_path, capsys):
+    k = load(LANG / "data_only_local.cpp")
+    assert check(k).clean  # no value for `scale` given
+    # TEXTRACT(dst, src, preQuantScalar, indexRow, indexCol): the window is the last two.
+    assert window_position(["q", 0, 16]) == [0, 16] and window_position([3, 5]) == [3, 5]
+    # The same local steering a branch makes the argument steer: a value is asked for.
+    text = (LANG / "data_only_local.cpp").read_text()
+    steer = text.replace("    TSTORE<Acc, G, AtomicType::AtomicNone>(outGlobal, acc, quant);",
+                         "    if (quant > 7) {\n        TSTORE<Acc, G, AtomicType::AtomicNone>(outGlobal, acc, quant);\n    }")
+    assert steer != text
+    (tmp_path / "steer.cpp").write_text(steer)
+    with pytest.raises(Exception, match="needs runtime value"):
+        check(load(tmp_path / "steer.cpp"))

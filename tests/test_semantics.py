@@ -791,3 +791,20 @@ def test_every_implemented_instruction_is_tested():
 
 def test_uncertain_entries_have_reasons():
     assert all(isinstance(v, str) and len(v) > 10 for v in UNCERTAIN.values())
+
+
+@covers("TINTERLEAVE", "TDEINTERLEAVE")
+def test_interleave_and_its_inverse():
+    src0 = np.arange(8, dtype=np.float32).reshape(2, 4)
+    src1 = src0 + 100
+    dst0, dst1 = np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32)
+    run("TINTERLEAVE", dst1, dst0, src1, src0)
+    assert dst0.tolist() == [[0, 100, 1, 101], [4, 104, 5, 105]]
+    assert dst1.tolist() == [[2, 102, 3, 103], [6, 106, 7, 107]]
+    even, odd = np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32)
+    run("TDEINTERLEAVE", odd, even, dst1, dst0)
+    assert even.tolist() == src0.tolist() and odd.tolist() == src1.tolist()
+    # One source: each row's even and odd elements.
+    half0, half1 = np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32)
+    run("TDEINTERLEAVE", half1, half0, dst0)
+    assert half0.tolist() == [[0, 1], [4, 5]] and half1.tolist() == [[100, 101], [104, 105]]

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from ptorewrite.analysis import ir, periodic
 from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, is_known, join
 from ptorewrite.analysis.execution import (
+    CLIPPED_GM,
     WINDOWED,
     Access,
     GmOperand,
@@ -62,7 +63,7 @@ from ptorewrite.analysis.execution import (
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch
+from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, window_position
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
@@ -581,7 +582,7 @@ class BoundedMachine(Machine):
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
         accesses = list(tile_accesses)
-        clip = tiles[0][0].valid if (s.op in ("TLOAD", "TSTORE") and tiles) else None
+        clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None
         for a in s.args:
             if a.kind != "gm":
                 continue
@@ -719,13 +720,14 @@ class BoundedMachine(Machine):
 
     def _window(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list):
         """(index of the windowed tile operand, window) for TEXTRACT / TINSERT with known offsets."""
+        tiles = [t for t in tiles if not (t and t[0].decl.tile_type == "Scaling")]  # the fixpipe's parameters
         if s.op not in WINDOWED or len(tiles) != 2:  # the two-window TEXTRACT reads its source whole
             return None
-        if not all(is_known(v) for v in scalars[:2]):
+        if not all(is_known(v) for v in window_position(scalars)):
             return None  # unknown offsets: the whole tile
         nums = [v for v in scalars if isinstance(v, (int, float)) and not isinstance(v, bool)]
         big, shaper = WINDOWED[s.op]
-        r0, c0 = (list(map(int, nums)) + [0, 0])[:2]
+        r0, c0 = (list(map(int, window_position(nums))) + [0, 0])[:2]
         vr, vc = tiles[big][0].valid
         h, w = tiles[shaper][0].valid
         return big, (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))

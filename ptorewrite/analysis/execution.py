@@ -37,7 +37,13 @@ from ptorewrite.analysis import expr as ex
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, scratch_reach
+from ptorewrite.analysis.instructions import (
+    UB_SCRATCH_OPS,
+    is_scratch,
+    scratch_reach,
+    window_position,
+    with_fp_forms,
+)
 from ptorewrite.analysis.scalars import steering_values
 from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
@@ -47,9 +53,10 @@ Number = int | float | bool
 
 # Spec §2: TEXTRACT reads, and TINSERT writes, only a window at (indexRow, indexCol) of the
 # larger tile, shaped like the other tile's valid region. Value: (windowed operand, shaping one).
-WINDOWED = {"TEXTRACT": (1, 0), "TINSERT": (0, 1)}
+# The fixpipe forms' Scaling tile comes third and takes no part in the window.
+WINDOWED = {"TEXTRACT": (1, 0), "TINSERT": (0, 1), "TEXTRACT_FP": (1, 0), "TINSERT_FP": (0, 1)}
 # TLOAD / TSTORE copy the overlap of the tile's valid region and the GM window.
-CLIPPED_GM = frozenset({"TLOAD", "TSTORE"})
+CLIPPED_GM = with_fp_forms("TLOAD", "TSTORE")
 
 
 @dataclass(frozen=True)
@@ -321,7 +328,14 @@ class Machine:
             self.block(s)
         elif isinstance(s, ir.Assign):
             self.seq += 1
-            self.env[s.var] = self.eval(s.value, s)
+            if self.unknown_data and s.value.free_vars() & self.unknown_data:
+                # Computed from a data-only value not given: a data-only local (whatever steers
+                # makes its inputs steer, and those are required), which only scalar operands read.
+                self.env.pop(s.var, None)
+                self.unknown_data.add(s.var)
+            else:
+                self.env[s.var] = self.eval(s.value, s)
+                self.unknown_data.discard(s.var)
         elif isinstance(s, ir.TileAssign):
             if self.manual:
                 self.seq += 1
@@ -717,12 +731,12 @@ class Machine:
     def windows(self, s: ir.Instr, operands: list) -> dict[int, tuple[int, int, int, int]]:
         if s.op not in WINDOWED:
             return {}
-        tiles = [i for i, o in enumerate(operands) if isinstance(o, TileOperand)]
+        tiles = [i for i, o in enumerate(operands) if isinstance(o, TileOperand) and o.decl.tile_type != "Scaling"]
         nums = [v for v in operands if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if len(tiles) != 2:  # TEXTRACT(dst0, dst1, src, ...): the source is read whole
             return {}
         big, shaper = (tiles[k] for k in WINDOWED[s.op])
-        r0, c0 = (list(map(int, nums)) + [0, 0])[:2]
+        r0, c0 = (list(map(int, window_position(nums))) + [0, 0])[:2]
         vr, vc = operands[big].valid
         h, w = operands[shaper].valid
         return {big: (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))}

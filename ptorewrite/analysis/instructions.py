@@ -12,7 +12,7 @@ after the first one is the instruction's scratch (`tmp`) tile: see `is_scratch`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ptorewrite.arch import ArchProfile
 
@@ -77,6 +77,11 @@ _TABLE: list[OpInfo] = [
     *_ops("TMOV", "move", "w r", n3="w r rw"),
     *_ops("TEXTRACT", "move", "w r", n3="w w r"),
     *_ops("TINSERT", "insert", "w r"),
+    # Fixpipe quantisation forms: (dst, src, fp[, indexRow, indexCol]) move an accumulator through
+    # the fixpipe, which reads its per-channel parameters from the Scaling (fixpipe buffer) tile.
+    *_ops("TSTORE_FP", "store", "r r", gm="w"),
+    *_ops("TMOV_FP TEXTRACT_FP", "move", "w r r"),
+    *_ops("TINSERT_FP", "insert", "w r r"),
     # Cube. TMATMUL_ACC(acc, left, right) accumulates in place; (out, in, left, right) reads `in`.
     *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
     *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r r r", n3="rw r r"),
@@ -113,6 +118,9 @@ _TABLE: list[OpInfo] = [
     # TGATHER(dst, src, kValue, cdst, tmp, offset): compare-and-gather also writes per-row counts to
     # cdst; a5 compares without the scratch tile.
     *_ops("TGATHER", "V", "w r r", n2="w r", n4="w r r rw", n5="w r r w rw", a5_n5="w r r w -"),
+    # TINTERLEAVE(dst1, dst0, src1, src0); TDEINTERLEAVE(dst1, dst0, src1, src0) or (dst1, dst0, src).
+    *_ops("TINTERLEAVE", "V", "w w r r"),
+    *_ops("TDEINTERLEAVE", "V", "w w r r", n3="w w r"),
     *_ops("TSCATTER TSORT32 TPARTADD TPARTMUL TPARTMAX TPARTMIN", "V", "w r*"),
     # TFILLPAD(dst, src): on a Mat (L1) tile the padding is written by MTE2, on a Vec tile by V.
     *_ops("TFILLPAD", "fill", "w r"),
@@ -139,6 +147,10 @@ _TABLE: list[OpInfo] = [
     # TMRGSORT(dst, src, blockLen) or (dst, executedNumList, tmp, src0, src1[, src2, src3]).
     *_ops("TMRGSORT", "V", "w r", n4="w rw r r", n5="w rw r r r", n6="w rw r r r r"),
 ]
+
+# pto-isa offers these on a5 only.
+_A5_ONLY = frozenset({"TINTERLEAVE", "TDEINTERLEAVE"})
+_TABLE = [replace(op, archs=frozenset({"a5"})) if op.name in _A5_ONLY else op for op in _TABLE]
 
 INSTRUCTIONS: dict[str, OpInfo] = {op.name: op for op in _TABLE}
 
@@ -207,6 +219,22 @@ def tile_accesses(op: OpInfo, tile_types: list[str], arch: str | None = None) ->
     if op.name in FIXPIPE_SCALING_FORMS and len(tile_types) == 3 and tile_types[2] == "Scaling":
         return ("w", "r", "r")  # (dst, src, fp): the scaling parameters are read
     return op.accesses(len(tile_types), arch)
+
+
+# The fixpipe quantisation forms and the instruction each one is otherwise (operand places,
+# windows, GM clipping).
+FP_FORMS = {"TSTORE_FP": "TSTORE", "TMOV_FP": "TMOV", "TEXTRACT_FP": "TEXTRACT", "TINSERT_FP": "TINSERT"}
+
+
+def with_fp_forms(*names: str) -> frozenset[str]:
+    """`names` and their fixpipe quantisation forms."""
+    return frozenset(names) | {fp for fp, base in FP_FORMS.items() if base in names}
+
+
+def window_position(scalars: list) -> list:
+    """The (indexRow, indexCol) among a windowed TEXTRACT / TINSERT's scalar operands: the
+    fixpipe forms with a pre-quantisation scalar pass it first, (preQuantScalar, indexRow, indexCol)."""
+    return scalars[1:3] if len(scalars) == 3 else scalars[:2]
 
 
 class PipeRuleError(ValueError):

@@ -33,8 +33,9 @@ from math import ceil, floor, gcd
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.abstract import evaluate, is_known
 from ptorewrite.analysis.expr import BinOp, Const, Expr, Select, UnboundValue, UnOp, Var
+from ptorewrite.analysis.instructions import with_fp_forms
 
-WINDOWED_OPS = frozenset({"TEXTRACT", "TINSERT"})  # ops whose scalar arguments place a window in a tile
+WINDOWED_OPS = with_fp_forms("TEXTRACT", "TINSERT")  # ops whose scalar arguments place a window in a tile
 STATE_SEARCH = 64  # iterations searched for a cycle of the loop's state
 
 

@@ -14,15 +14,16 @@ from collections.abc import Iterator
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
+from ptorewrite.analysis.instructions import window_position, with_fp_forms
 
 # Instructions whose scalar operands place a window (spec §2: TEXTRACT r, c).
-WINDOW_SCALAR_OPS = frozenset({"TEXTRACT", "TINSERT"})
+WINDOW_SCALAR_OPS = with_fp_forms("TEXTRACT", "TINSERT")
 
 
 def _windowed(s: ir.Instr) -> bool:
     """The scalars place a window: not in the two-window TEXTRACT(dst0, dst1, src, ...), whose
     source is read whole."""
-    return sum(a.kind == "tile" for a in s.args) == 2
+    return sum(a.kind == "tile" and a.value.tile.tile_type != "Scaling" for a in s.args) == 2
 
 
 def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
@@ -39,8 +40,8 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
                 yield g.offset_bytes
                 yield from g.shape
                 yield from g.stride
-            elif s.op in WINDOW_SCALAR_OPS and _windowed(s):
-                yield a.value
+        if s.op in WINDOW_SCALAR_OPS and _windowed(s):
+            yield from window_position([a.value for a in s.args if a.kind == "scalar"])
     elif isinstance(s, ir.For):
         yield from s.control_exprs()
     elif isinstance(s, ir.If):

@@ -665,6 +665,36 @@ def insert(call: OpCall) -> None:
     _move(call, window, src)
 
 
+@semantic("TINTERLEAVE")
+def interleave(call: OpCall) -> None:
+    """TINTERLEAVE(dst1, dst0, src1, src0): per row, the stream src0[0], src1[0], src0[1], ...;
+    dst0 takes its first validCols elements, dst1 the rest (dst0 is written through its view in
+    ``srcs``). dst0's valid shape is the iteration domain."""
+    dst1, (dst0, src1, src0) = call.dst, call.srcs
+    rows, cols = dst0.shape
+    stream = np.empty((rows, 2 * cols), dtype=src0.dtype)
+    stream[:, 0::2], stream[:, 1::2] = _fit(src0, (rows, cols)), _fit(src1, (rows, cols))
+    _store(dst0, stream[:, :cols])
+    _store(_fit(dst1, (rows, cols)), stream[:, cols:])
+
+
+@semantic("TDEINTERLEAVE")
+def deinterleave(call: OpCall) -> None:
+    """TDEINTERLEAVE(dst1, dst0, src1, src0): per row, the stream src0 then src1 is split into its
+    even (dst0) and odd (dst1) elements; TDEINTERLEAVE(dst1, dst0, src) splits one source's row."""
+    dst1, dst0 = call.dst, call.srcs[0]
+    if len(call.srcs) == 3:
+        rows, cols = dst0.shape
+        src1, src0 = call.srcs[1:]
+        stream = np.concatenate([_fit(src0, (rows, cols)), _fit(src1, (rows, cols))], axis=1)
+    else:
+        stream = call.srcs[1]
+        rows, cols = stream.shape[0], stream.shape[1] // 2
+        stream = stream[:, : 2 * cols]
+    _store(_fit(dst0, (rows, cols)), stream[:, 0::2])
+    _store(_fit(dst1, (rows, cols)), stream[:, 1::2])
+
+
 @semantic("TCONCAT")
 def concat(call: OpCall) -> None:
     """TCONCAT(dst, src0, src1): columns of src0 then src1, over dst's valid rows."""

@@ -29,7 +29,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 
-PARTIAL_WRITERS = frozenset({"TINSERT"})  # write a window of their destination, keep the rest
+PARTIAL_WRITERS = frozenset({"TINSERT", "TINSERT_FP"})  # write a window of their destination, keep the rest
 
 
 @dataclass

@@ -144,9 +144,11 @@ def check_source(path: str, defines=()) -> None:
         raise err
 
 
-def load_kernels(path: str, opts, reporter: Reporter) -> list:
+def load_kernels(path: str, opts, reporter: Reporter, placement_findings: dict | None = None) -> list:
     """Check the input, parse and lower every kernel of it (each instantiation of a kernel
-    template, or the one `--entry` names), and check every instruction's operands."""
+    template, or the one `--entry` names), and check every instruction's operands. With
+    `placement_findings`, each kernel's misplaced TASSIGNs are collected there (kernel name ->
+    located errors) instead of refusing the file (see `operands.check_operands`)."""
     from ptorewrite.analysis.operands import check_operands
     from ptorewrite.arch import profile
     from ptorewrite.parse.frontend import load_kernels as lower_kernels
@@ -154,5 +156,6 @@ def load_kernels(path: str, opts, reporter: Reporter) -> list:
     check_source(path, opts.defines)
     kernels = lower_kernels(path, opts, reporter)
     for kernel in kernels:
-        check_operands(kernel, profile(opts.arch), reporter)
+        found = None if placement_findings is None else placement_findings.setdefault(kernel.name, [])
+        check_operands(kernel, profile(opts.arch), reporter, found)
     return kernels

@@ -74,3 +74,43 @@ def test_verify_rewrites_when_no_manual_kernel_is_given(capsys):
     pytest.importorskip("ptorewrite.transform.rewrite")
     status, out, _ = run(capsys, "verify", SAMPLES / "vec_add" / "auto.cpp")
     assert status == 0 and "vs the rewrite: outputs equivalent" in out
+
+
+PAST_UB = SAMPLES.parent / "tests" / "kernels" / "placement" / "past_ub.cpp"
+
+
+def test_check_reports_a_tile_past_its_buffer_and_goes_on(capsys, tmp_path):
+    """A manual TASSIGN past the end of UB is a finding of the kernel (exit 1, not a refusal), and
+    the races of the rest of the kernel are still reported."""
+    text = PAST_UB.read_text()
+    status, out, err = run(capsys, "check", PAST_UB)
+    assert status == 1
+    assert (f"{PAST_UB}:21:5: error: TASSIGN places 'spill' (32768 B) at 0x2c000, ending at 0x34000, "
+            "outside UB (196608 B)") in err
+    assert f"{PAST_UB}:31:5: error: data race (RAW) on UB bytes [0x8000, 0x10000): TSTORE [MTE3] reads sum" in err
+    assert "1 misplaced tile(s), 1 race(s), 0 flag problem(s)" in out
+    # The TSTORE ordered after the TADDs: the misplacement alone still fails the check.
+    ordered = tmp_path / "ordered.cpp"
+    ordered.write_text(text.replace("    TSTORE(gOut, sum);", "    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);\n"
+                                    "    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);\n    TSTORE(gOut, sum);"))
+    status, out, err = run(capsys, "check", ordered)
+    assert status == 1 and "1 misplaced tile(s), 0 race(s)" in out and "outside UB" in err
+    fixed = tmp_path / "fixed.cpp"
+    fixed.write_text(ordered.read_text().replace("TASSIGN(spill, 0x2C000)", "TASSIGN(spill, 0x10000)"))
+    status, out, err = run(capsys, "check", fixed)
+    assert status == 0 and "misplaced" not in out and not err
+    # A misaligned address, and one computed at run time (found by the execution), the same way.
+    misaligned = tmp_path / "misaligned.cpp"
+    misaligned.write_text(ordered.read_text().replace("TASSIGN(spill, 0x2C000)", "TASSIGN(spill, 0x10010)"))
+    status, out, err = run(capsys, "check", misaligned)
+    assert status == 1 and "at 0x10010, which is not a multiple of 32" in err
+    computed = tmp_path / "computed.cpp"
+    computed.write_text(ordered.read_text().replace("    TASSIGN(spill, 0x2C000);",
+                                                    "    for (int k = 0; k < 2; ++k) {\n"
+                                                    "        TASSIGN(spill, 0x1C000 + k * 0x10000);\n    }"))
+    status, out, err = run(capsys, "check", computed)
+    assert status == 1 and f"{computed}:22:9: error: TASSIGN places 'spill' (32768 B) at 0x2c000" in err
+    assert "past the end of UB (196608 B)" in err and "1 misplaced tile(s), 0 race(s)" in out
+    # The other commands still refuse it.
+    status, _, err = run(capsys, "simulate", PAST_UB)
+    assert status == 2 and "outside UB" in err

@@ -102,10 +102,14 @@ extern "C" __global__ AICORE void k(__gm__ float *out, __gm__ float *in)
     ("0x10", "TASSIGN places 'a' at 0x10, which is not a multiple of 32: Vec tiles (UB) need 32-byte alignment"),
     ("0x2FC00", "TASSIGN places 'a' (2048 B) at 0x2fc00, ending at 0x30400, outside UB (196608 B)"),
 ])
-def test_check_refuses_misplaced_tassign(capsys, tmp_path, address, message):
+def test_misplaced_tassign(capsys, tmp_path, address, message):
+    """`check` reports a misplaced tile as a finding of the kernel (exit 1); `ir` refuses it."""
     src = tmp_path / "m.cpp"
     src.write_text(MANUAL % address)
     status = main(["check", str(src)])
+    out, err = capsys.readouterr()
+    assert status == 1 and f"{src}:8:5: error: {message}" in err and "1 misplaced tile(s), 0 race(s)" in out
+    status = main(["ir", str(src)])
     err = capsys.readouterr().err
     assert status == 2 and f"{src}:8:5: error: {message}" in err
 
@@ -115,7 +119,9 @@ def test_a_runtime_tassign_address_is_checked_when_it_runs(capsys, tmp_path):
     src.write_text((MANUAL % "base").replace("__gm__ float *in)", "__gm__ float *in, int base)"))
     assert main(["check", str(src), "--set", "base=64"]) == 0
     capsys.readouterr()
-    assert main(["check", str(src), "--set", "base=8"]) == 2
+    assert main(["check", str(src), "--set", "base=8"]) == 1  # a finding of the kernel, not a refusal
+    assert f"{src}:8:5: error: TASSIGN places 'a' at 0x8, which is not a multiple of 32" in capsys.readouterr().err
+    assert main(["simulate", str(src), "--set", "base=8"]) == 2
     assert f"{src}:8:5: error: TASSIGN places 'a' at 0x8, which is not a multiple of 32" in capsys.readouterr().err
 
 

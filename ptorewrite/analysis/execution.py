@@ -224,8 +224,12 @@ class Machine:
 
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
                  placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
-                 max_instances: int | None = DEFAULT_MAX_INSTANCES):
+                 max_instances: int | None = DEFAULT_MAX_INSTANCES,
+                 placement_findings: list[Diagnostic] | None = None):
         check_runtime_values(kernel, values)
+        # With a list: a manual tile placed past its buffer's end or misaligned is a finding
+        # appended there; the buffer is modelled as long as the bytes the kernel reaches.
+        self.placement_findings = placement_findings
         self.kernel = kernel
         self.arch = arch
         self.manual = kernel.mode == "manual"
@@ -544,12 +548,33 @@ class Machine:
         decl = s.ref.tile
         buf = self.arch.buffer_of(decl.tile_type)
         if not isinstance(addr, int) or addr < 0 or addr + decl.nbytes > buf.capacity:
-            raise located(f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr!r}, outside {buf.name} "
-                          f"({buf.capacity} B)", s)
-        if addr % buf.alignment:
+            message = (f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr!r}, outside {buf.name} "
+                       f"({buf.capacity} B)")
+            if self.placement_findings is None or not isinstance(addr, int) or addr < 0:
+                raise located(message, s)
+            self.finding(f"TASSIGN places '{s.ref}' ({decl.nbytes} B) at {addr:#x}, ending at "
+                         f"{addr + decl.nbytes:#x}, past the end of {buf.name} ({buf.capacity} B)", s)
+            self.buffer_size[buf.name] = max(self.buffer_size[buf.name], addr + decl.nbytes)
+        if addr % buf.alignment and self.placement_findings is not None:
+            self.finding(f"TASSIGN places '{s.ref}' at {addr:#x}, which is not a multiple of {buf.alignment}: "
+                         f"{decl.tile_type} tiles ({buf.name}) need {buf.alignment}-byte alignment", s)
+        elif addr % buf.alignment:
             raise located(f"TASSIGN places '{s.ref}' at {addr:#x}, which is not a multiple of {buf.alignment}: "
                           f"{decl.tile_type} tiles ({buf.name}) need {buf.alignment}-byte alignment", s)
         self.places[(id(decl), slot)] = Place(buf.name, addr)
+
+    def finding(self, message: str, stmt) -> None:
+        """A placement problem `check` reports and checks past (see `placement_findings`)."""
+        d = located(message, stmt).diagnostics[0]
+        if d not in self.placement_findings:
+            self.placement_findings.append(d)
+
+    def beyond(self, message: str, buffer: str, hi: int, stmt) -> None:
+        """An access reaching byte `hi` past `buffer`'s end: a finding, or a refusal."""
+        if self.placement_findings is None:
+            raise located(message, stmt)
+        self.finding(message, stmt)
+        self.buffer_size[buffer] = max(self.buffer_size[buffer], hi)
 
     def alias(self, s: ir.AliasDef) -> None:
         base = self.place_of(s.src, s)
@@ -745,8 +770,8 @@ class Machine:
         if o.decl.packed:  # half-byte elements: the whole tile, a byte per column (see TileDecl.storage_bytes)
             fp = single(o.place.buffer, o.place.address, o.place.address + o.decl.storage_bytes)
             if fp.hi > self.buffer_size[o.place.buffer]:
-                raise located(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
-                              f"{self.buffer_size[o.place.buffer]} B", s)
+                self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
+                            f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)
             return fp
         if o.decl.slayout != "NoneBox":
             window = (0, 0, o.decl.rows, o.decl.cols)  # fractal layout: the whole tile
@@ -759,7 +784,8 @@ class Machine:
             fp = strided(o.place.buffer, base, es, [(nr, rs), (nc, cs)])
             cap = self.buffer_size[o.place.buffer]
             if fp is not None and fp.hi > cap:
-                raise located(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", s)
+                self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B",
+                            o.place.buffer, fp.hi, s)
             self._footprints[key] = fp
         return self._footprints[key]
 
@@ -772,8 +798,8 @@ class Machine:
         fp = single(o.place.buffer, o.place.address, o.place.address + reach)
         cap = self.buffer_size[o.place.buffer]
         if fp.hi > cap:
-            raise located(f"{s.op} uses {reach} B of its scratch tile '{o.text}' from byte {o.place.address:#x}, "
-                          f"reaching byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", s)
+            self.beyond(f"{s.op} uses {reach} B of its scratch tile '{o.text}' from byte {o.place.address:#x}, "
+                        f"reaching byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", o.place.buffer, fp.hi, s)
         return fp
 
     def gm_footprint(self, o: GmOperand, clip) -> Footprint | None:
@@ -902,7 +928,8 @@ def instance_limit(n: int | None):
 
 def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
            placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
-           max_instances: int | None | str = "default") -> Trace:
+           max_instances: int | None | str = "default",
+           placement_findings: list[Diagnostic] | None = None) -> Trace:
     """The kernel's issued instructions and syncs with concrete operands (see module doc).
 
     A run that would execute more than `max_instances` instances (instructions, syncs and loop
@@ -910,4 +937,4 @@ def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
     raises :class:`InstanceLimit` naming the loops and smaller sizes: before running when the trip
     counts known from `values` already exceed it, else on reaching it."""
     limit = _LIMIT[0] if max_instances == "default" else max_instances
-    return Machine(kernel, arch, values, placement, markers, require_semantics, limit).run()
+    return Machine(kernel, arch, values, placement, markers, require_semantics, limit, placement_findings).run()

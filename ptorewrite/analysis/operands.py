@@ -20,7 +20,8 @@ module checks what holds for every kernel of the spec (§3) and of pto-isa's own
   the view reaches (`TileDecl.overhang`). In manual mode TSUBVIEW is an address computation
   (`TASSIGN(dst, src.data() + offset)`) and may name any bytes of the buffer; the execution checks
   that the view lies inside it;
-- a manual TASSIGN with a constant address is aligned for its buffer and fits in it;
+- a manual TASSIGN with a constant address is aligned for its buffer and fits in it (for `check`
+  a finding of the kernel, not a refusal);
 - MGATHER into an L1 tile reads GM with the scalar unit: nothing else in the kernel writes the
   GM it reads or touches its GM staging area.
 
@@ -41,8 +42,13 @@ from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 MAX_ERRORS = 20
 
 
-def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | None = None) -> None:
-    """Raise PtoError with every operand problem of `kernel` (at most MAX_ERRORS of them)."""
+def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | None = None,
+                   placement_findings: list[Diagnostic] | None = None) -> None:
+    """Raise PtoError with every operand problem of `kernel` (at most MAX_ERRORS of them).
+
+    With `placement_findings`, a manual TASSIGN that is misaligned or reaches past its buffer is
+    appended there instead: `check` reports it as a finding of the kernel and goes on checking
+    (the bytes past the end are still distinct bytes to the race analysis)."""
     errors: list[Diagnostic] = []
 
     def error(message: str, loc) -> None:
@@ -65,9 +71,17 @@ def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | No
         elif isinstance(s, ir.AliasDef):
             _check_alias(s, error, reach=kernel.mode == "auto" or s.kind == "TRESHAPE")
         elif isinstance(s, ir.TileAssign):
-            _check_tassign(s, arch, error)
+            _check_tassign(s, arch, error if placement_findings is None else _collector(placement_findings))
     if errors:
         raise PtoError.many(errors[:MAX_ERRORS])
+
+
+def _collector(findings: list[Diagnostic]):
+    def collect(message: str, loc) -> None:
+        d = Diagnostic("error", message, to_location(loc))
+        if d not in findings:
+            findings.append(d)
+    return collect
 
 
 def _name(ref: ir.TileRef | ir.TileDecl) -> str:

@@ -81,7 +81,11 @@ class _Reader:
             if name in ("if", "endif"):
                 self.conditional += 1 if name == "if" else -1
             elif name == "set" and args:
-                self.vars[args[0]] = ";".join(a for a in args[1:] if a not in ("CACHE", "PARENT_SCOPE"))
+                # set(VAR value... [CACHE TYPE "doc" [FORCE]] | [PARENT_SCOPE]): the value ends there.
+                value = args[1:]
+                for stop in ("CACHE", "PARENT_SCOPE"):
+                    value = value[:value.index(stop)] if stop in value else value
+                self.vars[args[0]] = ";".join(value)
             elif name == "include_directories":
                 self.includes += [a for a in args if a not in ("BEFORE", "AFTER", "SYSTEM")]
             elif name == "get_filename_component" and len(args) >= 3 and args[2] in ("ABSOLUTE", "REALPATH"):
@@ -126,8 +130,11 @@ def _keep_dir(d: str, pto: Path) -> str | None:
     return str(p)
 
 
+_DEFINE = re.compile(r"[A-Za-z_]\w*(=|$)")
+
+
 def _keep_define(d: str) -> bool:
-    return bool(d) and "$" not in d and "\\" not in d and '"' not in d
+    return _DEFINE.match(d) is not None and "$" not in d and "\\" not in d and '"' not in d
 
 
 def build_flags(kernel: Path, pto: Path) -> list[list[str]]:

@@ -67,3 +67,15 @@ def test_file_no_build_names(tmp_path):
     checkout, folder = _tree(tmp_path, "add_compile_definitions(BLOCKS=4)\nadd_library(x SHARED other.cpp)\n")
     assert build_flags(folder / "demo_kernel.cpp", checkout) == [[]]
     assert build_flags(checkout / "kernels/common/none.cpp", checkout) == [[]]
+
+
+def test_cached_variable_is_its_value_not_its_documentation(tmp_path):
+    """set(VAR value CACHE TYPE "doc"): only the value reaches a definition; nothing that is not
+    a macro name becomes a -D."""
+    checkout, folder = _tree(tmp_path, """
+set(PATH_MODE "1" CACHE STRING "Path mode: 0=GM, 1=UB")
+add_compile_definitions(PATH_MODE=${PATH_MODE})
+add_compile_definitions("not a name=1")
+add_library(demo_kernel SHARED demo_kernel.cpp)
+""")
+    assert build_flags(folder / "demo_kernel.cpp", checkout) == [["-D", "PATH_MODE=1"]]

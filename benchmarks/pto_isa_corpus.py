@@ -17,8 +17,9 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   build's outcome in its row;
 - `-I BUILD` for the flash-attention kernels, whose instantiations are in a header their own
   build generates: the benchmark runs the kernel folder's `scripts/generate_cases.py` (pto-isa's
-  generator, defaults unchanged) into a temporary folder and passes that folder, as the kernel's
-  CMake build passes its build folder.
+  generator) into a temporary folder as the folder's `run.sh` runs it by default (its default
+  `--qk-preload`, which the CMake build's default FIFO mode is checked against) and passes that
+  folder, as the kernel's CMake build passes its build folder.
 
 AUTO kernels are read with the bundled parse-only headers (`ir`) and with `ir --pto-isa-root`
 (pto-isa's CPU-simulator configuration); the other commands run in the first configuration
@@ -157,6 +158,14 @@ def manual_kernels(pto: Path) -> list[str]:
     return out
 
 
+def run_script_preload(folder: Path) -> list[str]:
+    """`--qk-preload N` as the kernel folder's run.sh passes it to the generator by default
+    (`: "${QK_PRELOAD:=N}"`); nothing when there is no such default."""
+    script = folder / "run.sh"
+    m = re.search(r'^:\s*"\$\{QK_PRELOAD:=(\d+)\}"', script.read_text(), re.MULTILINE) if script.is_file() else None
+    return ["--qk-preload", m.group(1)] if m else []
+
+
 class Runner:
     def __init__(self, pto: Path, timeout: float, tmp: Path):
         self.pto, self.timeout, self.tmp = pto, timeout, tmp
@@ -168,6 +177,7 @@ class Runner:
             out = self.tmp / folder.replace("/", "_")
             out.mkdir(parents=True, exist_ok=True)
             subprocess.run([sys.executable, str(self.pto / folder / "scripts/generate_cases.py"),
+                            *run_script_preload(self.pto / folder),
                             "--output-header", str(out / "generated_cases.h"),
                             "--output-json", str(out / "generated_cases.json")],
                            check=True, capture_output=True)

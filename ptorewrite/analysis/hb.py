@@ -402,20 +402,37 @@ def _on_path(ranges, pos: int) -> bool:
 
 
 def _merged_entry(values, paths, limit: int, ops: list[int]):
-    holes: list[int] = []
-    i = bisect_left(ops, min(_first_unknown(v) for v in values))
-    for scanned in range(MAX_SCAN + 1):
-        if i >= len(ops) or ops[i] >= limit:
-            return _entry(limit, holes)
-        o = ops[i]
-        if scanned == MAX_SCAN:
-            return _entry(o, holes)
-        if not all(_has(v, o) or not _on_path(r, o) for v, r in zip(values, paths)):
-            if len(holes) == MAX_HOLES:
-                return _entry(o, holes)
-            holes.append(o)
-        i += 1
-    raise AssertionError("unreachable")
+    """One entry of `_merged_row` for a pipe whose ops sit at `ops`: the ops some path issued
+    and does not know become holes. What a path does not know is a few ranges (from its bound
+    on, clipped to the path's position ranges) and its own holes (always positions of this
+    pipe's ops), so the scan works on slices of `ops` rather than op by op."""
+    i0 = bisect_left(ops, min(_first_unknown(v) for v in values))
+    end = bisect_left(ops, limit, i0)
+    stop = min(end, i0 + MAX_SCAN)  # the ops looked at: ops[i0:stop]
+    if i0 >= stop:
+        return limit
+    first, after = ops[i0], ops[stop - 1] + 1
+    unknown: set[int] = set()  # positions of ops some path issued and does not know
+    for v, ranges in zip(values, paths):
+        if type(v) is int:
+            bound, own_holes = v, ()
+        else:
+            bound, own_holes = v.upto, v.holes
+        for lo, hi in ranges:
+            a = bisect_left(ops, max(lo, bound), i0, stop)
+            b = bisect_left(ops, hi, a, stop)
+            if a < b:
+                unknown.update(ops[a:b])
+        for h in own_holes:
+            if first <= h < after:
+                for lo, hi in ranges:
+                    if lo <= h < hi:
+                        unknown.add(h)
+                        break
+    found = sorted(unknown)
+    if len(found) > MAX_HOLES:
+        return _entry(found[MAX_HOLES], found[:MAX_HOLES])
+    return _entry(ops[stop] if stop < end else limit, found)
 
 
 def _merge_paths(ends, limit: int, op_positions, off: list[int]):

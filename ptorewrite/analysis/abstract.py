@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from ptorewrite.analysis.expr import (
-    _BINARY,
+    C_OPERATORS,
     BinOp,
     Const,
     Expr,
@@ -29,8 +29,8 @@ from ptorewrite.analysis.expr import (
     UnboundValue,
     UnOp,
     Var,
-    _c_div,
-    _c_mod,
+    c_div,
+    c_mod,
 )
 
 
@@ -73,7 +73,7 @@ def is_known(v) -> bool:
 
 
 # C semantics of the binary operators on known values: the table expressions evaluate with.
-_CONCRETE = _BINARY
+_CONCRETE = C_OPERATORS
 
 
 def binary(op: str, a, b):
@@ -185,8 +185,8 @@ class Compiled:
         # (Python would happily compare them with ==).
         loads = "".join(f"    {v} = env[{n!r}]\n    if {v}.__class__ not in _known: raise TypeError\n"
                         for n, v in names.items())
-        body = f"def f(env, _div=_c_div, _mod=_c_mod, _known=_KNOWN_TYPES):\n{loads}    return {src}\n"
-        scope = {"_c_div": _c_div, "_c_mod": _c_mod, "_KNOWN_TYPES": _KNOWN_TYPES}
+        body = f"def f(env, _div=c_div, _mod=c_mod, _known=_KNOWN_TYPES):\n{loads}    return {src}\n"
+        scope = {"c_div": c_div, "c_mod": c_mod, "_KNOWN_TYPES": _KNOWN_TYPES}
         exec(body, scope)  # noqa: S102 - source generated from the IR's own expressions
         self.fn = scope["f"]
 

@@ -863,7 +863,7 @@ def _compile(exprs: list[Expr], shape: str) -> Callable | None:
 
     try:
         body = shape.format(*(emit(e) for e in exprs))
-        return eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex._c_div, "mod": ex._c_mod})
+        return eval(f"lambda env: {body}", {"k": tuple(consts), "div": ex.c_div, "mod": ex.c_mod})
     except (TypeError, RecursionError, MemoryError, SyntaxError):
         return None
 

@@ -82,23 +82,23 @@ class UnboundValue(KeyError):
         return self.args[0]
 
 
-def _c_div(a, b):
+def c_div(a, b):
     if isinstance(a, float) or isinstance(b, float):
         return a / b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
 
 
-def _c_mod(a, b):
-    return a - _c_div(a, b) * b
+def c_mod(a, b):
+    return a - c_div(a, b) * b
 
 
-_BINARY = {
+C_OPERATORS = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,
-    "/": _c_div,
-    "%": _c_mod,
+    "/": c_div,
+    "%": c_mod,
     "<<": lambda a, b: a << b,
     ">>": lambda a, b: a >> b,
     "&": lambda a, b: a & b,
@@ -114,7 +114,7 @@ _BINARY = {
     "||": lambda a, b: bool(a) or bool(b),
 }
 
-BINARY_OPS = frozenset(_BINARY)
+BINARY_OPS = frozenset(C_OPERATORS)
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class BinOp(Expr):
     rhs: Expr
 
     def eval(self, env):
-        return _BINARY[self.op](self.lhs.eval(env), self.rhs.eval(env))
+        return C_OPERATORS[self.op](self.lhs.eval(env), self.rhs.eval(env))
 
     def free_vars(self):
         return self.lhs.free_vars() | self.rhs.free_vars()
@@ -177,7 +177,7 @@ class Select(Expr):
 def binop(op: str, lhs: Expr, rhs: Expr) -> Expr:
     """Build a binary expression, folding constants and trivial identities."""
     if isinstance(lhs, Const) and isinstance(rhs, Const):
-        return Const(_BINARY[op](lhs.value, rhs.value))
+        return Const(C_OPERATORS[op](lhs.value, rhs.value))
     if op == "+":
         if rhs == ZERO:
             return lhs

@@ -54,7 +54,7 @@ Number = int | float | bool
 # Spec §2: TEXTRACT reads, and TINSERT writes, only a window at (indexRow, indexCol) of the
 # larger tile, shaped like the other tile's valid region. Value: (windowed operand, shaping one).
 # The fixpipe forms' Scaling tile comes third and takes no part in the window.
-WINDOWED = {"TEXTRACT": (1, 0), "TINSERT": (0, 1), "TEXTRACT_FP": (1, 0), "TINSERT_FP": (0, 1)}
+WINDOWED = {n: (1, 0) for n in with_fp_forms("TEXTRACT")} | {n: (0, 1) for n in with_fp_forms("TINSERT")}
 # TLOAD / TSTORE copy the overlap of the tile's valid region and the GM window.
 CLIPPED_GM = with_fp_forms("TLOAD", "TSTORE")
 

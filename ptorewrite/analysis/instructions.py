@@ -226,6 +226,11 @@ def tile_accesses(op: OpInfo, tile_types: list[str], arch: str | None = None) ->
 FP_FORMS = {"TSTORE_FP": "TSTORE", "TMOV_FP": "TMOV", "TEXTRACT_FP": "TEXTRACT", "TINSERT_FP": "TINSERT"}
 
 
+def base_form(name: str) -> str:
+    """The instruction a fixpipe quantisation form is otherwise (`name` itself for the others)."""
+    return FP_FORMS.get(name, name)
+
+
 def with_fp_forms(*names: str) -> frozenset[str]:
     """`names` and their fixpipe quantisation forms."""
     return frozenset(names) | {fp for fp, base in FP_FORMS.items() if base in names}

@@ -35,7 +35,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.instructions import BLOCK_BYTES, MATMUL_DTYPES, OPERAND_RULES
+from ptorewrite.analysis.instructions import BLOCK_BYTES, MATMUL_DTYPES, OPERAND_RULES, base_form
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 
@@ -153,7 +153,7 @@ def _check_instr(s: ir.Instr, arch: ArchProfile, error, reporter: Reporter | Non
         _agree(s, tiles, rule.same_dtype, "element type", lambda t: t.dtype, error)
         _agree(s, tiles, rule.same_valid_shape, "valid shape", _valid_shape, error,
                show=lambda v: f"{v[0]}x{v[1]}")
-    if s.op in ("TLOAD", "TSTORE", "TSTORE_FP"):
+    if base_form(s.op) in ("TLOAD", "TSTORE"):
         _check_gm_copy(s, error, reporter)
     elif s.op.startswith(("TMATMUL", "TGEMV")):
         _check_matmul(s, refs, tiles, arch, error)
@@ -209,7 +209,7 @@ def _check_gm_copy(s: ir.Instr, error, reporter: Reporter | None) -> None:
     if tile_arg is None or gm_arg is None:
         return
     tile, gm = tile_arg.value.tile, gm_arg.value.tensor
-    if s.op in ("TSTORE", "TSTORE_FP") and tile.tile_type == "Acc":
+    if base_form(s.op) == "TSTORE" and tile.tile_type == "Acc":
         return  # the fixpipe converts on the way out
     if tile.dtype == gm.dtype or "auto" in (tile.dtype, gm.dtype):
         return

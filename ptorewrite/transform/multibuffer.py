@@ -26,10 +26,11 @@ from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
+from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 
-PARTIAL_WRITERS = frozenset({"TINSERT", "TINSERT_FP"})  # write a window of their destination, keep the rest
+PARTIAL_WRITERS = with_fp_forms("TINSERT")  # write a window of their destination, keep the rest
 
 
 @dataclass

@@ -38,7 +38,7 @@ from ptorewrite.analysis.instructions import (
     pipe_of,
     tile_accesses,
 )
-from ptorewrite.arch import PIPE_ENUM, ArchProfile
+from ptorewrite.arch import CROSS_CORE_SEMAPHORES, PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import macros
@@ -1483,7 +1483,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
             return
-        if name in CROSS_CORE_OPS or name in CROSS_CORE_BUILTINS:
+        if name in CROSS_CORE_BUILTINS:
+            out.append(self.lower_cross_sync(name, node, scope, loc))
+            return
+        if name in CROSS_CORE_OPS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
@@ -1651,6 +1654,22 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             key = (id(ref.tile), i)
             self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
+
+    def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:
+        """`set_intra_block(pipe, id)` / `wait_intra_block(pipe, id)`: a flag between the cores of a cluster."""
+        if len(node.args) != 2:
+            raise self.error(f"{name} takes a pipe and a semaphore id", node.offset)
+        pipe = self.scalar(node.args[0], scope).const_value()
+        if not isinstance(pipe, str):
+            raise self.error("pipes must be PIPE_* constants", node.args[0].offset)
+        if pipe == "ALL":
+            raise self.error(f"{name} names one pipe, not PIPE_ALL", node.args[0].offset)
+        sem = self.scalar(node.args[1], scope)
+        c = sem.const_value()
+        if c is not None and not (isinstance(c, int) and 0 <= c < CROSS_CORE_SEMAPHORES):
+            raise self.error(f"semaphore id {c} is out of range 0..{CROSS_CORE_SEMAPHORES - 1}", node.args[1].offset)
+        self.manual = True
+        return ir.CrossSync("set" if name.startswith("set") else "wait", pipe, sem, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:
         args = [self.scalar(a, scope) for a in node.args]

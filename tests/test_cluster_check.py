@@ -1,0 +1,151 @@
+"""`check` on cluster kernels: the cube core and both vector cores of one source run together, with
+set_intra_block / wait_intra_block as real synchronisation between them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptorewrite.cli import main
+
+CLUSTER = Path(__file__).parent / "kernels" / "cluster"
+HANDOFF = CLUSTER / "handoff.cpp"
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def without(tmp_path, needle: str) -> tuple[Path, str]:
+    text = HANDOFF.read_text()
+    lines = text.splitlines(True)
+    n = line_of(text, needle)
+    out = tmp_path / "handoff.cpp"
+    out.write_text("".join(lines[:n - 1] + ["\n"] + lines[n:]))  # blanked: the other lines keep their numbers
+    return out, text
+
+
+def test_clean_cluster_kernel_runs_every_core(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", HANDOFF)
+    assert status == 0 and not err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+
+
+@pytest.mark.parametrize("deleted, reported, message", [
+    # The cube core overwrites the workspace before the second vector core has read it.
+    ("wait_intra_block(PIPE_FIX, 17);  //", "TLOAD(x, gPart);",
+     ("data race (RAW) on GM argument ws bytes [0x800, 0x1000): TLOAD [vec1.MTE2] reads gPart while TSTORE "
+      "[cube.FIX]")),
+    ("set_intra_block(PIPE_FIX, 16);", "wait_intra_block(PIPE_MTE2, 0);",
+     "deadlock: wait_intra_block(PIPE_MTE2, 0) on vec1 is never satisfied"),
+    ("set_intra_block(PIPE_MTE2, 1);", "wait_intra_block(PIPE_FIX, 1);   //",
+     "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
+    ("wait_intra_block(PIPE_MTE2, 0);", "TLOAD(x, gPart);",
+     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+    # An intra-core flag of one vector core: both vector cores run the code, both race.
+    ("wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);", "TSTORE(gOut, x);",
+     "data race (RAW) on vec0:UB bytes [0x0, 0x800): TSTORE [vec0.MTE3] reads x while TMULS [vec0.V]"),
+])
+def test_a_deleted_flag_is_reported_at_its_line(capsys, tmp_path, deleted, reported, message):
+    path, text = without(tmp_path, deleted)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert f"{path}:{line_of(text, reported)}:" in err
+    assert message in err
+
+
+def test_deleted_wait_leaves_a_signal_raised_at_the_end(capsys, tmp_path):
+    path, text = without(tmp_path, "wait_intra_block(PIPE_FIX, 17);  //")
+    _, _, err = run(capsys, "check", "--arch", "a5", path)
+    n = line_of(text, "set_intra_block(PIPE_MTE2, 1);")
+    assert (f"{path}:{n}:9: error: deadlock: set_intra_block(PIPE_MTE2, 1) on vec1 raises a semaphore no "
+            "wait_intra_block of the other core takes") in err
+
+
+def test_waits_in_a_cycle_are_a_deadlock(capsys):
+    path = CLUSTER / "crossed_waits.cpp"
+    text = path.read_text()
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1 and "0 race(s), 2 flag problem(s)" in out
+    cube = line_of(text, "wait_intra_block(PIPE_MTE2, 3);")
+    vec = line_of(text, "wait_intra_block(PIPE_MTE2, 2);")
+    assert f"{path}:{cube}:5: error: deadlock: wait_intra_block(PIPE_MTE2, 3) on cube waits for a signal" in err
+    assert f"{path}:{vec}:5: error: deadlock: wait_intra_block(PIPE_MTE2, 2) on vec0 waits for a signal" in err
+
+
+def test_a_core_without_instructions_still_takes_part(capsys):
+    # The cube side of crossed_waits.cpp only signals: its kernel is kept for the cluster and `ir` shows it.
+    status, out, _ = run(capsys, "ir", "--arch", "a5", CLUSTER / "crossed_waits.cpp")
+    assert status == 0 and "core cube" in out and "set_intra_block(MTE2, semaphore 18)" in out
+
+
+def test_one_core_type_chosen_checks_that_core_alone_with_a_warning(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", "--core", "vec", "--set", "subblock_idx=1", HANDOFF)
+    assert status == 0 and "run together" not in out
+    assert "warning: --core vec: only this core's pipes are checked (core vec)" in err
+
+
+def test_simulate_times_each_core_alone_and_says_so(capsys):
+    status, out, err = run(capsys, "simulate", "--arch", "a5", "--set", "subblock_idx=0", HANDOFF)
+    assert status == 0 and "cycles" in out
+    assert "warning: simulate times each core alone (core cube)" in err
+
+
+OVERFLOW = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+extern "C" __global__ AICORE void many(__gm__ float *out, __gm__ float *in)
+{
+#if defined(__DAV_CUBE__)
+    for (int i = 0; i < SIGNALS; ++i) {
+        wait_intra_block(PIPE_MTE2, 5);
+        wait_intra_block(PIPE_MTE2, 21);
+    }
+#endif
+#if defined(__DAV_VEC__)
+    using RowT = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 8, 64>;
+    using GmRow = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+    RowT x;
+    TASSIGN(x, 0x0);
+    GmRow src(in + get_subblockid() * 8 * 64);
+    TLOAD(x, src);
+    for (int i = 0; i < SIGNALS; ++i) {
+        set_intra_block(PIPE_MTE2, 5);
+    }
+#endif
+}
+"""
+
+
+@pytest.mark.parametrize("signals, clean", [(15, True), (16, False)])
+def test_a_semaphore_holds_fifteen_signals(capsys, tmp_path, signals, clean):
+    path = tmp_path / "many.cpp"
+    path.write_text(OVERFLOW)
+    status, _, err = run(capsys, "check", "--arch", "a5", f"-DSIGNALS={signals}", path)
+    assert status == (0 if clean else 1)
+    if not clean:
+        assert f"{path}:20:9: error: deadlock: set_intra_block(PIPE_MTE2, 5) on vec0 can raise its semaphore a " \
+               "16th time" in err
+
+
+def test_semaphore_ids_name_the_receiving_core():
+    from ptorewrite.analysis.execution import Step
+    from ptorewrite.emulator.pipes import semaphore
+
+    def step(core, kind, sem):
+        return Step(0, kind, "MTE2", None, 0, event=sem, core=core)
+
+    assert semaphore(step("cube", "xset", 3)) == ("vec0", 3)
+    assert semaphore(step("cube", "xset", 19)) == ("vec1", 3)
+    assert semaphore(step("cube", "xwait", 19)) == ("cube", 19)
+    assert semaphore(step("vec1", "xset", 3)) == ("cube", 19)
+    assert semaphore(step("vec0", "xset", 3)) == ("cube", 3)
+    assert semaphore(step("vec1", "xwait", 3)) == ("vec1", 3)

@@ -149,3 +149,15 @@ def test_semaphore_ids_name_the_receiving_core():
     assert semaphore(step("vec1", "xset", 3)) == ("cube", 19)
     assert semaphore(step("vec0", "xset", 3)) == ("cube", 3)
     assert semaphore(step("vec1", "xwait", 3)) == ("vec1", 3)
+
+
+@pytest.mark.parametrize("mode, races", [(0, 0), (1, 2), (2, 2), (3, 2)])
+def test_an_accumulator_move_writes_the_ub_its_mode_names(capsys, mode, races):
+    # Only the first vector core signals that its UB tile is free: a move into it is ordered, a
+    # move into the second core's UB (SingleModeVec1, or a dual mode's other half) is not.
+    path = CLUSTER / "acc_to_ub.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", f"-DMODE={mode}", path)
+    assert status == (1 if races else 0) and f"{races} race(s), 0 flag problem(s)" in out
+    if races:
+        assert "data race (WAW) on vec1:UB bytes [0x0, 0x400): TLOAD [vec1.MTE2] writes y while TMOV [cube.FIX]" in err
+        assert "vec0:UB" not in err

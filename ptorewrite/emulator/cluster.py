@@ -10,9 +10,11 @@ core's matching set (see `pipes.semaphore`).
 
 Buffers: UB belongs to a vector core, every other on-chip buffer (L1, L0A/B/C, bias, scaling) to
 the cube core, and GM is shared. An access a core makes to a buffer of another core (a vector core
-moving a tile into L1, the cube core writing a result into UB) lands in that core's buffer; when
-the cube core writes or reads UB, which vector core's UB it reaches depends on the instruction's
-mode, so the access is counted on both (conservative: it can only add races).
+moving a tile into L1, the cube core writing a result into UB) lands in that core's buffer. An a5
+accumulator-to-vector move (TMOV / TEXTRACT / TINSERT from an Acc tile) writes the first vector
+core's UB, or the second's with `AccToVecMode::SingleModeVec1`; the dual modes split the tile
+between both, and the whole tile is counted on each (conservative: it can only add races), as is
+any other cube-core access to UB.
 """
 
 from __future__ import annotations
@@ -37,14 +39,27 @@ def cores_of(kernels: dict[str, ir.Kernel]) -> list[tuple[str, ir.Kernel, int]]:
     return out
 
 
-def _spaces(space: str, core: str) -> tuple[str, ...]:
-    """The cluster-wide names of the buffer `space` as `core` reaches it."""
+def _vector_cores_reached(step) -> tuple[int, ...]:
+    """The vector cores whose UB a cube-core instruction reaches: an accumulator-to-vector move
+    writes the first one unless its AccToVecMode names the second, and the dual modes split the
+    tile between both (counted whole on each: conservative). Anything else: both (conservative)."""
+    modes = [t.split("::", 1)[1] for t in getattr(step.stmt, "template_args", ()) if t.startswith("AccToVecMode::")]
+    tiles = {a.value.tile.tile_type for a in step.stmt.tile_args} if step.kind == "op" else set()
+    if "Acc" not in tiles:
+        return tuple(range(VECTOR_CORES))
+    mode = modes[0] if modes else "SingleModeVec0"
+    return {"SingleModeVec0": (0,), "SingleModeVec1": (1,)}.get(mode, tuple(range(VECTOR_CORES)))
+
+
+def _spaces(space: str, core: str, step=None) -> tuple[str, ...]:
+    """The cluster-wide names of the buffer `space` as `core` reaches it (in `step`)."""
     if space.startswith("GM:"):
         return (space,)
     if space in VECTOR_BUFFERS:
         if core.startswith("vec"):
             return (f"{core}:{space}",)
-        return tuple(f"vec{k}:{space}" for k in range(VECTOR_CORES))
+        reached = _vector_cores_reached(step) if step is not None else range(VECTOR_CORES)
+        return tuple(f"vec{k}:{space}" for k in reached)
     return (f"cube:{space}",)
 
 
@@ -70,7 +85,7 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
             s.core = core
             if s.accesses:
                 s.accesses = tuple(Access(replace(a.footprint, space=name), a.write, a.what)
-                                   for a in s.accesses for name in _spaces(a.footprint.space, core))
+                                   for a in s.accesses for name in _spaces(a.footprint.space, core, s))
             steps.append(s)
         statements += t.statements
         for name, size in t.buffer_size.items():

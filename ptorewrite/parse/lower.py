@@ -85,6 +85,8 @@ IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padd
                               "preload", "dcci"})  # preload: instruction-cache prefetch
 # a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
+# pto-isa's AccToVecMode by value: which vector core's UB an a5 accumulator-to-vector move writes.
+ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
 RAW_DATA_INTRINSICS = frozenset({
     "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
@@ -1556,6 +1558,18 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         one (`MGATHER<Coalesce::Elem, Oob>` in a template whose `Oob` is `GatherOOB::Clamp`), so
         the instruction's modes are known wherever the call is written."""
         text = self.node_text(t)
+        if text.replace(" ", "").startswith("static_cast<AccToVecMode>"):
+            # The destination mode of an accumulator-to-vector move, computed: name it.
+            try:
+                v = self.eval(t, scope)
+            except (LoweringError, cp.ParseError):
+                return text
+            c = v.const_value() if isinstance(v, Expr) else None
+            if isinstance(c, int) and 0 <= c < len(ACC_TO_VEC_MODES):
+                return f"AccToVecMode::{ACC_TO_VEC_MODES[c]}"
+            if isinstance(c, str) and "::" in c:
+                return c
+            return text
         if isinstance(t, cp.Name) and "::" not in text:
             try:
                 v = self.eval(t, scope)

@@ -46,7 +46,7 @@ semaphore, see `semaphore`), and is otherwise handled as a wait: it joins the se
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ptorewrite.analysis.execution import Access, Step, Trace, located
 from ptorewrite.arch import CROSS_CORE_SEMAPHORE_LIMIT, ArchProfile
@@ -83,7 +83,9 @@ def _via_notes(step: Step) -> tuple[Diagnostic, ...]:
 
 @dataclass
 class FlagProblem:
-    kind: str  # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"
+    # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"; across the cores of a cluster
+    # also "overflow" and "left-raised" (a warning: no wait of this kernel hangs on it)
+    kind: str
     steps: tuple[Step, ...]  # the step reported first, then related ones
 
     def key(self):
@@ -126,10 +128,11 @@ class FlagProblem:
             msg = (f"deadlock: {s.name} {where}is never satisfied: no set_intra_block of the other core raises "
                    f"that semaphore for it, so PIPE_{s.pipe} of {s.core} hangs here")
             notes = ()
-        elif self.kind == "set-at-end":
-            msg = (f"deadlock: {s.name} {where}raises a semaphore no wait_intra_block of the other core takes: "
-                   "it is still raised when the kernel ends")
-            notes = ()
+        elif self.kind == "left-raised":
+            msg = (f"{s.name} {where}raises a semaphore no wait_intra_block of the other core takes: it is still "
+                   "raised when the kernel ends (nothing in this kernel waits on it; the next kernel on this "
+                   "cluster starts with it raised)")
+            return Diagnostic("warning", msg, to_location(s.loc), _via_notes(s))
         elif self.kind == "overflow":
             msg = (f"deadlock: {s.name} {where}can raise its semaphore a {CROSS_CORE_SEMAPHORE_LIMIT + 1}th time "
                    f"before the other core has taken the earlier signals: the counter holds "
@@ -182,7 +185,7 @@ def _match_cross(trace: Trace, matches: dict[int, int], problems: list[FlagProbl
         for w, st in zip(ws, ss):
             matches[w.index] = st.index
         problems.extend(FlagProblem("never-set", (w,)) for w in ws[len(ss):])
-        problems.extend(FlagProblem("set-at-end", (st,)) for st in ss[len(ws):])
+        problems.extend(FlagProblem("left-raised", (st,)) for st in ss[len(ws):])
         for j in range(CROSS_CORE_SEMAPHORE_LIMIT, min(len(ss), len(ws) + CROSS_CORE_SEMAPHORE_LIMIT)):
             after[ss[j].index] = ws[j - CROSS_CORE_SEMAPHORE_LIMIT].index
     return after
@@ -368,12 +371,15 @@ class CheckResult:
     order: list[int]
     stuck: list[int]
 
+    warnings: list[FlagProblem] = field(default_factory=list)
+
     @property
     def clean(self) -> bool:
         return not self.races and not self.flags
 
     def diagnostics(self) -> list[Diagnostic]:
-        return [p.diagnostic() for p in self.flags] + [r.diagnostic() for r in self.races]
+        return [p.diagnostic() for p in self.flags] + [r.diagnostic() for r in self.races] + \
+            [p.diagnostic() for p in self.warnings]
 
 
 def check(trace: Trace) -> CheckResult:
@@ -489,7 +495,9 @@ def check(trace: Trace) -> CheckResult:
     ordered = sorted(races.values(), key=lambda r: (r.second.index, r.first.index))
     flags += [p for p in reuse if not (p.key() in seen_flags or seen_flags.add(p.key()))]
     flags.sort(key=lambda f: f.steps[0].index)
-    return CheckResult(ordered, flags, matches, order, stuck)
+    warnings = [f for f in flags if f.kind == "left-raised"]
+    flags = [f for f in flags if f.kind != "left-raised"]
+    return CheckResult(ordered, flags, matches, order, stuck, warnings)
 
 
 def _previous_waits(steps: list[Step], matches: dict[int, int], flags: list[FlagProblem]) -> dict[int, int]:

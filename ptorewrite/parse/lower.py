@@ -48,6 +48,7 @@ from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, Co
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
+from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
@@ -135,7 +136,8 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
+               ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -1038,6 +1040,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
             scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
             return
+        if isinstance(t, ty.PipeType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            pipe = self.declare_pipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("value", pipe))
+            return
         if isinstance(t, ty.EventType):
             loc = self.range_of(group or d, include_semicolon=True)
             ev = self.declare_event(t, decl.name, loc, decl.name_offset, out)
@@ -1458,6 +1465,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)
+            return
+        if name in FIFO_CALLS and self.arch.name == "a5":
+            self.lower_fifo(name, node, scope, loc, out)
             return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:

@@ -199,3 +199,19 @@ def test_a_reused_fifo_slot_races_with_the_construction_credits(capsys):
 def test_fifo_calls_stop_auto2manual_with_the_located_error(capsys, tmp_path):
     status, _, err = run(capsys, "auto2manual", "--arch", "a5", FIFO, "-o", tmp_path / "x.cpp")
     assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TPipe' here)" in err
+
+
+def test_a_vector_to_cube_fifo_meets_both_halves_in_one_slot(capsys, tmp_path):
+    path = CLUSTER / "fifo_v2c.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    # Without the pop's wait the cube core reads the slot while the vector cores write it.
+    text = path.read_text()
+    broken = tmp_path / "fifo_v2c.cpp"
+    broken.write_text(text.replace("TPOP<Fifo, Whole, TileSplitAxis::TILE_UP_DOWN>(fifo, m);",
+                                   "TASSIGN(m, 0x20000);"))
+    status, out, err = run(capsys, "check", "--arch", "a5", broken)
+    assert status == 1
+    push, use = line_of(text, "TPUSH<"), line_of(text, "TMOV(aLeft, m);")
+    assert (f"{broken}:{push}:9: error: data race (WAR) on cube:L1 bytes [0x20000, 0x20040): TINSERT [vec0.MTE3] "
+            f"writes fifo's slot while TMOV [cube.MTE1] at {use}:9 reads m") in err

@@ -22,8 +22,11 @@ the cores of the cluster:
   SlotNum / 2); the consumer's TFREE signals only after every P-th tile. Constructing the pipe
   gives the producer P signals of "freed"; when the kernel ends the producer takes P of them
   back.
-- The other directions (both ways, through GM, control words) and the a2a3 pipes are refused
-  with a located error.
+- DIR_BOTH is both rings in one object: the cube core pushes L0C tiles to the vector cores as
+  DIR_C2V does (FlagID, FlagID + 1) and pops L1 tiles they push as DIR_V2C does, on FlagID + 2
+  ("filled") and FlagID + 3 ("freed"); each core's count of pushes and pops serves its own ring.
+- The other directions (through GM, control words) and the a2a3 pipes are refused with a
+  located error.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.values import Scope
 
 FIFO_CALLS = frozenset({"TPUSH", "TPOP", "TFREE"})
-SUPPORTED = ("DIR_C2V", "DIR_V2C")
+SUPPORTED = ("DIR_C2V", "DIR_V2C", "DIR_BOTH")
 SECOND_VECTOR_CORE = 16  # the cube core's ids for the second vector core's semaphores
 
 
@@ -77,7 +80,7 @@ class FifoLowering:
                              "ffts flags that ptorewrite does not model yet", offset)
         if t.direction not in SUPPORTED:
             raise self.error(f"TPipe direction {t.direction} is not modelled (only DIR_C2V, cube L0C to vector UB, "
-                             "and DIR_V2C, vector UB to cube L1)", offset)
+                             "DIR_V2C, vector UB to cube L1, and DIR_BOTH)", offset)
         if len(init) != 3:
             raise self.error("TPipe takes a GM slot buffer, a UB consumer buffer and an L1 consumer buffer", offset)
         c2v, v2c = (self.scalar(a, scope) for a in init[1:])
@@ -109,29 +112,37 @@ class FifoLowering:
             return first
         return first + [self._cross(kind, pipe, sem + SECOND_VECTOR_CORE, loc)]
 
+    def _ring(self, p: PipeObject, pushing: bool) -> tuple[str, int]:
+        """The ring this core's pushes (or pops) use: its direction and its "filled" semaphore id."""
+        d = p.type.direction
+        if d == "DIR_BOTH":
+            c2v = (self.core == "cube") == pushing
+            return ("DIR_C2V", p.type.flag_id) if c2v else ("DIR_V2C", p.type.flag_id + 2)
+        return d, p.type.flag_id
+
     def _allocate(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
-        f = p.type.flag_id + 1
-        if p.type.direction == "DIR_C2V":
-            return self._both("wait", "FIX", f, split, loc) if self.core == "cube" else []
-        return [self._cross("wait", "MTE3", f, loc)] if self.core == "vec" else []
+        d, f = self._ring(p, True)
+        if d == "DIR_C2V":
+            return self._both("wait", "FIX", f + 1, split, loc) if self.core == "cube" else []
+        return [self._cross("wait", "MTE3", f + 1, loc)] if self.core == "vec" else []
 
     def _record(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
-        f = p.type.flag_id
-        if p.type.direction == "DIR_C2V":
+        d, f = self._ring(p, True)
+        if d == "DIR_C2V":
             return self._both("set", "FIX", f, split, loc) if self.core == "cube" else []
         return [self._cross("set", "MTE3", f, loc)]
 
     def _wait(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
-        f = p.type.flag_id
-        if p.type.direction == "DIR_C2V":
+        d, f = self._ring(p, False)
+        if d == "DIR_C2V":
             return [self._cross("wait", "V", f, loc)] if self.core == "vec" else []
         return self._both("wait", "MTE1", f, split, loc) if self.core == "cube" else []
 
     def _free(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
-        f = p.type.flag_id + 1
-        if p.type.direction == "DIR_C2V":
-            return [self._cross("set", "V", f, loc)] if self.core == "vec" else []
-        return self._both("set", "MTE1", f, split, loc) if self.core == "cube" else []
+        d, f = self._ring(p, False)
+        if d == "DIR_C2V":
+            return [self._cross("set", "V", f + 1, loc)] if self.core == "vec" else []
+        return self._both("set", "MTE1", f + 1, split, loc) if self.core == "cube" else []
 
     # TPUSH / TPOP / TFREE
 
@@ -171,14 +182,15 @@ class FifoLowering:
         else:
             self._pop(p, tile, split, node, loc, out)
 
-    def _slot_address(self, p: PipeObject, count: str) -> Expr:
-        base = p.c2v_buffer if p.type.direction == "DIR_C2V" else p.v2c_buffer
+    def _slot_address(self, p: PipeObject, count: str, direction: str) -> Expr:
+        base = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer
         slot = binop("%", Var(count), Const(p.type.slot_num))
         return binop("+", base, binop("*", slot, Const(p.type.slot_size)))
 
     def _push(self, p: PipeObject, src: ir.TileRef, split: str, sub: Expr, node: cp.Call, loc, out) -> None:
         t = p.type
-        want, producer = ("Acc", "cube") if t.direction == "DIR_C2V" else ("Vec", "vec")
+        direction = self._ring(p, True)[0]
+        want, producer = ("Acc", "cube") if direction == "DIR_C2V" else ("Vec", "vec")
         if src.tile.tile_type != want or self.core != producer:
             raise self.error(f"TPUSH on a {t.direction} pipe moves an {want} tile on the {producer} core",
                              node.offset)
@@ -187,14 +199,14 @@ class FifoLowering:
                       binop("==", binop("%", n, Const(t.sync_period)), Const(0)))
         out.append(ir.If(waits, ir.Block(self._allocate(p, split, loc)), None, loc))
         s = src.tile
-        if t.direction == "DIR_C2V":
+        if direction == "DIR_C2V":
             rows, cols = s.rows // (2 if split == "TILE_UP_DOWN" else 1), s.cols // (2 if split == "TILE_LEFT_RIGHT" else 1)
             vr = _halved(s.valid_rows, s.rows, split == "TILE_UP_DOWN")
             vc = _halved(s.valid_cols, s.cols, split == "TILE_LEFT_RIGHT")
             slot = self._slot_tile(p, "Vec", s.dtype, rows, cols, vr, vc, "RowMajor", "NoneBox", loc)
             mode = {"TILE_NO_SPLIT": "SingleModeVec0", "TILE_UP_DOWN": "DualModeSplitM",
                     "TILE_LEFT_RIGHT": "DualModeSplitN"}[split]
-            out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed), loc, self.via))
+            out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed, direction), loc, self.via))
             out.append(self._move("TMOV", [(slot, f"{p.name}'s slot"), (src, self.node_text(node.args[1]))],
                                   (f"AccToVecMode::{mode}",), node, loc))
         else:
@@ -202,8 +214,9 @@ class FifoLowering:
             rows, cols = s.rows * (2 if up else 1), s.cols * (2 if left else 1)
             vr = _doubled(s.valid_rows, s.rows, up)
             vc = _doubled(s.valid_cols, s.cols, left)
-            slot = self._slot_tile(p, "Mat", s.dtype, rows, cols, vr, vc, "ColMajor", "RowMajor", loc)
-            out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed), loc, self.via))
+            # pto-isa's slot view is a plain column-major L1 tile (no fractal box), each half at its rows.
+            slot = self._slot_tile(p, "Mat", s.dtype, rows, cols, vr, vc, "ColMajor", "NoneBox", loc)
+            out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed, direction), loc, self.via))
             row = binop("*", s.valid_rows if s.valid_rows is not None else Const(s.rows), sub) if up else Const(0)
             col = binop("*", s.valid_cols if s.valid_cols is not None else Const(s.cols), sub) if left else Const(0)
             out.append(self._move("TINSERT", [(slot, f"{p.name}'s slot"), (src, self.node_text(node.args[1]))], (),
@@ -212,13 +225,14 @@ class FifoLowering:
         out.extend(self._record(p, split, loc))
 
     def _pop(self, p: PipeObject, dst: ir.TileRef, split: str, node: cp.Call, loc, out) -> None:
-        want, consumer = ("Vec", "vec") if p.type.direction == "DIR_C2V" else ("Mat", "cube")
+        direction = self._ring(p, False)[0]
+        want, consumer = ("Vec", "vec") if direction == "DIR_C2V" else ("Mat", "cube")
         if dst.tile.tile_type != want or self.core != consumer:
             raise self.error(f"TPOP on a {p.type.direction} pipe takes a {want} tile on the {consumer} core",
                              node.offset)
         out.extend(self._wait(p, split, loc))
         self.manual = True
-        out.append(ir.TileAssign(dst, self._slot_address(p, p.popped), loc, self.via))
+        out.append(ir.TileAssign(dst, self._slot_address(p, p.popped, direction), loc, self.via))
         out.append(ir.Assign(p.popped, binop("+", Var(p.popped), Const(1)), loc))
 
     def _slot_tile(self, p: PipeObject, kind: str, dtype: str, rows: int, cols: int, vr, vc, blayout: str,

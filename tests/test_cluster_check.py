@@ -85,6 +85,7 @@ def test_a_core_without_instructions_still_takes_part(capsys):
     # The cube side of crossed_waits.cpp only signals: its kernel is kept for the cluster and `ir` shows it.
     status, out, _ = run(capsys, "ir", "--arch", "a5", CLUSTER / "crossed_waits.cpp")
     assert status == 0 and "core cube" in out and "set_intra_block(MTE2, semaphore 18)" in out
+    assert "# kernel 1 of 2: crossed (core vec)" in out and "# kernel 2 of 2: crossed (core cube)" in out
 
 
 def test_one_core_type_chosen_checks_that_core_alone_with_a_warning(capsys):

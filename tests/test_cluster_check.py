@@ -216,3 +216,19 @@ def test_a_vector_to_cube_fifo_meets_both_halves_in_one_slot(capsys, tmp_path):
     push, use = line_of(text, "TPUSH<"), line_of(text, "TMOV(aLeft, m);")
     assert (f"{broken}:{push}:9: error: data race (WAR) on cube:L1 bytes [0x20000, 0x20040): TINSERT [vec0.MTE3] "
             f"writes fifo's slot while TMOV [cube.MTE1] at {use}:9 reads m") in err
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("set_intra_block(PIPE_FIX, 16);", "set_intra_block(PIPE_ALL, 16);",
+     "set_intra_block names one pipe of the core (PIPE_S, PIPE_V, PIPE_MTE1/2/3, PIPE_M or PIPE_FIX), not PIPE_ALL"),
+    ("set_intra_block(PIPE_FIX, 16);", "set_intra_block(PIPE_FIX, 32);", "semaphore id 32 is out of range 0..31"),
+    ("set_intra_block(PIPE_MTE2, 1);", "set_intra_block(PIPE_MTE2, 17);",
+     "semaphore id 17 is outside 0..15: a vector core names its cluster's semaphores 0..15"),
+])
+def test_bad_cross_core_flags_are_located_errors(capsys, tmp_path, old, new, message):
+    text = HANDOFF.read_text()
+    path = tmp_path / "handoff.cpp"
+    path.write_text(text.replace(old, new))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2 and out == ""
+    assert err.startswith(f"{path}:{line_of(text, old)}:") and message in err

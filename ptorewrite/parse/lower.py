@@ -1686,8 +1686,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         pipe = self.scalar(node.args[0], scope).const_value()
         if not isinstance(pipe, str):
             raise self.error("pipes must be PIPE_* constants", node.args[0].offset)
-        if pipe == "ALL":
-            raise self.error(f"{name} names one pipe, not PIPE_ALL", node.args[0].offset)
+        if pipe not in ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX"):
+            raise self.error(f"{name} names one pipe of the core (PIPE_S, PIPE_V, PIPE_MTE1/2/3, PIPE_M or "
+                             f"PIPE_FIX), not PIPE_{pipe}", node.args[0].offset)
         sem = self.scalar(node.args[1], scope)
         c = sem.const_value()
         if c is not None and not (isinstance(c, int) and 0 <= c < CROSS_CORE_SEMAPHORES):

@@ -15,6 +15,11 @@ PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "ALL", "FIX")
 PIPE_ENUM = {f"PIPE_{p}": p for p in PIPES}
 PIPE_CODE = {p: i for i, p in enumerate(PIPES)}
 NUM_EVENT_IDS = 8
+# a5 flags between the cores of a cluster (set_intra_block / wait_intra_block): on the cube core ids
+# 0..15 name the first vector core's semaphores and 16..31 the second's; a vector core names its own
+# (and the cube core's for it) with 0..15. Each semaphore counts up to 15 pending signals.
+CROSS_CORE_SEMAPHORES = 32
+CROSS_CORE_SEMAPHORE_LIMIT = 15
 
 
 @dataclass(frozen=True)

@@ -76,9 +76,11 @@ def cmd_ir(args: argparse.Namespace, reporter: Reporter) -> int:
     kernels = load_kernels(args.kernel, frontend_options(args, auto_mode=False), reporter)
     if kernels[0].mode == "auto":
         kernels = load_kernels(args.kernel, frontend_options(args), reporter)
+    names = [k.name for k in kernels]
     for i, kernel in enumerate(kernels):
         if len(kernels) > 1:
-            sys.stdout.write(("\n" if i else "") + f"# kernel {i + 1} of {len(kernels)}: {kernel.name}\n")
+            core = f" (core {kernel.core})" if names.count(kernel.name) > 1 else ""  # a cluster's cores
+            sys.stdout.write(("\n" if i else "") + f"# kernel {i + 1} of {len(kernels)}: {kernel.name}{core}\n")
         sys.stdout.write(format_kernel(kernel))
     return 0
 

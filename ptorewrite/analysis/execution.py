@@ -45,7 +45,7 @@ from ptorewrite.analysis.instructions import (
     with_fp_forms,
 )
 from ptorewrite.analysis.scalars import steering_values
-from ptorewrite.arch import NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
+from ptorewrite.arch import CROSS_CORE_SEMAPHORES, NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
 
@@ -129,9 +129,9 @@ class Step:
     """One issued instruction or sync."""
 
     index: int
-    kind: str  # "op", "set", "wait", "barrier"
+    kind: str  # "op", "set", "wait", "barrier"; "xset", "xwait" for flags between the cores of a cluster
     pipe: str  # the queue it goes to; "ALL" for pipe_barrier(PIPE_ALL)
-    stmt: ir.Instr | ir.Sync
+    stmt: ir.Instr | ir.Sync | ir.CrossSync
     seq: int  # scalar statements issued up to and including this one
     operands: tuple = ()  # per C++ argument: TileOperand, GmOperand or an evaluated scalar
     accesses: tuple[Access, ...] = ()
@@ -140,6 +140,8 @@ class Step:
     dst: str | None = None
     event: int | None = None
     iters: tuple[tuple[int, int], ...] = ()  # (id of each enclosing For, iteration number), outermost first
+    # In a cluster's trace: the core that issues it ("cube", "vec0", "vec1"); "" for one core.
+    core: str = ""
 
     @property
     def name(self) -> str:
@@ -147,7 +149,14 @@ class Step:
             return self.stmt.op
         if self.kind == "barrier":
             return f"pipe_barrier(PIPE_{self.pipe})"
+        if self.kind in ("xset", "xwait"):
+            return f"{self.kind[1:]}_intra_block(PIPE_{self.pipe}, {self.event})"
         return f"{self.kind}_flag({self.src}->{self.dst}, {self.event})"
+
+    @property
+    def lane(self) -> str:
+        """The queue it goes to, named with its core in a cluster's trace ("vec1.MTE3")."""
+        return f"{self.core}.{self.pipe}" if self.core else self.pipe
 
     @property
     def loc(self) -> ir.SourceRange:
@@ -158,8 +167,8 @@ class Step:
         return self.stmt.via
 
     @property
-    def flag(self) -> tuple[str, str, int]:
-        return (self.src, self.dst, self.event)
+    def flag(self) -> tuple[str, str | None, str | None, int | None]:
+        return (self.core, self.src, self.dst, self.event)
 
 
 @dataclass(eq=False)
@@ -184,6 +193,7 @@ class Trace:
     gm_dtype: dict[str, str]  # element type each pointer argument is first accessed with
     values: dict[str, Number]
     items: list = field(default_factory=list)  # with markers=True: steps and Markers, in issue order
+    cores: tuple[str, ...] = ()  # a cluster's trace: its cores, whose steps carry their core's name
 
     @property
     def mode(self) -> str:
@@ -225,8 +235,10 @@ class Machine:
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
                  placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
                  max_instances: int | None = DEFAULT_MAX_INSTANCES,
-                 placement_findings: list[Diagnostic] | None = None):
+                 placement_findings: list[Diagnostic] | None = None, cross_core: bool = False):
         check_runtime_values(kernel, values)
+        # Flags between the cores of a cluster are issued only when the cluster is analysed as one.
+        self.cross_core = cross_core
         # With a list: a manual tile placed past its buffer's end or misaligned is a finding
         # appended there; the buffer is modelled as long as the bytes the kernel reaches.
         self.placement_findings = placement_findings
@@ -321,6 +333,10 @@ class Machine:
             if self.manual:  # AUTO mode: syncs and TASSIGN compile to nothing
                 self.seq += 1
                 self.sync(s)
+        elif isinstance(s, ir.CrossSync):
+            if self.manual and self.cross_core:
+                self.seq += 1
+                self.cross_sync(s)
         elif isinstance(s, ir.For):
             self.loop(s)
         elif isinstance(s, ir.If):
@@ -433,7 +449,7 @@ class Machine:
         meets is known from `env`); unknown trip counts count as 0."""
         if isinstance(s, ir.Instr):
             return 1
-        if isinstance(s, ir.Sync):
+        if isinstance(s, (ir.Sync, ir.CrossSync)):
             return 1 if self.manual else 0
         if isinstance(s, ir.Block):
             return sum(self.least_work(x, env) for x in s.stmts)
@@ -625,6 +641,12 @@ class Machine:
             raise located(f"event id {ev!r} is outside 0..{NUM_EVENT_IDS - 1}", s)
         pipe = s.src if s.kind == "set" else s.dst
         self.issue(Step(len(self.steps), s.kind, pipe, s, self.seq, src=s.src, dst=s.dst, event=ev))
+
+    def cross_sync(self, s: ir.CrossSync) -> None:
+        sem = self.eval(s.sem, s)
+        if not isinstance(sem, int) or not 0 <= sem < CROSS_CORE_SEMAPHORES:
+            raise located(f"semaphore id {sem!r} is outside 0..{CROSS_CORE_SEMAPHORES - 1}", s)
+        self.issue(Step(len(self.steps), "x" + s.kind, s.pipe, s, self.seq, event=sem))
 
     def issue(self, step: Step) -> None:
         self.count()
@@ -929,7 +951,7 @@ def instance_limit(n: int | None):
 def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
            placement: Placement | None = None, markers: bool = False, require_semantics: bool = True,
            max_instances: int | None | str = "default",
-           placement_findings: list[Diagnostic] | None = None) -> Trace:
+           placement_findings: list[Diagnostic] | None = None, cross_core: bool = False) -> Trace:
     """The kernel's issued instructions and syncs with concrete operands (see module doc).
 
     A run that would execute more than `max_instances` instances (instructions, syncs and loop
@@ -937,4 +959,5 @@ def unroll(kernel: ir.Kernel, arch: ArchProfile, values: Mapping[str, Number],
     raises :class:`InstanceLimit` naming the loops and smaller sizes: before running when the trip
     counts known from `values` already exceed it, else on reaching it."""
     limit = _LIMIT[0] if max_instances == "default" else max_instances
-    return Machine(kernel, arch, values, placement, markers, require_semantics, limit, placement_findings).run()
+    return Machine(kernel, arch, values, placement, markers, require_semantics, limit, placement_findings,
+                   cross_core).run()

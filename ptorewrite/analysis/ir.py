@@ -236,6 +236,21 @@ class Sync(Stmt):
 
 
 @dataclass(eq=False)
+class CrossSync(Stmt):
+    """A flag between the cores of one cluster (a5 `set_intra_block` / `wait_intra_block`).
+
+    `pipe` is the pipe of the calling core that raises the flag when its earlier work is done
+    (set), or that stalls until the flag is raised (wait); `sem` is the semaphore id as written
+    (on the cube core ids 16..31 name the second vector core)."""
+
+    kind: str  # "set", "wait"
+    pipe: str
+    sem: Expr
+    loc: SourceRange
+    via: tuple[SourceRange, ...] = ()
+
+
+@dataclass(eq=False)
 class Assign(Stmt):
     """A mutable scalar update, e.g. a ping-pong variable `pp = 1 - pp`."""
 

@@ -55,6 +55,8 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
         yield from ref_index(s.ref)
     elif isinstance(s, ir.Sync) and s.event is not None:
         yield s.event
+    elif isinstance(s, ir.CrossSync):
+        yield s.sem
 
 
 def steering_values(kernel: ir.Kernel) -> set[str]:

@@ -93,27 +93,65 @@ def _print_diagnostics(diags) -> None:
         print(d.format(), file=sys.stderr)
 
 
+def _units(kernels, args, reporter: Reporter) -> list[dict]:
+    """What `check` runs, in file order: one kernel, or the cores of one cluster together (a kernel
+    with code for both core types whose cores signal each other), by core type."""
+    from ptorewrite.parse.frontend import is_cluster_kernel
+
+    units: list[dict] = []
+    by_name: dict[str, dict] = {}
+    for k in kernels:
+        if is_cluster_kernel(k) and not args.core:
+            if k.name not in by_name:
+                by_name[k.name] = {}
+                units.append(by_name[k.name])
+            by_name[k.name][k.core] = k
+        else:
+            if is_cluster_kernel(k):
+                _warn_cores_alone([k], reporter, f"--core {args.core}: only this core's pipes are checked")
+            units.append({k.core: k})
+    return units
+
+
+def _warn_cores_alone(kernels, reporter: Reporter, what: str) -> None:
+    from ptorewrite.analysis import ir
+
+    for k in kernels:
+        first = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync)), None)
+        if first is not None:
+            reporter.warn(f"{what} (core {k.core}): its set_intra_block / wait_intra_block are not modelled "
+                          "(`check` runs the cores of the cluster together)", first.loc)
+
+
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
-    from ptorewrite.emulator import pipes
+    from ptorewrite.emulator import cluster, pipes
+    from ptorewrite.parse.frontend import is_cluster_kernel
 
     # A manual tile placed past its buffer's end or misaligned is a bug of the kernel: reported as
     # an error, and the races and flags of the rest are still checked (exit 1, not a refusal).
     static_findings: dict = {}
     kernels = _load(args.kernel, args, reporter, frontend_options, want="manual", placement_findings=static_findings)
+    units = _units(kernels, args, reporter)
     status = 0
-    for i, kernel in enumerate(kernels):
+    for i, unit in enumerate(units):
+        kernel = next(iter(unit.values()))
         if kernel.mode != "manual":
             raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                            "(use `verify` to check an AUTO kernel's rewrite)")
-        _heading(kernels, i)
+        if len(units) > 1:
+            print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(units)}: {kernel.name}")
+        is_cluster = not args.core and any(is_cluster_kernel(k) for k in unit.values())
         for label, values in launch_runs(kernel, args):
             # The check needs only what each instruction touches, not its arithmetic.
             found = list(static_findings.get(kernel.name, []))
             run_findings: list = []
-            trace = execution.unroll(kernel, profile(args.arch), values, max_instances=args.max_instances,
-                                     require_semantics=False, placement_findings=run_findings)
+            if is_cluster:
+                trace = cluster.cluster_trace(unit, profile(args.arch), values, args.max_instances, run_findings)
+            else:
+                trace = execution.unroll(kernel, profile(args.arch), values, max_instances=args.max_instances,
+                                         require_semantics=False, placement_findings=run_findings)
             result = pipes.check(trace)
             reporter.print()
             reporter.diagnostics.clear()
@@ -122,9 +160,11 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
             found = found[:MAX_PLACEMENT_FINDINGS]
             _print_diagnostics(found + result.diagnostics())
             ops = sum(1 for s in trace.steps if s.kind == "op")
-            what = args.kernel if len(kernels) == 1 else f"{args.kernel}: {kernel.name}"
+            what = args.kernel if len(units) == 1 else f"{args.kernel}: {kernel.name}"
             if label:
                 what += f" (as launched in the file with {label})"
+            if trace.cores:
+                what += f" (cluster: {', '.join(trace.cores)} run together)"
             misplaced = f"{len(found)} misplaced tile(s), " if found else ""
             print(f"{what}: {misplaced}{len(result.races)} race(s), {len(result.flags)} flag problem(s) "
                   f"({ops} instructions and {len(trace.steps) - ops} syncs issued)")
@@ -140,6 +180,7 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
     from ptorewrite.emulator import pipes, schedule, timeline
 
     kernels = _load(args.kernel, args, reporter, frontend_options)
+    _warn_cores_alone(kernels, reporter, "simulate times each core alone")
     if args.timeline and len(kernels) > 1:
         raise PtoError(f"--timeline draws one kernel; the file instantiates {len(kernels)} "
                        f"({'; '.join(k.name for k in kernels)}): choose one with --entry")

@@ -36,15 +36,20 @@ Consecutive matmuls into one L0C tile are ordered on PIPE_M (in-order accumulati
 
 A race: two accesses to overlapping bytes (one buffer, or one GM argument), at least one a
 write, neither ordered before the other.
+
+Clusters (`emulator.cluster`): the trace holds the steps of several cores; every queue, scalar
+stall, PIPE_ALL barrier and flag belongs to its core (`Step.lane`, `Step.flag`). A cross-core
+wait (`xwait`) is matched with the set of the same semaphore of the same rank (a counting
+semaphore, see `semaphore`), and is otherwise handled as a wait: it joins the set's clock.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ptorewrite.analysis.execution import Access, Step, Trace
-from ptorewrite.arch import ArchProfile
+from ptorewrite.analysis.execution import Access, Step, Trace, located
+from ptorewrite.arch import CROSS_CORE_SEMAPHORE_LIMIT, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, to_location
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
@@ -52,6 +57,17 @@ PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"})
 # Matmuls that add to their destination: in-order accumulation needs no barrier before them (spec §4).
 ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
+
+
+def lanes(trace: Trace) -> tuple[str, ...]:
+    """The in-order queues of the trace: the pipes of one core, or of every core of a cluster."""
+    if not trace.cores:
+        return PIPES
+    return tuple(f"{c}.{p}" for c in trace.cores for p in PIPES)
+
+
+def _core_lanes(all_lanes: tuple[str, ...], core: str) -> tuple[str, ...]:
+    return tuple(q for q in all_lanes if q.startswith(core + ".")) if core else all_lanes
 
 
 def _where(step: Step) -> str:
@@ -67,7 +83,9 @@ def _via_notes(step: Step) -> tuple[Diagnostic, ...]:
 
 @dataclass
 class FlagProblem:
-    kind: str  # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"
+    # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"; across the cores of a cluster
+    # also "overflow" and "left-raised" (a warning: no wait of this kernel hangs on it)
+    kind: str
     steps: tuple[Step, ...]  # the step reported first, then related ones
 
     def key(self):
@@ -75,6 +93,8 @@ class FlagProblem:
 
     def diagnostic(self) -> Diagnostic:
         s = self.steps[0]
+        if s.kind in ("xset", "xwait"):
+            return self._cross_diagnostic()
         flag = f"flag ({s.src} -> {s.dst}, event {s.event})"
         if self.kind == "never-set":
             msg = (f"deadlock: wait_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is never satisfied: no "
@@ -99,6 +119,76 @@ class FlagProblem:
                    f"forever (a missing priming set_flag?)")
             notes = tuple(Diagnostic("note", "the set_flag it waits for", to_location(x.loc)) for x in self.steps[1:])
         return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
+
+
+    def _cross_diagnostic(self) -> Diagnostic:
+        s = self.steps[0]
+        where = f"on {s.core} " if s.core else ""
+        if self.kind == "never-set":
+            msg = (f"deadlock: {s.name} {where}is never satisfied: no set_intra_block of the other core raises "
+                   f"that semaphore for it, so PIPE_{s.pipe} of {s.core} hangs here")
+            notes = ()
+        elif self.kind == "left-raised":
+            msg = (f"{s.name} {where}raises a semaphore no wait_intra_block of the other core takes: it is still "
+                   "raised when the kernel ends (nothing in this kernel waits on it; the next kernel on this "
+                   "cluster starts with it raised)")
+            return Diagnostic("warning", msg, to_location(s.loc), _via_notes(s))
+        elif self.kind == "overflow":
+            msg = (f"deadlock: {s.name} {where}can raise its semaphore a {CROSS_CORE_SEMAPHORE_LIMIT + 1}th time "
+                   f"before the other core has taken the earlier signals: the counter holds "
+                   f"{CROSS_CORE_SEMAPHORE_LIMIT}, so a signal is lost and a later wait hangs")
+            notes = (Diagnostic("note", "the wait_intra_block it must follow", to_location(self.steps[1].loc)),)
+        else:
+            msg = (f"deadlock: {s.name} {where}waits for a signal the other core raises only after work that "
+                   "depends on this wait: the cores wait on each other forever")
+            notes = tuple(Diagnostic("note", "the set_intra_block it waits for", to_location(x.loc))
+                          for x in self.steps[1:])
+        return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
+
+
+def semaphore(step: Step) -> tuple[str, int]:
+    """The (receiving core, semaphore id there) a cross-core set raises or a wait takes.
+
+    On the cube core ids 0..15 name the first vector core's semaphores and 16..31 the second's; a
+    vector core names its semaphores, and the cube core's semaphores for it, with 0..15."""
+    sem = step.event
+    if step.core == "cube":
+        return ("cube", sem) if step.kind == "xwait" else (f"vec{sem // 16}", sem % 16)
+    if sem >= 16:
+        raise located(f"semaphore id {sem} is outside 0..15: a vector core names its cluster's semaphores "
+                      "0..15 (ids 16..31 are the cube core's names for the second vector core)", step.stmt)
+    if step.kind == "xwait":
+        return step.core, sem
+    return "cube", sem + 16 * int(step.core.removeprefix("vec") or 0)
+
+
+def _match_cross(trace: Trace, matches: dict[int, int], problems: list[FlagProblem]) -> dict[int, int]:
+    """Pair the n-th wait of each cluster semaphore with its n-th set (a counting semaphore: the
+    n-th wait to pass has seen n sets raised; one pipe per side keeps both in program order).
+    Returns, for every set that needs it, the wait it must follow (the counter's capacity)."""
+    sets: dict[tuple, list[Step]] = {}
+    waits: dict[tuple, list[Step]] = {}
+    for step in trace.steps:
+        if step.kind == "xset":
+            sets.setdefault(semaphore(step), []).append(step)
+        elif step.kind == "xwait":
+            waits.setdefault(semaphore(step), []).append(step)
+    after: dict[int, int] = {}
+    for key in sorted(set(sets) | set(waits)):
+        ss, ws = sets.get(key, []), waits.get(key, [])
+        for side in (ss, ws):
+            lanes_used = {x.lane for x in side}
+            if len(lanes_used) > 1:
+                raise located(f"semaphore {key[1]} of {key[0]} is raised or taken on several pipes "
+                              f"({', '.join(sorted(lanes_used))}): the order of its signals is not fixed, and "
+                              "ptorewrite does not model that", side[-1].stmt)
+        for w, st in zip(ws, ss):
+            matches[w.index] = st.index
+        problems.extend(FlagProblem("never-set", (w,)) for w in ws[len(ss):])
+        problems.extend(FlagProblem("left-raised", (st,)) for st in ss[len(ws):])
+        for j in range(CROSS_CORE_SEMAPHORE_LIMIT, min(len(ss), len(ws) + CROSS_CORE_SEMAPHORE_LIMIT)):
+            after[ss[j].index] = ws[j - CROSS_CORE_SEMAPHORE_LIMIT].index
+    return after
 
 
 def match_flags(trace: Trace) -> tuple[dict[int, int], list[FlagProblem]]:
@@ -126,6 +216,8 @@ def match_flags(trace: Trace) -> tuple[dict[int, int], list[FlagProblem]]:
         problems.append(FlagProblem("set-at-end", (s,)))
     for waits in pending_waits.values():
         problems.extend(FlagProblem("never-set", (w,)) for w in waits)
+    if trace.cores:
+        _match_cross(trace, matches, problems)
     return matches, problems
 
 
@@ -143,23 +235,24 @@ def queue_order(trace: Trace, matches: dict[int, int], serial: bool = False) -> 
     with no set). `serial` adds "every op after every earlier op" (the fully serialized model).
     """
     steps = trace.steps
-    queues: dict[str, list[int]] = {p: [] for p in PIPES}
-    blocker: list[int | None] = []  # the last scalar-stalling step issued before each step
-    last_block = None
+    all_lanes = lanes(trace)
+    queues: dict[str, list[int]] = {p: [] for p in all_lanes}
+    blocker: list[int | None] = []  # the last scalar-stalling step its core issued before each step
+    last_block: dict[str, int] = {}
     prev_op: list[int | None] = []
-    last_op = None
+    last_op: dict[str, int] = {}
     for s in steps:
-        blocker.append(last_block)
-        prev_op.append(last_op)
+        blocker.append(last_block.get(s.core))
+        prev_op.append(last_op.get(s.core))
         if s.pipe == "ALL":
-            for q in queues.values():
-                q.append(s.index)
+            for q in _core_lanes(all_lanes, s.core):
+                queues[q].append(s.index)
         else:
-            queues[s.pipe].append(s.index)
+            queues[s.lane].append(s.index)
         if _blocks_scalar(s):
-            last_block = s.index
+            last_block[s.core] = s.index
         if s.kind == "op":
-            last_op = s.index
+            last_op[s.core] = s.index
     heads = {p: 0 for p in queues}
     done = [False] * len(steps)
     order: list[int] = []
@@ -169,14 +262,15 @@ def queue_order(trace: Trace, matches: dict[int, int], serial: bool = False) -> 
         b = blocker[i]
         if b is not None and not done[b]:
             return False
-        if s.kind == "wait":
+        if s.kind in ("wait", "xwait"):
             m = matches.get(i)
             if m is None or not done[m]:
                 return False
         if serial and s.kind == "op" and prev_op[i] is not None and not done[prev_op[i]]:
             return False
-        if s.pipe == "ALL":  # at the head of every queue
-            return all(heads[p] < len(q) and q[heads[p]] == i for p, q in queues.items())
+        if s.pipe == "ALL":  # at the head of every queue of its core
+            return all(heads[p] < len(queues[p]) and queues[p][heads[p]] == i
+                       for p in _core_lanes(all_lanes, s.core))
         return True
 
     progress = True
@@ -217,9 +311,9 @@ class Race:
 
     @property
     def missing(self) -> str:
-        a, b = self.first.pipe, self.second.pipe
+        a, b = self.first.lane, self.second.lane
         if a == b:
-            return f"needs pipe_barrier(PIPE_{a})"
+            return f"needs pipe_barrier(PIPE_{self.first.pipe})" + (f" on {self.first.core}" if self.first.core else "")
         return f"needs {a} -> {b}"
 
     def key(self):
@@ -230,8 +324,8 @@ class Race:
         a, b = self.first, self.second
         space = self.space.replace("GM:", "GM argument ")
         msg = (f"data race ({self.kind.upper()}) on {space} bytes [{self.lo:#x}, {self.hi:#x}): "
-               f"{b.name} [{b.pipe}] {verb[self.second_access.write]} {self.second_access.what} while "
-               f"{a.name} [{a.pipe}] at {_where(a)} {verb[self.first_access.write]} {self.first_access.what}, "
+               f"{b.name} [{b.lane}] {verb[self.second_access.write]} {self.second_access.what} while "
+               f"{a.name} [{a.lane}] at {_where(a)} {verb[self.first_access.write]} {self.first_access.what}, "
                f"and nothing orders them; {self.missing}")
         if self.count > 1:
             msg += f" ({self.count} occurrences)"
@@ -277,12 +371,15 @@ class CheckResult:
     order: list[int]
     stuck: list[int]
 
+    warnings: list[FlagProblem] = field(default_factory=list)
+
     @property
     def clean(self) -> bool:
         return not self.races and not self.flags
 
     def diagnostics(self) -> list[Diagnostic]:
-        return [p.diagnostic() for p in self.flags] + [r.diagnostic() for r in self.races]
+        return [p.diagnostic() for p in self.flags] + [r.diagnostic() for r in self.races] + \
+            [p.diagnostic() for p in self.warnings]
 
 
 def check(trace: Trace) -> CheckResult:
@@ -293,25 +390,32 @@ def check(trace: Trace) -> CheckResult:
     unmatched = {p.steps[0].index for p in flags if p.kind == "never-set"}
     # A cycle of waits needs a wait whose set is issued after it; waits stuck only behind such a
     # wait (or behind a never-set one) are consequences and not reported.
-    roots = [i for i in stuck if steps[i].kind == "wait" and i not in unmatched and matches[i] > i]
+    # Across cores issue order says nothing: a stuck cross-core wait is a root of a cycle unless a
+    # wait that nothing ever satisfies already explains why the cores stopped.
+    roots = [i for i in stuck if i not in unmatched and
+             ((steps[i].kind == "wait" and matches[i] > i) or (steps[i].kind == "xwait" and not unmatched))]
     flags.extend(FlagProblem("stuck", (steps[i], steps[matches[i]])) for i in roots)
     seen_flags = set()
     flags = [p for p in flags if not (p.key() in seen_flags or seen_flags.add(p.key()))]
     flags.sort(key=lambda p: p.steps[0].index)
 
-    n = len(PIPES)
+    all_lanes = lanes(trace)
+    index = {q: k for k, q in enumerate(all_lanes)}
+    n = len(all_lanes)
     zero = [0] * n
-    front = {p: list(zero) for p in PIPES}
+    front = {p: list(zero) for p in all_lanes}
     count = [0] * n
     step_vc: dict[int, list[int]] = {}  # sets not yet waited for: their clock; scalar stallers: completion
     blocker: list[int | None] = []
-    last_block = None
+    last_block: dict[str, int] = {}
     for s in steps:
-        blocker.append(last_block)
+        blocker.append(last_block.get(s.core))
         if _blocks_scalar(s):
-            last_block = s.index
-    same_pipe = {PIPE_INDEX[p]: kinds for p, kinds in arch.same_pipe_barrier.items() if p in PIPE_INDEX}
+            last_block[s.core] = s.index
+    same_pipe = {k: arch.same_pipe_barrier[q.rsplit(".", 1)[-1]] for q, k in index.items()
+                 if q.rsplit(".", 1)[-1] in arch.same_pipe_barrier}
     reuse_after = _previous_waits(steps, matches, flags)
+    reuse_after.update(_match_cross(trace, {}, []) if trace.cores else {})
     wait_epoch: dict[int, tuple[int, int]] = {}  # wait -> (pipe, epoch): a set after it on its pipe covers it
     reuse: list[FlagProblem] = []
     live: dict[str, _Space] = {}
@@ -320,13 +424,13 @@ def check(trace: Trace) -> CheckResult:
     last_op = [-1] * n
     for pos, i in enumerate(order):
         if steps[i].kind == "op":
-            last_op[PIPE_INDEX[steps[i].pipe]] = pos
+            last_op[index[steps[i].lane]] = pos
     position = 0
     seq = [0]
 
     def retired() -> list[int]:
         """Per pipe: ops (in pipe order) that every op still to run is ordered after."""
-        active = [front[q] for q in PIPES if last_op[PIPE_INDEX[q]] >= position]
+        active = [front[q] for q in all_lanes if last_op[index[q]] >= position]
         if not active:
             return [1 << 62] * n
         return [min(f[k] for f in active) for k in range(n)]
@@ -338,55 +442,62 @@ def check(trace: Trace) -> CheckResult:
         s = steps[i]
         b = blocker[i]
         if s.pipe == "ALL":
+            mine = _core_lanes(all_lanes, s.core)
             vc = list(zero)
-            for p in PIPES:
-                vc = join(vc, front[p])
-            for k in range(n):
-                vc[k] = max(vc[k], count[k])
+            for q in mine:
+                vc = join(vc, front[q])
+            for q in mine:
+                vc[index[q]] = max(vc[index[q]], count[index[q]])
             if b is not None:
                 vc = join(vc, step_vc[b])
-            for p in PIPES:
-                front[p] = list(vc)
+            for q in mine:
+                front[q] = list(vc)
             step_vc[i] = vc
             continue
-        p = PIPE_INDEX[s.pipe]
-        base = front[s.pipe]
+        lane = s.lane
+        p = index[lane]
+        base = front[lane]
         if b is not None:
             base = join(base, step_vc[b])
         if s.kind == "op":
             epoch = count[p]
             count[p] += 1
-            front[s.pipe] = base
+            front[lane] = base
             _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired)
             if s.pipe == "S":
                 done = list(base)
                 done[p] = count[p]
                 step_vc[i] = done
-        elif s.kind == "set":
+        elif s.kind in ("set", "xset"):
             vc = list(base)
             vc[p] = count[p]
             step_vc[i] = vc
-            front[s.pipe] = base
+            front[lane] = base
             w = reuse_after.get(i)
             if w is not None and not (w in wait_epoch and vc[wait_epoch[w][0]] > wait_epoch[w][1]):
-                reuse.append(FlagProblem("unordered-reuse", (s, steps[w], steps[matches[w]])))
-        elif s.kind == "wait":
+                if s.kind == "set":
+                    reuse.append(FlagProblem("unordered-reuse", (s, steps[w], steps[matches[w]])))
+                else:
+                    reuse.append(FlagProblem("overflow", (s, steps[w])))
+        elif s.kind in ("wait", "xwait"):
             m = matches[i]
             # A set is matched by one wait: its clock is not needed again (unless it stalls the scalar unit).
             vc = join(base, step_vc[m] if _blocks_scalar(steps[m]) else step_vc.pop(m))
             wait_epoch[i] = (p, count[p])  # a wait is an event of its pipe: later sets there follow it
             count[p] += 1
-            front[s.pipe] = vc
+            front[lane] = vc
             if _blocks_scalar(s):
                 step_vc[i] = vc
         else:  # barrier
             vc = list(base)
             vc[p] = count[p]
-            front[s.pipe] = vc
+            front[lane] = vc
     ordered = sorted(races.values(), key=lambda r: (r.second.index, r.first.index))
     flags += [p for p in reuse if not (p.key() in seen_flags or seen_flags.add(p.key()))]
     flags.sort(key=lambda f: f.steps[0].index)
-    return CheckResult(ordered, flags, matches, order, stuck)
+    warnings = [f for f in flags if f.kind == "left-raised"]
+    flags = [f for f in flags if f.kind != "left-raised"]
+    return CheckResult(ordered, flags, matches, order, stuck, warnings)
 
 
 def _previous_waits(steps: list[Step], matches: dict[int, int], flags: list[FlagProblem]) -> dict[int, int]:

@@ -43,8 +43,14 @@ def user_functions(tu_cursor: Cursor, user_files: set[str]) -> dict[str, list[Cu
     return out
 
 
-def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]]) -> tuple[Cursor, str] | None:
-    """The first TPUSH/TPOP or cross-core pipe/flag the kernel reaches, with its name."""
+# What the front end lowers itself on a5 for `check` (parse.fifo).
+FIFO_MODELLED = frozenset({"TPUSH", "TPOP", "TPipe"})
+
+
+def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]],
+                         modelled: frozenset[str] = frozenset()) -> tuple[Cursor, str] | None:
+    """The first TPUSH/TPOP or cross-core pipe/flag the kernel reaches, with its name (those in
+    `modelled` are left to the lowering)."""
     seen: set[int] = set()
     todo = [entry]
     while todo:
@@ -58,12 +64,12 @@ def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]]) -> t
             k = c.kind
             name = c.spelling
             if k in _NAMING:
-                if name in CROSS_CORE_CALLS:
+                if name in CROSS_CORE_CALLS and name not in modelled:
                     return c, name
                 todo.extend(functions.get(name, ()))
             elif k in _TYPES:
                 bare = name.rsplit("::", 1)[-1].split("<", 1)[0].removeprefix("struct ").strip()
-                if bare in CROSS_CORE_TYPES:
+                if bare in CROSS_CORE_TYPES and bare not in modelled:
                     return c, bare
             stack.extend(reversed(list(c.get_children())))
     return None

@@ -21,7 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import first_cross_core_use, user_functions
+from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -253,7 +253,9 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     by_name: dict[str, list[ir.Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
-    both = [name for name, ks in by_name.items() if len(ks) > 1]
+    # A kernel with code for both core types is one cluster's program when its cores signal each
+    # other (`check` runs its cores together); otherwise one core type must be chosen.
+    both = [name for name, ks in by_name.items() if len(ks) > 1 and not any(is_cluster_kernel(k) for k in ks)]
     if both:
         what = "the kernel has" if len(by_name) == 1 else f"kernel {both[0]} has"
         raise PtoError(f"{what} code for both the vector and the cube core; choose one with --core",
@@ -264,6 +266,11 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
         for k in kernels:
             k.core = core_of_tiles(k)
     return kernels
+
+
+def is_cluster_kernel(kernel: ir.Kernel) -> bool:
+    """The kernel signals the other cores of its cluster (set_intra_block / wait_intra_block)."""
+    return any(isinstance(s, ir.CrossSync) for s in ir.walk(kernel.body))
 
 
 def _order(results: list[CoreResult], kernel: ir.Kernel) -> tuple[int, int]:
@@ -427,7 +434,10 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     for entry, inst in jobs:
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
-        cross = first_cross_core_use(entry, user_fns)
+        low.core = core
+        # a5 TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED if arch.name == "a5" and
+                                     not opts.auto_mode else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
@@ -435,7 +445,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                            "at a time", low.range_of(c))
         _define_header_scalar_types(parsed.top, low)
         kernel = _lower_entry(low, entry, inst, core, arch, parsed)
-        if any(True for _ in kernel.instructions()):
+        # A core that only signals the other cores of its cluster still takes part in its run.
+        if any(True for _ in kernel.instructions()) or is_cluster_kernel(kernel):
             result.kernels.append(kernel)
             result.order.append(entry.extent.start.offset)
         else:
@@ -497,6 +508,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     try:
         try:
             body = low.lower_function_body(entry, scope)
+            body += low.pipe_teardown()
         except (LoweringError, cp.ParseError) as e:  # raised before any statement was entered
             raise low.located(e) from None
     except PtoError as e:

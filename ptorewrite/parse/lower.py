@@ -38,7 +38,7 @@ from ptorewrite.analysis.instructions import (
     pipe_of,
     tile_accesses,
 )
-from ptorewrite.arch import PIPE_ENUM, ArchProfile
+from ptorewrite.arch import CROSS_CORE_SEMAPHORES, PIPE_ENUM, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import macros
@@ -48,6 +48,7 @@ from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, Co
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
+from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
@@ -85,6 +86,8 @@ IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padd
                               "preload", "dcci"})  # preload: instruction-cache prefetch
 # a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
+# pto-isa's AccToVecMode by value: which vector core's UB an a5 accumulator-to-vector move writes.
+ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
 RAW_DATA_INTRINSICS = frozenset({
     "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
@@ -133,7 +136,8 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
+               ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -1036,6 +1040,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
             scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
             return
+        if isinstance(t, ty.PipeType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            pipe = self.declare_pipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("value", pipe))
+            return
         if isinstance(t, ty.EventType):
             loc = self.range_of(group or d, include_semicolon=True)
             ev = self.declare_event(t, decl.name, loc, decl.name_offset, out)
@@ -1457,6 +1466,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)
             return
+        if name in FIFO_CALLS and self.arch.name == "a5":
+            self.lower_fifo(name, node, scope, loc, out)
+            return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:
             node = self.lower_event_waits(node, scope, loc, out)
@@ -1483,7 +1495,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if name in ("set_flag", "wait_flag", "pipe_barrier"):
             out.append(self.lower_sync(name, node, scope, loc))
             return
-        if name in CROSS_CORE_OPS or name in CROSS_CORE_BUILTINS:
+        if name in CROSS_CORE_BUILTINS:
+            out.append(self.lower_cross_sync(name, node, scope, loc))
+            return
+        if name in CROSS_CORE_OPS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
@@ -1553,6 +1568,18 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         one (`MGATHER<Coalesce::Elem, Oob>` in a template whose `Oob` is `GatherOOB::Clamp`), so
         the instruction's modes are known wherever the call is written."""
         text = self.node_text(t)
+        if text.replace(" ", "").startswith("static_cast<AccToVecMode>"):
+            # The destination mode of an accumulator-to-vector move, computed: name it.
+            try:
+                v = self.eval(t, scope)
+            except (LoweringError, cp.ParseError):
+                return text
+            c = v.const_value() if isinstance(v, Expr) else None
+            if isinstance(c, int) and 0 <= c < len(ACC_TO_VEC_MODES):
+                return f"AccToVecMode::{ACC_TO_VEC_MODES[c]}"
+            if isinstance(c, str) and "::" in c:
+                return c
+            return text
         if isinstance(t, cp.Name) and "::" not in text:
             try:
                 v = self.eval(t, scope)
@@ -1651,6 +1678,23 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             key = (id(ref.tile), i)
             self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
+
+    def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:
+        """`set_intra_block(pipe, id)` / `wait_intra_block(pipe, id)`: a flag between the cores of a cluster."""
+        if len(node.args) != 2:
+            raise self.error(f"{name} takes a pipe and a semaphore id", node.offset)
+        pipe = self.scalar(node.args[0], scope).const_value()
+        if not isinstance(pipe, str):
+            raise self.error("pipes must be PIPE_* constants", node.args[0].offset)
+        if pipe not in ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX"):
+            raise self.error(f"{name} names one pipe of the core (PIPE_S, PIPE_V, PIPE_MTE1/2/3, PIPE_M or "
+                             f"PIPE_FIX), not PIPE_{pipe}", node.args[0].offset)
+        sem = self.scalar(node.args[1], scope)
+        c = sem.const_value()
+        if c is not None and not (isinstance(c, int) and 0 <= c < CROSS_CORE_SEMAPHORES):
+            raise self.error(f"semaphore id {c} is out of range 0..{CROSS_CORE_SEMAPHORES - 1}", node.args[1].offset)
+        self.manual = True
+        return ir.CrossSync("set" if name.startswith("set") else "wait", pipe, sem, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:
         args = [self.scalar(a, scope) for a in node.args]

@@ -222,6 +222,8 @@ class TypeResolution:
                     return ty.RangeType(tuple(int(a.const_value()) for a in args))
                 if name == "Event":
                     return ty.make_event(args)
+                if name == "TPipe":
+                    return ty.make_pipe(args)
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None

@@ -128,6 +128,23 @@ class EventType:
     event_id: Expr
 
 
+@dataclass(frozen=True)
+class PipeType:
+    """pto-isa's cross-core FIFO `TPipe<FlagID, Direction, SlotSize, SlotNum, LocalSlotNum = 2,
+    IsNoSplit = false, ...>` (see parse.fifo)."""
+
+    flag_id: int
+    direction: str  # the Direction enumerator, e.g. "DIR_C2V"
+    slot_size: int  # bytes
+    slot_num: int
+    no_split: bool
+
+    @property
+    def sync_period(self) -> int:
+        """How many slots one free signal covers (and how many the constructor frees)."""
+        return self.slot_num if self.slot_num <= 2 else self.slot_num // 2
+
+
 @dataclass(frozen=True, eq=False)
 class ClassType:
     """A user class template's selected specialization (members resolved on use)."""
@@ -137,7 +154,7 @@ class ClassType:
     scope: object  # its template parameters, bound
 
 
-ResolvedType = ClassType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
+ResolvedType = ClassType | PipeType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
 
 DYNAMIC = -1
 
@@ -286,6 +303,24 @@ def make_event(args: list) -> EventType:
     return EventType(src, dst, auto, event_id)
 
 
+DIRECTIONS = {1: "DIR_C2V", 2: "DIR_V2C", 3: "DIR_BOTH", 4: "DIR_V2C_CTRL", 5: "DIR_C2V_GM", 6: "DIR_V2C_GM",
+              7: "DIR_BOTH_GM"}
+
+
+def make_pipe(args: list) -> PipeType:
+    if len(args) < 4:
+        raise TypeError("TPipe needs a flag id, a direction, a slot size and a slot count")
+    d = args[1].const_value() if isinstance(args[1], Expr) else args[1]
+    if isinstance(d, int):
+        d = DIRECTIONS.get(d & 0x7, str(d))
+    elif isinstance(d, str):
+        d = d.split("::")[-1]
+    else:
+        raise TypeError("the direction must be a Direction constant")
+    no_split = bool(_int(args[5])) if len(args) > 5 else False
+    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split)
+
+
 # Plain structs of the PTO API that kernels declare and pass to instructions.
 PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
 # pto-isa's scalar array aliases: TRANDOM's key and counter words.
@@ -293,7 +328,7 @@ PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": Array
 
 PTO_TYPE_TEMPLATES = frozenset(
     {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
-     "ConvTile", "ConvTileShape", *_ALIAS_TILES}
+     "ConvTile", "ConvTileShape", "TPipe", *_ALIAS_TILES}
 )
 
 

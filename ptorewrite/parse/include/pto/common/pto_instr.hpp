@@ -1018,12 +1018,16 @@ PTOREWRITE_DECL RecordEvent TSUBVIEW(TileDataDst &dst, TileDataSrc &src, uint16_
                                      WaitEvents &...events);
 
 // ======================================================================================
-// Cross-core FIFOs (cube <-> vector). Parsed, not modelled, by ptorewrite version 1.
+// Cross-core FIFOs (cube <-> vector). `check` models the a5 tile forms (parse/fifo.py).
 // ======================================================================================
 
 template <typename Pipe, typename TileProd, TileSplitAxis Split, detail::enable_if_t<is_tile_data_v<TileProd>, int> = 0,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TPUSH(Pipe &pipe, TileProd &tile, WaitEvents &...events);
+
+// The pushing vector core's subblock given explicitly instead of read from the core.
+template <typename Pipe, typename TileProd, TileSplitAxis Split, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TPUSH(Pipe &pipe, TileProd &tile, int32_t subBlockId, WaitEvents &...events);
 
 template <typename TileData, typename Pipe, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TPUSH(TileData &tile, Pipe &pipe, WaitEvents &...events);
@@ -1035,6 +1039,9 @@ PTOREWRITE_DECL RecordEvent TPUSH(Pipe &pipe, GlobalData &gmTensor, WaitEvents &
 template <typename Pipe, typename TileCons, TileSplitAxis Split, detail::enable_if_t<is_tile_data_v<TileCons>, int> = 0,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TPOP(Pipe &pipe, TileCons &tile, WaitEvents &...events);
+
+template <typename Pipe, typename TileCons, TileSplitAxis Split, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TPOP(Pipe &pipe, TileCons &tile, int32_t subBlockId, WaitEvents &...events);
 
 template <typename TileData, typename Pipe, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TPOP(TileData &tile, Pipe &pipe, WaitEvents &...events);

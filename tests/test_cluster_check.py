@@ -1,0 +1,234 @@
+"""`check` on cluster kernels: the cube core and both vector cores of one source run together, with
+set_intra_block / wait_intra_block as real synchronisation between them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptorewrite.cli import main
+
+CLUSTER = Path(__file__).parent / "kernels" / "cluster"
+HANDOFF = CLUSTER / "handoff.cpp"
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def without(tmp_path, needle: str) -> tuple[Path, str]:
+    text = HANDOFF.read_text()
+    lines = text.splitlines(True)
+    n = line_of(text, needle)
+    out = tmp_path / "handoff.cpp"
+    out.write_text("".join(lines[:n - 1] + ["\n"] + lines[n:]))  # blanked: the other lines keep their numbers
+    return out, text
+
+
+def test_clean_cluster_kernel_runs_every_core(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", HANDOFF)
+    assert status == 0 and not err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+
+
+@pytest.mark.parametrize("deleted, reported, message", [
+    # The cube core overwrites the workspace before the second vector core has read it.
+    ("wait_intra_block(PIPE_FIX, 17);  //", "TLOAD(x, gPart);",
+     ("data race (RAW) on GM argument ws bytes [0x800, 0x1000): TLOAD [vec1.MTE2] reads gPart while TSTORE "
+      "[cube.FIX]")),
+    ("set_intra_block(PIPE_FIX, 16);", "wait_intra_block(PIPE_MTE2, 0);",
+     "deadlock: wait_intra_block(PIPE_MTE2, 0) on vec1 is never satisfied"),
+    ("set_intra_block(PIPE_MTE2, 1);", "wait_intra_block(PIPE_FIX, 1);   //",
+     "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
+    ("wait_intra_block(PIPE_MTE2, 0);", "TLOAD(x, gPart);",
+     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+    # An intra-core flag of one vector core: both vector cores run the code, both race.
+    ("wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);", "TSTORE(gOut, x);",
+     "data race (RAW) on vec0:UB bytes [0x0, 0x800): TSTORE [vec0.MTE3] reads x while TMULS [vec0.V]"),
+])
+def test_a_deleted_flag_is_reported_at_its_line(capsys, tmp_path, deleted, reported, message):
+    path, text = without(tmp_path, deleted)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert f"{path}:{line_of(text, reported)}:" in err
+    assert message in err
+
+
+def test_deleted_wait_leaves_a_signal_raised_at_the_end(capsys, tmp_path):
+    path, text = without(tmp_path, "wait_intra_block(PIPE_FIX, 17);  //")
+    _, _, err = run(capsys, "check", "--arch", "a5", path)
+    n = line_of(text, "set_intra_block(PIPE_MTE2, 1);")
+    # Nothing of this kernel hangs on it: a warning, not a flag problem.
+    assert (f"{path}:{n}:9: warning: set_intra_block(PIPE_MTE2, 1) on vec1 raises a semaphore no "
+            "wait_intra_block of the other core takes") in err
+
+
+def test_waits_in_a_cycle_are_a_deadlock(capsys):
+    path = CLUSTER / "crossed_waits.cpp"
+    text = path.read_text()
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1 and "0 race(s), 2 flag problem(s)" in out
+    cube = line_of(text, "wait_intra_block(PIPE_MTE2, 3);")
+    vec = line_of(text, "wait_intra_block(PIPE_MTE2, 2);")
+    assert f"{path}:{cube}:5: error: deadlock: wait_intra_block(PIPE_MTE2, 3) on cube waits for a signal" in err
+    assert f"{path}:{vec}:5: error: deadlock: wait_intra_block(PIPE_MTE2, 2) on vec0 waits for a signal" in err
+
+
+def test_a_core_without_instructions_still_takes_part(capsys):
+    # The cube side of crossed_waits.cpp only signals: its kernel is kept for the cluster and `ir` shows it.
+    status, out, _ = run(capsys, "ir", "--arch", "a5", CLUSTER / "crossed_waits.cpp")
+    assert status == 0 and "core cube" in out and "set_intra_block(MTE2, semaphore 18)" in out
+    assert "# kernel 1 of 2: crossed (core vec)" in out and "# kernel 2 of 2: crossed (core cube)" in out
+
+
+def test_one_core_type_chosen_checks_that_core_alone_with_a_warning(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", "--core", "vec", "--set", "subblock_idx=1", HANDOFF)
+    assert status == 0 and "run together" not in out
+    assert "warning: --core vec: only this core's pipes are checked (core vec)" in err
+
+
+def test_simulate_times_each_core_alone_and_says_so(capsys):
+    status, out, err = run(capsys, "simulate", "--arch", "a5", "--set", "subblock_idx=0", HANDOFF)
+    assert status == 0 and "cycles" in out
+    assert "warning: simulate times each core alone (core cube)" in err
+
+
+OVERFLOW = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+
+extern "C" __global__ AICORE void many(__gm__ float *out, __gm__ float *in)
+{
+#if defined(__DAV_CUBE__)
+    for (int i = 0; i < SIGNALS; ++i) {
+        wait_intra_block(PIPE_MTE2, 5);
+        wait_intra_block(PIPE_MTE2, 21);
+    }
+#endif
+#if defined(__DAV_VEC__)
+    using RowT = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 8, 64>;
+    using GmRow = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+    RowT x;
+    TASSIGN(x, 0x0);
+    GmRow src(in + get_subblockid() * 8 * 64);
+    TLOAD(x, src);
+    for (int i = 0; i < SIGNALS; ++i) {
+        set_intra_block(PIPE_MTE2, 5);
+    }
+#endif
+}
+"""
+
+
+@pytest.mark.parametrize("signals, clean", [(15, True), (16, False)])
+def test_a_semaphore_holds_fifteen_signals(capsys, tmp_path, signals, clean):
+    path = tmp_path / "many.cpp"
+    path.write_text(OVERFLOW)
+    status, _, err = run(capsys, "check", "--arch", "a5", f"-DSIGNALS={signals}", path)
+    assert status == (0 if clean else 1)
+    if not clean:
+        assert f"{path}:20:9: error: deadlock: set_intra_block(PIPE_MTE2, 5) on vec0 can raise its semaphore a " \
+               "16th time" in err
+
+
+def test_semaphore_ids_name_the_receiving_core():
+    from ptorewrite.analysis.execution import Step
+    from ptorewrite.emulator.pipes import semaphore
+
+    def step(core, kind, sem):
+        return Step(0, kind, "MTE2", None, 0, event=sem, core=core)
+
+    assert semaphore(step("cube", "xset", 3)) == ("vec0", 3)
+    assert semaphore(step("cube", "xset", 19)) == ("vec1", 3)
+    assert semaphore(step("cube", "xwait", 19)) == ("cube", 19)
+    assert semaphore(step("vec1", "xset", 3)) == ("cube", 19)
+    assert semaphore(step("vec0", "xset", 3)) == ("cube", 3)
+    assert semaphore(step("vec1", "xwait", 3)) == ("vec1", 3)
+
+
+@pytest.mark.parametrize("mode, races", [(0, 0), (1, 2), (2, 2), (3, 2)])
+def test_an_accumulator_move_writes_the_ub_its_mode_names(capsys, mode, races):
+    # Only the first vector core signals that its UB tile is free: a move into it is ordered, a
+    # move into the second core's UB (SingleModeVec1, or a dual mode's other half) is not.
+    path = CLUSTER / "acc_to_ub.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", f"-DMODE={mode}", path)
+    assert status == (1 if races else 0) and f"{races} race(s), 0 flag problem(s)" in out
+    if races:
+        assert "data race (WAW) on vec1:UB bytes [0x0, 0x400): TLOAD [vec1.MTE2] writes y while TMOV [cube.FIX]" in err
+        assert "vec0:UB" not in err
+
+
+FIFO = CLUSTER / "fifo_c2v.cpp"
+
+
+def test_a_fifo_without_slot_reuse_is_clean(capsys):
+    # Two tiles through two slots: each vector core pops its half, the cube core's TMOV and the
+    # pops are ordered by the FIFO's "filled" signals.
+    status, out, err = run(capsys, "check", "--arch", "a5", "-DTILES=2", FIFO)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out
+    assert "error" not in err
+
+
+def test_a_fifo_push_past_its_depth_without_pops_deadlocks(capsys):
+    # Six tiles through two slots, but each vector core pops (and frees) only two: the cube core
+    # runs out of free slots, and its wait for one never returns.
+    status, _, err = run(capsys, "check", "--arch", "a5", "-DTILES=6", "-DPOPS=2", FIFO)
+    assert status == 1
+    decl = line_of(FIFO.read_text(), "Fifo fifo(")
+    assert f"{FIFO}:{decl}:5: error: deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied" in err
+
+
+def test_a_reused_fifo_slot_races_with_the_construction_credits(capsys):
+    # pto-isa's a5 TPipe gives the producer SlotNum/period free signals when it is constructed, on
+    # top of the first SlotNum pushes that never wait; with counting semaphores the producer's first
+    # wait takes one of those, so the third push overwrites slot 0 while a vector core may still be
+    # reading the first tile.
+    status, out, err = run(capsys, "check", "--arch", "a5", "-DTILES=4", FIFO)
+    text = FIFO.read_text()
+    assert status == 1 and "1 race(s), 0 flag problem(s)" in out
+    assert (f"{FIFO}:{line_of(text, 'TMULS(y, slot')}:13: error: data race (RAW) on vec0:UB bytes [0x0, 0x800): "
+            f"TMULS [vec0.V] reads slot while TMOV [cube.FIX] at {line_of(text, 'TPUSH<')}:13 writes fifo's slot") in err
+
+
+def test_fifo_calls_stop_auto2manual_with_the_located_error(capsys, tmp_path):
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", FIFO, "-o", tmp_path / "x.cpp")
+    assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TPipe' here)" in err
+
+
+def test_a_vector_to_cube_fifo_meets_both_halves_in_one_slot(capsys, tmp_path):
+    path = CLUSTER / "fifo_v2c.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    # Without the pop's wait the cube core reads the slot while the vector cores write it.
+    text = path.read_text()
+    broken = tmp_path / "fifo_v2c.cpp"
+    broken.write_text(text.replace("TPOP<Fifo, Whole, TileSplitAxis::TILE_UP_DOWN>(fifo, m);",
+                                   "TASSIGN(m, 0x20000);"))
+    status, out, err = run(capsys, "check", "--arch", "a5", broken)
+    assert status == 1
+    push, use = line_of(text, "TPUSH<"), line_of(text, "TMOV(aLeft, m);")
+    assert (f"{broken}:{push}:9: error: data race (WAR) on cube:L1 bytes [0x20000, 0x20040): TINSERT [vec0.MTE3] "
+            f"writes fifo's slot while TMOV [cube.MTE1] at {use}:9 reads m") in err
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("set_intra_block(PIPE_FIX, 16);", "set_intra_block(PIPE_ALL, 16);",
+     "set_intra_block names one pipe of the core (PIPE_S, PIPE_V, PIPE_MTE1/2/3, PIPE_M or PIPE_FIX), not PIPE_ALL"),
+    ("set_intra_block(PIPE_FIX, 16);", "set_intra_block(PIPE_FIX, 32);", "semaphore id 32 is out of range 0..31"),
+    ("set_intra_block(PIPE_MTE2, 1);", "set_intra_block(PIPE_MTE2, 17);",
+     "semaphore id 17 is outside 0..15: a vector core names its cluster's semaphores 0..15"),
+])
+def test_bad_cross_core_flags_are_located_errors(capsys, tmp_path, old, new, message):
+    text = HANDOFF.read_text()
+    path = tmp_path / "handoff.cpp"
+    path.write_text(text.replace(old, new))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2 and out == ""
+    assert err.startswith(f"{path}:{line_of(text, old)}:") and message in err

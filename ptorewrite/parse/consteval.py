@@ -251,11 +251,49 @@ class ConstEvaluation:
             raise _Continue()
         elif k in (CursorKind.NULL_STMT, CursorKind.STATIC_ASSERT):
             pass
+        elif k == CursorKind.ASM_STMT:
+            self.compiler_barrier(c)
         elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
             self.lower_decl(c, scope, [])
+        elif self._no_effect(c):
+            pass  # `dsb(DSB_DDR);`
         else:
             text, off = self.text_of(c)
             self._ct_effect(self.parse(text, off, scope), scope)
+
+    def compiler_barrier(self, c: Cursor) -> None:
+        """`__asm__ __volatile__("" ::: "memory")`: an empty assembly statement only keeps the
+        compiler from moving memory accesses across it, which the model never does."""
+        text, _ = self.text_of(c)
+        lp = text.find("(")
+        body = text[lp + 1:].strip() if lp >= 0 else ""
+        if not (body.startswith('""') and body[2:].lstrip()[:1] in (")", ":")):
+            raise self.error("inline assembly is not supported (only an empty compiler barrier, "
+                             "`__asm__ __volatile__(\"\")`, is)", cursor=c)
+
+    def _no_effect(self, c: Cursor) -> bool:
+        """A statement that changes no value and moves no data: empty assembly statements and calls
+        of the device builtins the model ignores (cache maintenance such as dcci, dsb)."""
+        from ptorewrite.parse.lower import IGNORED_BUILTINS
+
+        k = c.kind
+        if k == CursorKind.COMPOUND_STMT:
+            return all(self._no_effect(x) for x in c.get_children())
+        if k in (CursorKind.NULL_STMT, CursorKind.ASM_STMT):
+            return k == CursorKind.NULL_STMT or self._is_barrier_text(c)
+        if k == CursorKind.CALL_EXPR:
+            return c.spelling in IGNORED_BUILTINS
+        if k == CursorKind.UNEXPOSED_EXPR:
+            kids = list(c.get_children())
+            return len(kids) == 1 and self._no_effect(kids[0])
+        return False
+
+    def _is_barrier_text(self, c: Cursor) -> bool:
+        try:
+            self.compiler_barrier(c)
+        except Exception:  # noqa: BLE001 - not an empty barrier
+            return False
+        return True
 
     def _ct_decl(self, d: Cursor, scope, group) -> None:
         if d.kind != CursorKind.VAR_DECL:
@@ -334,6 +372,8 @@ class ConstEvaluation:
         for _ in range(MAX_STEPS):
             if cond_t.strip():
                 v = self.with_known(self.scalar(self.parse(cond_t, cond_o, inner), inner))
+                if not isinstance(v, Const) and self._no_effect(body):
+                    return  # e.g. a loop of cache maintenance calls: whatever its trip count, it changes nothing
                 if not isinstance(v, Const):
                     raise self.error(f"'{name}' is evaluated at compile time, but its loop condition depends on "
                                      f"the run-time value(s) {', '.join(sorted(v.free_vars()))}", cursor=c)

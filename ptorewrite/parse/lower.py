@@ -50,6 +50,7 @@ from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_ref
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
+from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
@@ -85,10 +86,6 @@ IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padd
                               "preload", "dcci"})  # preload: instruction-cache prefetch
 # a5 flags between the cube core and its vector cores (compiler builtins, outside namespace pto).
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
-# Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
-RAW_DATA_INTRINSICS = frozenset({
-    "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
-    "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
@@ -133,7 +130,8 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, RawLowering,
+               ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -530,6 +528,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return v
         if node.op == "*" and isinstance(v, Ptr):
             return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
+        if node.op == "*" and isinstance(v, LocalPtr):
+            return self.scalar_local_read(v, Const(0), self.element_text(node), node.offset)
         if node.op == "*" and isinstance(v, ScalarAddress):
             # The bits of a scalar read as another type: data, known only at run time.
             return Var(self.node_text(node) or "*&scalar")
@@ -557,7 +557,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
         if isinstance(v, LocalPtr):
-            return replace(v, dtype=t.dtype) if isinstance(t, ty.PointerType) else v.address
+            return with_space(v, t.dtype, node.type.qualifiers) if isinstance(t, ty.PointerType) else v.address
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
             if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`
@@ -566,7 +566,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
-            raise self.error("integer-to-pointer casts are not supported", node.offset)
+            return self.on_chip_pointer(v, t.dtype, node.type.qualifiers, node.offset)
         return v
 
     def enumerator_value(self, name: str, offset: int) -> int:
@@ -601,14 +601,41 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 raise self.error(f"index {c} is out of range for '{base.cpp_name}[{base.count}]'", node.offset)
             return ir.TileRef(base, idx)
         if isinstance(base, Ptr):
-            return self.scalar_gm_read(base, self.node_text(node) or f"{base.param}[]", node.offset)
+            return self.scalar_gm_read(base, self.element_text(node), node.offset, idx)
+        if isinstance(base, LocalPtr):
+            text = self.element_text(node)
+            return self.scalar_local_read(base, idx, text, node.offset)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
 
-    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
+    def element_text(self, node: cp.Node) -> str:
+        """How an element access through a pointer is spelled (`ub[i * 8]`, `*ub`), for reports."""
+        def text(n: cp.Node) -> str:
+            if isinstance(n, cp.Name):
+                return n.text
+            if isinstance(n, cp.Num):
+                return str(n.value)
+            return self.node_text(n) or "..."
+        if isinstance(node, cp.Index):
+            return self.node_text(node) or f"{text(node.base)}[{text(node.index)}]"
+        return self.node_text(node) or f"*{text(node.operand) if isinstance(node, cp.Unary) else text(node)}"
+
+    def scalar_local_read(self, ptr: LocalPtr, index: Expr, text: str, offset: int) -> Var:
+        """`ub[i]`: the scalar unit reads one element of an on-chip buffer; issued before the
+        statement it is written in, like `GetValue`. Its value is data known only at run time."""
+        self._scalar_unit_reads.append(self.scalar_local_access(ptr, index, False, text, offset))
+        return Var(self.unique_name(text))
+
+    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int, index: Expr | None = None) -> Var:
         """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
         The read itself is no pipe instruction, so it is only race-free while no instruction in the
         kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
-        self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
+        es = elem_bytes(ptr.dtype)
+        base = ptr.offset_bytes if index is None else binop("+", ptr.offset_bytes, binop("*", index, Const(es)))
+        region = ir.RawRegion("GM", ptr.param, base, Const(1), Const(es), Const(es))
+        # Issued before its statement like an on-chip element read; where a kernel needs it
+        # (an instruction writes the argument) the race check orders it (see frontend).
+        self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
+                                                self.src.range(offset, offset), self.via, uid=next(self._uid)))
         return Var(text)
 
     def _eval_Lambda(self, node, scope):
@@ -626,6 +653,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
+                return self.eval(node.args[0], scope)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
@@ -655,6 +684,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             self.via, uid=next(self._uid)))
         return Var(text)
 
+    def tile_pointer(self, ref: ir.TileRef, offset: int) -> LocalPtr:
+        """`t.data()`: manual kernels compute addresses from a tile's own (`TASSIGN(row,
+        (uint64_t)t.data() + off)`) and hand it to raw copies."""
+        i = ref.index.const_value() if ref.index is not None else 0
+        addr = self._tile_addresses.get((id(ref.tile), i)) if isinstance(i, int) else None
+        if addr is None:
+            raise self.error(f"the address of '{ref}' is not known here (it needs one TASSIGN with a "
+                             "constant slot before this use)", offset)
+        return LocalPtr(addr, ref.tile.dtype, self.arch.buffer_of(ref.tile.tile_type).name)
+
     def decltype(self, node: cp.Node, scope: Scope):
         """`decltype(dynShape)`: the type of a shape, stride or tile object (a shape object is
         its own type with its dimensions filled in)."""
@@ -682,13 +721,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(base, ir.TileDecl) and base.count is None:
             base = ir.TileRef(base, None)
         if isinstance(base, ir.TileRef) and name == "data" and not node.args:
-            # Manual kernels compute addresses from a tile's own (`TASSIGN(row, (uint64_t)t.data() + off)`).
-            i = base.index.const_value() if base.index is not None else 0
-            addr = self._tile_addresses.get((id(base.tile), i)) if isinstance(i, int) else None
-            if addr is None:
-                raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
-                                 "constant slot before this use)", node.offset)
-            return LocalPtr(addr, base.tile.dtype)
+            return self.tile_pointer(base, node.offset)
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
             return self.scalar_tile_read(base, node, scope)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
@@ -873,10 +906,19 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
-                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT) and not c.kind.is_expression() \
-                        and c.kind != CursorKind.UNEXPOSED_EXPR:
-                    raise self.error("reading a tile element (GetValue) in a loop or branch condition is not "
-                                     "supported; read it into a variable first", cursor=c)
+                # An if's condition is tested once, before either branch: its reads go before the if.
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    # GM elements read in a loop condition: not issued; sound only while no
+                    # instruction writes that argument (checked by the front end).
+                    for r in [r for r in self._scalar_unit_reads if _gm_element_read(r)]:
+                        self.scalar_gm_reads.setdefault(r.args[0].value.param, r.loc)
+                        self._scalar_unit_reads.remove(r)
+                if self._scalar_unit_reads and c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT,
+                                                              CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("reading a buffer element (GetValue, an on-chip pointer) in a loop condition "
+                                     "is not supported; read it into a variable first", cursor=c)
                 where = self.range_of(c, include_semicolon=True)
                 for read in self._scalar_unit_reads:
                     read.loc = where  # syncs it needs go before the whole statement
@@ -909,6 +951,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 self.lower_if(c, scope, out)
             elif k in (CursorKind.NULL_STMT,):
                 pass
+            elif k == CursorKind.ASM_STMT:
+                self.compiler_barrier(c)
             elif k == CursorKind.UNEXPOSED_STMT and self._attributed_stmt(c) is not None:
                 # `#pragma unroll` / `[[...]]` before a statement: only a hint, lower the statement.
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
@@ -1060,8 +1104,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
                 and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
             # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
-            address = value.address if isinstance(value, LocalPtr) else value
-            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype)))
+            if isinstance(value, LocalPtr):
+                ptr = with_space(value, t.dtype, decl.type_node.qualifiers)
+            else:
+                ptr = self.on_chip_pointer(value, t.dtype, decl.type_node.qualifiers, decl.name_offset)
+            scope.define(decl.name, Binding("value", ptr))
             return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
@@ -1399,6 +1446,13 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             node.lhs.base if isinstance(node.lhs, cp.Index) else None
         if target is not None:
             ptr = self.eval(target, scope)
+            if isinstance(ptr, LocalPtr):
+                # `ub[0] = v;`: the scalar unit stores one element into an on-chip buffer.
+                self.eval(node.rhs, scope)
+                idx = self.scalar(node.lhs.index, scope) if isinstance(node.lhs, cp.Index) else Const(0)
+                st = self.scalar_local_access(ptr, idx, True, self.element_text(node.lhs), node.lhs.offset)
+                st.loc = loc
+                return st
             if isinstance(ptr, Ptr):
                 # `*out = view.data();`, `flags[i] = 1;`: the scalar unit stores to GM.
                 self.eval(node.rhs, scope)
@@ -1487,14 +1541,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
-        if name in CONFIG_OPS or name in MASK_BUILTINS or name in IGNORED_BUILTINS:
+        if name in MASK_BUILTINS:
+            self.note_mask_call(name, node, scope)
+            return
+        if name in CONFIG_OPS or name in IGNORED_BUILTINS:
+            return
+        if name in RAW_INTRINSICS:
+            out.append(self.lower_raw_intrinsic(name, node, scope, loc))
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
-        if name in RAW_DATA_INTRINSICS:
-            raise self.error(f"'{name}' moves data below the PTO instructions; ptorewrite does not model which "
-                             "bytes it touches or on which pipe, so it cannot analyse a kernel that runs it",
-                             node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
@@ -1675,6 +1731,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+
+
+def _gm_element_read(s: ir.Instr) -> bool:
+    """A scalar-unit read of one GM element (`p[i]`, `*p`)."""
+    return s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"
 
 
 def _has_return(c: Cursor) -> bool:

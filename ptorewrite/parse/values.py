@@ -70,6 +70,7 @@ class LocalPtr:
 
     address: Expr
     dtype: str
+    space: str | None = None  # the buffer ("UB", "L1", ...) where known
 
 
 @dataclass(frozen=True)

@@ -150,3 +150,25 @@ def test_a_kernel_with_only_scalar_gm_stores_checks_clean(capsys):
     rc, out, err = run_cli(capsys, "check", path)
     assert rc == 0 and "0 race(s), 0 flag problem(s) (0 instructions and 0 syncs issued)" in out, out + err
     assert f"{path}:7:35: warning: kernel 'view_handoff' issues no pipe instruction" in err, err
+
+
+def test_profiling_scaffolding_is_read_and_the_copy_checked(capsys, tmp_path):
+    # Stack warming through a pointer into a local array, a preload spin-wait, system-register
+    # reads, a statement macro storing to GM through a stepping pointer, __builtin_bit_cast, and
+    # an on-chip pointer rebound under a compile-time condition (the in-place instance).
+    path = RAW / "timed_copy.cpp"
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 0 and out.count("0 race(s), 0 flag problem(s) (3 instructions and 4 syncs issued)") == 2, out + err
+    k = load_kernel(path, FrontendOptions(auto_mode=False, entry="timed_copy_in_place"))
+    assert {t.cpp_name: t.fixed_addresses for t in k.tiles} == {"a": {0: 0}, "b": {0: 0}}
+    racy = without(tmp_path, path, "    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);")
+    rc, out, err = run_cli(capsys, "check", racy)
+    assert rc == 1 and f"{racy}:50:5: error: data race (RAW) on UB bytes [0x0, 0x100): TADDS [V] reads a while " \
+                       "TLOAD [MTE2] at 49:5 via 61:5 writes a" in err, err
+
+
+def test_assembly_that_computes_is_refused(capsys, tmp_path):
+    path = edited(tmp_path, RAW / "timed_copy.cpp", 'asm volatile("MOV %0, PC\\n" : "+l"(pc));',
+                  'asm volatile("ADD %0, %0, 1" : "+l"(pc) : "l"(pc));')
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 2 and out == "" and f"{path}:28:5: error: inline assembly is not supported" in err, err

@@ -56,6 +56,7 @@ from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
     NAMESPACES,
     NULL_POINTER,
+    ArrayPointer,
     Binding,
     EventObject,
     Frame,
@@ -103,6 +104,19 @@ RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "Ge
 _INERT_KINDS = frozenset({CursorKind.CSTYLE_CAST_EXPR, CursorKind.PAREN_EXPR, CursorKind.INTEGER_LITERAL,
                           CursorKind.UNEXPOSED_EXPR, CursorKind.CXX_BOOL_LITERAL_EXPR,
                           CursorKind.CXX_NULL_PTR_LITERAL_EXPR})
+
+
+def _macro_use_end(text: str, off: int) -> int:
+    """One past the `)` closing the function-like macro use that starts at `off` (or `off`)."""
+    m = re.match(r"[A-Za-z_]\w*\s*\(", text[off:])
+    if m is None:
+        return off
+    depth = 0
+    for i in range(off + m.end() - 1, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return off
 
 
 def _without_effect(c: Cursor) -> bool:
@@ -330,6 +344,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
 
     def parse(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Node:
         p = self.parser(text, offset, scope, tokens)
+        while len(p.tokens) > 1 and p.tokens[-1].text == ";":
+            p.tokens.pop()  # a statement macro whose body ends in `;` (`#define LOG(x) *(p++) = x;`)
         node = p.expression()
         if not p.done():
             t = p.peek()
@@ -365,6 +381,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if directive or any(a <= n <= b for a, b in skipped):
                 lines[i] = " " * len(line)
         return "\n".join(lines)
+
+    def _scalar_only(self, tokens: list[cp.Token]) -> bool:
+        """The expansion of a statement macro names no instruction, sync or raw intrinsic (a
+        scalar store such as `#define LOG(x) *(p++) = x;`): it is lowered like written code."""
+        for t in self._expand_macros(tokens):
+            if t.kind == "id" and (lookup(t.text, self.arch) is not None or t.text in RAW_INTRINSICS or t.text in (
+                    "set_flag", "wait_flag", "pipe_barrier", "TASSIGN", "SYNCALL") or t.text in self.function_macros
+                    or (t.text.startswith("T") and t.text[1:2].isupper())):
+                return False
+        return True
 
     def _expand_macros(self, tokens: list[cp.Token]) -> list[cp.Token]:
         # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose pipe_t
@@ -528,6 +554,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return v
         if node.op == "*" and isinstance(v, Ptr):
             return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
+        if node.op == "*" and isinstance(v, ArrayPointer):
+            return Var(self.unique_name(f"{v.array.name}[]"))
         if node.op == "*" and isinstance(v, LocalPtr):
             return self.scalar_local_read(v, Const(0), self.element_text(node), node.offset)
         if node.op == "*" and isinstance(v, ScalarAddress):
@@ -607,6 +635,22 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return self.scalar_local_read(base, idx, text, node.offset)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
 
+    def bit_cast(self, t, v: Expr, offset: int) -> Expr:
+        """`__builtin_bit_cast(uint32_t, -1.0f)`: a float constant's bits as an integer of that size
+        (a value known only at run time stays one)."""
+        import struct
+
+        if not isinstance(t, ty.ScalarType):
+            raise self.error("__builtin_bit_cast needs a scalar type", offset)
+        c = v.const_value()
+        size = elem_bytes(t.dtype)
+        if not isinstance(c, (int, float)) or isinstance(c, bool):
+            return Var(self.unique_name("bit_cast"))
+        if isinstance(c, float) and size in (2, 4, 8):
+            fmt = {2: "<e", 4: "<f", 8: "<d"}[size]
+            return Const(int.from_bytes(struct.pack(fmt, c), "little"))
+        return Const(int(c) & ((1 << (8 * size)) - 1))
+
     def element_text(self, node: cp.Node) -> str:
         """How an element access through a pointer is spelled (`ub[i * 8]`, `*ub`), for reports."""
         def text(n: cp.Node) -> str:
@@ -655,6 +699,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 return Var(var)
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
+            if name == "__builtin_bit_cast" and len(node.args) == 2:
+                return self.bit_cast(self.eval(node.args[0], scope), self.scalar(node.args[1], scope), node.offset)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
@@ -952,7 +998,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             elif k in (CursorKind.NULL_STMT,):
                 pass
             elif k == CursorKind.ASM_STMT:
-                self.compiler_barrier(c)
+                loc = self.range_of(c, include_semicolon=True)
+                for name in self.compiler_barrier(c):  # a register read: a value known only at run time
+                    b = scope.lookup(name)
+                    value = Var(self.unique_name(f"{name}@asm"))
+                    if b is not None and b.kind == "mutable":
+                        out.append(ir.Assign(b.value, value, loc))
+                    elif b is not None and b.kind == "value":
+                        b.value = value
+                    else:
+                        raise self.error(f"'{name}' cannot be set by this assembly statement", cursor=c)
             elif k == CursorKind.UNEXPOSED_STMT and self._attributed_stmt(c) is not None:
                 # `#pragma unroll` / `[[...]]` before a statement: only a hint, lower the statement.
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
@@ -964,6 +1019,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                     loc = self.range_of(c, include_semicolon=True)
                     self.early_returns.append(loc)
                     out.append(ir.Assign(flag, Const(1), loc))
+            elif k == CursorKind.WHILE_STMT and self._no_effect(c):
+                pass  # a spin-wait on the core's status (`while (get_icache_prl_st()) {}`): it changes nothing
             elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
                 raise self.error("while/do loops are not supported; write a counted for loop", cursor=c)
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
@@ -1108,7 +1165,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 ptr = with_space(value, t.dtype, decl.type_node.qualifiers)
             else:
                 ptr = self.on_chip_pointer(value, t.dtype, decl.type_node.qualifiers, decl.name_offset)
-            scope.define(decl.name, Binding("value", ptr))
+            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level())))
+            return
+        if isinstance(t, ty.PointerType) and isinstance(value, (ScalarArray, ArrayPointer)):
+            scope.define(decl.name, Binding("value", value if isinstance(value, ArrayPointer) else ArrayPointer(value)))
             return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
@@ -1364,12 +1424,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             e = c.extent
             off, end = e.start.offset, e.end.offset
             text = src.text[off:end]
+            if not text.strip():  # a whole statement a macro writes (`LOG(t);`): its use
+                end = _macro_use_end(src.text, off)
+                text = src.text[off:end]
         else:
             text, off, where = expanded
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if first and first[0].text in self.function_macros and expanded is None:
+        if first and first[0].text in self.function_macros and expanded is None \
+                and not self._scalar_only(tokens):
             if _without_effect(c):
                 return  # e.g. an assert macro compiled out to `((void)0)`
             raise self.error(
@@ -1444,8 +1508,24 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 return None
         target = node.lhs.operand if isinstance(node.lhs, cp.Unary) and node.lhs.op == "*" else \
             node.lhs.base if isinstance(node.lhs, cp.Index) else None
+        if isinstance(target, cp.Unary) and target.op in ("++", "--") and target.postfix \
+                and isinstance(target.operand, cp.Name) and isinstance(node.lhs, cp.Unary):
+            # `*(p++) = v;`: the store through p, then the step.
+            stmt = self.lower_assign(cp.Binary(node.offset, node.op, cp.Unary(node.lhs.offset, "*", target.operand),
+                                               node.rhs), scope, loc)
+            step = self.lower_assign(cp.Binary(target.offset, "+=" if target.op == "++" else "-=", target.operand,
+                                               cp.Num(target.offset, 1)), scope, loc)
+            if stmt is not None and step is not None:
+                raise self.error("this store through a stepped pointer is not supported", node.offset)
+            return stmt or step
         if target is not None:
             ptr = self.eval(target, scope)
+            if isinstance(ptr, ArrayPointer):
+                # Into the core's stack: the array's elements are run-time values from here on.
+                self.eval(node.rhs, scope)
+                arr = ptr.array
+                arr.elems[:] = [Var(self.unique_name(f"{arr.name}[]")) for _ in arr.elems]
+                return None
             if isinstance(ptr, LocalPtr):
                 # `ub[0] = v;`: the scalar unit stores one element into an on-chip buffer.
                 self.eval(node.rhs, scope)
@@ -1461,6 +1541,24 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
+        if b is not None and b.kind == "value" and isinstance(b.value, LocalPtr) and isinstance(b.extra, tuple) \
+                and b.extra[0] == "on-chip":
+            # `ub = other;` / `ub += n;`: an on-chip pointer rebound where it was declared (a
+            # compile-time branch is no level of its own).
+            if b.extra[1] != self._control_level():
+                raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
+                                 "condition; derive a new pointer there instead", node.lhs.offset)
+            rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
+            value = self.eval(rhs, scope)
+            if isinstance(value, Expr):
+                value = LocalPtr(value, b.value.dtype, b.value.space)
+            if not isinstance(value, LocalPtr):
+                raise self.error(f"expected an on-chip pointer, found {describe(value)}", node.rhs.offset)
+            b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
+            return None
+        if b is not None and b.kind == "value" and isinstance(b.value, ArrayPointer) and node.op in ("+=", "-="):
+            self.eval(node.rhs, scope)
+            return None  # a step within the array (see ArrayPointer)
         if b is not None and b.kind == "ptr" and node.op in ("=", "+=", "-="):
             return self.assign_pointer(b, node, scope, loc)
         if b is None or b.kind != "mutable":

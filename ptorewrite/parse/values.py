@@ -74,6 +74,15 @@ class LocalPtr:
 
 
 @dataclass(frozen=True)
+class ArrayPointer:
+    """A pointer into a local scalar array (`uint64_t *p = stack;`): what is stored through it
+    stays in the core's own stack memory, which no pipe touches; the array's elements become
+    values known only at run time."""
+
+    array: Any
+
+
+@dataclass(frozen=True)
 class ScalarAddress:
     """`&x` of a local scalar: only read back through a pointer cast (`*reinterpret_cast<int32_t
     *>(&scale)`, the bits of a float), which gives a run-time data value."""

@@ -45,6 +45,12 @@ def user_functions(tu_cursor: Cursor, user_files: set[str]) -> dict[str, list[Cu
 
 def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]]) -> tuple[Cursor, str] | None:
     """The first TPUSH/TPOP or cross-core pipe/flag the kernel reaches, with its name."""
+    return first_use(entry, functions, CROSS_CORE_CALLS, CROSS_CORE_TYPES)
+
+
+def first_use(entry: Cursor, functions: dict[str, list[Cursor]], calls: frozenset[str],
+              types: frozenset[str]) -> tuple[Cursor, str] | None:
+    """The first call or type of these names the kernel reaches, with its name."""
     seen: set[int] = set()
     todo = [entry]
     while todo:
@@ -58,12 +64,12 @@ def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]]) -> t
             k = c.kind
             name = c.spelling
             if k in _NAMING:
-                if name in CROSS_CORE_CALLS:
+                if name in calls:
                     return c, name
                 todo.extend(functions.get(name, ()))
             elif k in _TYPES:
                 bare = name.rsplit("::", 1)[-1].split("<", 1)[0].removeprefix("struct ").strip()
-                if bare in CROSS_CORE_TYPES:
+                if bare in types:
                     return c, bare
             stack.extend(reversed(list(c.get_children())))
     return None

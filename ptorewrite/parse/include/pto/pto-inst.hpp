@@ -14,5 +14,6 @@
 #include <pto/common/fifo.hpp>
 #include <pto/common/pto_instr.hpp>
 #include <pto/common/kernel_meta.hpp>
+#include <pto/common/prefetch_async.hpp>
 
 #endif // PTOREWRITE_PTO_INST_HPP

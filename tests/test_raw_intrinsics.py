@@ -187,3 +187,10 @@ def test_async_l2_prefetch_is_refused_at_its_first_use(capsys, tmp_path):
     assert rc == 2 and out == ""
     assert err.startswith(f"{kernel}:12:5: error: 'PrefetchAsyncContext' is not supported: TPREFETCH_ASYNC has the "
                           "SDMA engine prefetch GM"), err
+
+
+def test_a_loop_reading_downwards_counts_from_the_buffer_start(capsys, tmp_path):
+    path = edited(tmp_path, RAW / "ub_staging.cpp", "if (seen[i * 8] != 0)", "if (seen[64 - i * 8] != 0)")
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 0, out + err
+    assert "its reads through 'seen[...]' are counted as reading every byte from 0x0 to the end of UB" in err, err

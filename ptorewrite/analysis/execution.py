@@ -431,13 +431,17 @@ class Machine:
         every byte from the first iteration's element to the end of the buffer, stands for all
         its iterations (they issue nothing else, so nothing else can come between them), and what
         it assigns becomes data-only."""
-        env = dict(self.env)
-        env[s.var] = self.try_eval(s.start, self.env)
+        start = self.try_eval(s.start, self.env)
         step = self.try_eval(s.step, self.env) if s.counted else None
+        first, second = dict(self.env), dict(self.env)
+        first[s.var] = start
+        second[s.var] = start + step if isinstance(start, int) and isinstance(step, int) else None
         for r in reads:
             region: ir.RawRegion = r.args[0].value
-            lo = self.try_eval(region.base, env) if isinstance(step, int) and step > 0 else None
-            lo = lo if isinstance(lo, int) and lo >= 0 else 0
+            # From the first iteration's element when later iterations read higher addresses.
+            lo, nxt = self.try_eval(region.base, first), self.try_eval(region.base, second)
+            monotone = _affine_in(region.base, s.var) and isinstance(lo, int) and isinstance(nxt, int)
+            lo = lo if monotone and 0 <= lo <= nxt else 0
             end = GM_REACH if region.space == "GM" else self.buffer_size[region.space]
             size = max(end - lo, 1)
             whole = ir.RawRegion(region.space, region.param, ex.Const(lo), ex.Const(1), ex.Const(size),
@@ -941,6 +945,20 @@ class Machine:
 
 
 # ---------------------------------------------------------------------------------- helpers
+
+
+def _affine_in(e: Expr, var: str) -> bool:
+    """`e` is a + b * var with a, b free of var (so it moves one way as var steps)."""
+    if var not in e.free_vars():
+        return True
+    if isinstance(e, ex.Var):
+        return True
+    if isinstance(e, ex.BinOp) and e.op in ("+", "-"):
+        return _affine_in(e.lhs, var) and _affine_in(e.rhs, var)
+    if isinstance(e, ex.BinOp) and e.op == "*":
+        return (var not in e.lhs.free_vars() and _affine_in(e.rhs, var)) or \
+            (var not in e.rhs.free_vars() and _affine_in(e.lhs, var))
+    return False
 
 _PY_OPS = frozenset({"+", "-", "*", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="})
 

@@ -194,3 +194,16 @@ def test_a_loop_reading_downwards_counts_from_the_buffer_start(capsys, tmp_path)
     rc, out, err = run_cli(capsys, "check", path)
     assert rc == 0, out + err
     assert "its reads through 'seen[...]' are counted as reading every byte from 0x0 to the end of UB" in err, err
+
+
+@pytest.mark.parametrize("first", ["pto/comm/comm_types.hpp", "pto/comm/pto_comm_inst.hpp",
+                                   "pto/common/prefetch_async.hpp", "pto/pto-inst.hpp"])
+def test_bundled_headers_parse_in_any_include_order(capsys, tmp_path, first):
+    kernel = tmp_path / "order.cpp"
+    kernel.write_text(
+        f"#include <{first}>\n#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void order(__gm__ float *out)\n{\n"
+        "    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor> x;\n    TASSIGN(x, 0x0);\n"
+        "    GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>> g(out);\n    TSTORE(g, x);\n}\n")
+    rc, out, err = run_cli(capsys, "check", kernel)
+    assert rc == 0 and "0 race(s)" in out, out + err

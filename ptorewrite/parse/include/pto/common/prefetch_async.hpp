@@ -2,10 +2,10 @@
 // fetches a GM tensor into the L2 cache in the background, driven through a small UB scratch tile
 // and a GM workspace. Declared so that kernels using it parse; the front end refuses it with a
 // located error (what the engine touches, and when, is not modelled).
-#ifndef PTOREWRITE_PREFETCH_ASYNC_HPP
+// Included from the end of pto/comm/comm_types.hpp, once the async handles it uses are complete
+// (whichever of the two headers a kernel includes first).
+#if defined(PTOREWRITE_COMM_TYPES_COMPLETE) && !defined(PTOREWRITE_PREFETCH_ASYNC_HPP)
 #define PTOREWRITE_PREFETCH_ASYNC_HPP
-
-#include <pto/comm/comm_types.hpp>
 
 namespace pto {
 
@@ -30,4 +30,4 @@ AICORE bool BuildAsyncSession(ScratchTile &scratch, __gm__ uint8_t *workspace, A
 
 } // namespace pto
 
-#endif // PTOREWRITE_PREFETCH_ASYNC_HPP
+#endif // PTOREWRITE_COMM_TYPES_COMPLETE && !PTOREWRITE_PREFETCH_ASYNC_HPP

@@ -47,6 +47,7 @@ CLEAN = [
     ("l1_words.cpp", (), "0 race(s), 0 flag problem(s) (5 instructions and 6 syncs issued)"),
     ("bursts_and_dup.cpp", (), "0 race(s), 0 flag problem(s) (6 instructions and 4 syncs issued)"),
     ("align_v2_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
+    ("align_b_a2a3.cpp", (), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
 ]
 
 
@@ -84,6 +85,12 @@ RACES = [
     ("align_v2_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);",
      ("12:5: error: data race (RAW) on UB bytes [0x200, 0x2c0): copy_ubuf_to_gm_align_v2 [MTE3] reads rows while "
      "copy_gm_to_ubuf_align_v2 [MTE2] at 11:5 writes rows")),
+    ("align_v2_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);",
+     ("13:5: error: data race (RAW) on UB bytes [0x200, 0x2c0): copy_ubuf_to_cbuf [MTE3] reads "
+      "static_cast<__ubuf__ void *>(rows) while copy_gm_to_ubuf_align_v2 [MTE2] at 11:5 writes rows")),
+    ("align_b_a2a3.cpp", (), "    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);",
+     ("17:5: error: data race (RAW) on UB bytes [0x0, 0x40): copy_ubuf_to_gm_align_b32 [MTE3] reads rows while "
+      "copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows")),
 ]
 
 
@@ -207,3 +214,11 @@ def test_bundled_headers_parse_in_any_include_order(capsys, tmp_path, first):
         "    GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>> g(out);\n    TSTORE(g, x);\n}\n")
     rc, out, err = run_cli(capsys, "check", kernel)
     assert rc == 0 and "0 race(s)" in out, out + err
+
+
+def test_byte_counted_bursts_pad_to_whole_blocks_in_ub(capsys, tmp_path):
+    # The gap block between the two UB bursts is free; one block later is the second burst.
+    path = edited(tmp_path, RAW / "align_b_a2a3.cpp", "(__ubuf__ float *)0x40;", "(__ubuf__ float *)0x60;")
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 1 and "2 race(s)" in out and f"{path}:15:5: error: data race (WAW) on UB bytes [0x60, 0x80): vector_dup [V] writes gap " \
+                       "while copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows" in err, err

@@ -26,7 +26,8 @@ Facts the footprints rest on (pto-isa's implementation headers and its test kern
 * `vector_dup(dst, value, repeat, dstBlockStride, srcBlockStride, dstRepeatStride, srcRepeatStride)`
   writes 8 blocks of 32 bytes per repeat, `dstBlockStride` blocks apart, repeats `dstRepeatStride`
   blocks apart; it is counted here as the hull of each repeat's blocks (a superset). After
-  `set_mask_count()` the repeat count is ignored and the vector mask's low word counts elements.
+  `set_mask_count()` the repeat count is ignored and the vector mask's low word counts elements
+  (dense strides, 1 and 8: exactly those elements, in whole blocks).
 """
 
 from __future__ import annotations
@@ -191,7 +192,12 @@ class RawLowering:
             if self._mask_count is None:
                 raise self.error("vector_dup in counter mode needs set_vector_mask(0, n) before it", node.offset)
             es = elem_bytes(getattr(dst, "dtype", "uint8"))
-            repeat = binop("/", binop("+", binop("*", self._mask_count, _c(es)), _c(8 * BLOCK - 1)), _c(8 * BLOCK))
+            span = binop("*", self._mask_count, _c(es))
+            if blk.const_value() == 1 and rep.const_value() == 8:  # dense: the n elements, in whole blocks
+                region = self._region(dst, "destination", args[0], _c(1), _round_up(span, BLOCK),
+                                      _round_up(span, BLOCK), "UB")
+                return self._raw_instr(name, "V", (region,), node, loc)
+            repeat = binop("/", binop("+", span, _c(8 * BLOCK - 1)), _c(8 * BLOCK))
         hull = binop("*", binop("+", binop("*", _c(7), blk), _c(1)), _c(BLOCK))
         region = self._region(dst, "destination", args[0], repeat, hull, binop("*", rep, _c(BLOCK)), "UB")
         return self._raw_instr(name, "V", (region,), node, loc)

@@ -235,15 +235,17 @@ def test_layout_helper_takes_the_boxed_branch(tmp_path, capsys):
     assert "TMOV(out rows, row)" in out and "TCOLEXPAND" not in out
 
 
-def test_raw_data_intrinsic_is_refused_where_it_is_called(tmp_path, capsys):
+def test_raw_data_intrinsic_makes_a_manual_kernel_and_is_refused_in_an_auto_build(tmp_path, capsys):
     kernel = tmp_path / "raw_copy.cpp"
     kernel.write_text(
         "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
         "extern \"C\" __global__ AICORE void k(__gm__ float *out)\n{\n"
         "    copy_ubuf_to_gm(out, (__ubuf__ float *)0, 0, 1, 1, 0, 0);\n}\n")
     rc, out, err = run_cli(capsys, "check", kernel)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (1 instructions and 0 syncs issued)" in out, out + err
+    rc, out, err = run_cli(capsys, "auto2manual", kernel, "-o", tmp_path / "out.cpp")
     assert rc == 2 and out == ""
-    assert f"{kernel}:5:5: error: 'copy_ubuf_to_gm' moves data below the PTO instructions" in err
+    assert f"{kernel}:5:5: error: 'copy_ubuf_to_gm' addresses buffers directly" in err
     assert "Traceback" not in err
 
 def test_a_real_toolkit_header_wins(tmp_path):

@@ -115,11 +115,31 @@ class GmOperand:
 
 
 @dataclass(eq=False, slots=True)
+class RawOperand:
+    """A raw intrinsic's region with its values: `count` bursts of `length` bytes, `stride` apart."""
+
+    region: ir.RawRegion
+    base: int
+    count: int
+    length: int
+    stride: int
+    access: str
+    text: str
+
+    @property
+    def space(self) -> str:
+        return "GM:" + self.region.param if self.region.space == "GM" else self.region.space
+
+
+@dataclass(eq=False, slots=True)
 class Access:
     footprint: Footprint
     write: bool
     what: str  # the operand as written, for reports
 
+
+# Bytes of a GM argument a raw region whose extent is not known is counted to reach.
+GM_REACH = 1 << 40
 
 NO_TEMPLATE: Mapping[str, str] = MappingProxyType({})  # the template of syncs (shared, read-only)
 
@@ -194,6 +214,7 @@ class Trace:
     values: dict[str, Number]
     items: list = field(default_factory=list)  # with markers=True: steps and Markers, in issue order
     cores: tuple[str, ...] = ()  # a cluster's trace: its cores, whose steps carry their core's name
+    warnings: list[Diagnostic] = field(default_factory=list)  # where the run counted conservatively
 
     @property
     def mode(self) -> str:
@@ -277,6 +298,9 @@ class Machine:
         self._compiled: dict[int, tuple[Expr, Callable]] = {}
         self._memo: dict[int, dict] = {}  # id(Instr) -> evaluated operands -> (operands, accesses, template)
         self._scratch = None
+        self._summaries: dict[int, tuple[ir.Instr, ir.Instr]] = {}  # see summarize_reads
+        self.warnings: list[Diagnostic] = []
+        self._warned: set = set()
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
 
@@ -311,7 +335,7 @@ class Machine:
             self.check_estimate()
         self.block(self.kernel.body)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
-                     self.gm_dtype, self.values, self.items)
+                     self.gm_dtype, self.values, self.items, self.warnings)
 
     def block(self, b: ir.Block) -> None:
         for s in b.stmts:
@@ -340,6 +364,14 @@ class Machine:
         elif isinstance(s, ir.For):
             self.loop(s)
         elif isinstance(s, ir.If):
+            if self.unknown_data and s.cond.free_vars() & self.unknown_data and \
+                    (data := ir.data_branch_vars(s)) is not None:
+                # Decided by a data-only value not given: the branches only assign, so what they
+                # assign becomes data-only too (see scalars.steering_values).
+                for var in data:
+                    self.env.pop(var, None)
+                    self.unknown_data.add(var)
+                return
             if self.eval(s.cond, s):
                 self.stmt(s.then)
             elif s.other is not None:
@@ -367,6 +399,9 @@ class Machine:
             raise TypeError(type(s).__name__)
 
     def loop(self, s: ir.For) -> None:
+        if self.unknown_data and self._unknown(s.control_exprs()) and (reads := ir.read_only_loop(s)) is not None:
+            self.summarize_reads(s, reads)
+            return
         if not s.counted:
             self.general_loop(s)
             return
@@ -402,6 +437,44 @@ class Machine:
             k += 1
         self.loops.pop()
         self.leave_loop(s, v)
+
+    def _unknown(self, exprs) -> bool:
+        return any(e is not None and e.free_vars() & self.unknown_data for e in exprs)
+
+    def summarize_reads(self, s: ir.For, reads: list[ir.Instr]) -> None:
+        """A loop that only reads buffer elements with the scalar unit and assigns scalars, whose
+        trip count is a data-only value not given: one read per element read in its body, of
+        every byte from the first iteration's element to the end of the buffer, stands for all
+        its iterations (they issue nothing else, so nothing else can come between them), and what
+        it assigns becomes data-only."""
+        start = self.try_eval(s.start, self.env)
+        step = self.try_eval(s.step, self.env) if s.counted else None
+        first, second = dict(self.env), dict(self.env)
+        first[s.var] = start
+        second[s.var] = start + step if isinstance(start, int) and isinstance(step, int) else None
+        for r in reads:
+            region: ir.RawRegion = r.args[0].value
+            # From the first iteration's element when later iterations read higher addresses.
+            lo, nxt = self.try_eval(region.base, first), self.try_eval(region.base, second)
+            monotone = _affine_in(region.base, s.var) and isinstance(lo, int) and isinstance(nxt, int)
+            lo = lo if monotone and 0 <= lo <= nxt else 0
+            end = GM_REACH if region.space == "GM" else self.buffer_size[region.space]
+            size = max(end - lo, 1)
+            whole = ir.RawRegion(region.space, region.param, ex.Const(lo), ex.Const(1), ex.Const(size),
+                                 ex.Const(size))
+            summary = self._summaries.get(id(r))
+            if summary is None:
+                summary = self._summaries[id(r)] = (r, ir.Instr(r.op, r.pipe, (ir.Arg("raw", whole, "r", r.args[0].text),),
+                                                                 (), r.loc, r.via, uid=r.uid))
+                what = f"GM argument '{region.param}'" if region.space == "GM" else region.space
+                d = located(f"the trip count of this loop is not given; its reads through '{r.args[0].text}' are "
+                            f"counted as reading every byte from {lo:#x} to the end of {what}", s).diagnostics[0]
+                self.warnings.append(Diagnostic("warning", d.message, d.loc, d.notes))
+            self.seq += 1
+            self.instr(summary[1])
+        for var in ir.assigned_vars(s.body) | ({s.var} if s.keeps_var else set()):
+            self.env.pop(var, None)
+            self.unknown_data.add(var)
 
     def general_loop(self, s: ir.For) -> None:
         """`for (v = start; cond; v = update)`: the condition and the update see the body's
@@ -666,6 +739,8 @@ class Machine:
                 position += 1
             elif a.kind == "gm":
                 inputs.append(self.gm_inputs(a, s))
+            elif a.kind == "raw":
+                inputs.append(self.raw_inputs(a, s))
             elif self.unknown_data and a.value.free_vars() & self.unknown_data:
                 inputs.append(None)  # a data-only value not given: the trace does not depend on it
             else:
@@ -685,6 +760,8 @@ class Machine:
                                                 a.text))
                 elif a.kind == "gm":
                     operands.append(self.gm_operand(a, x))
+                elif a.kind == "raw":
+                    operands.append(self.raw_operand(a, x, s))
                 else:
                     operands.append(x if x is None or type(x) is int else x[2])
             hit = (tuple(operands), tuple(self.accesses(s, operands)), template_dict(s.template_args))
@@ -745,6 +822,38 @@ class Machine:
         self.gm_dtype.setdefault(g.param, g.dtype)
         return op
 
+    def raw_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple[int, ...]:
+        """(base, count, length, stride) of a raw region; where one depends on a data-only value
+        not given: every byte the region can reach (from its base, if known, to the buffer's end;
+        the rest of its GM argument), with a warning."""
+        region: ir.RawRegion = a.value
+        if not (self.unknown_data and any(e.free_vars() & self.unknown_data for e in region.exprs())):
+            return tuple(int(self.eval(e, s)) for e in region.exprs())
+        base = None if region.base.free_vars() & self.unknown_data else int(self.eval(region.base, s))
+        lo = base if base is not None and base >= 0 else 0
+        end = GM_REACH if region.space == "GM" else self.buffer_size[region.space]
+        if (id(s), a.text) not in self._warned:
+            self._warned.add((id(s), a.text))
+            unknown = sorted(set().union(*(e.free_vars() for e in region.exprs())) & self.unknown_data)
+            where = "its GM argument" if region.space == "GM" else region.space
+            d = located(f"{s.op}: '{a.text}' depends on {', '.join(unknown)}, not given; counted as every byte "
+                        f"from {lo:#x} to the end of {where}", s).diagnostics[0]
+            self.warnings.append(Diagnostic("warning", d.message, d.loc, d.notes))
+        size = max(end - lo, 1)
+        return lo, 1, size, size
+
+    def raw_operand(self, a: ir.Arg, values: tuple[int, ...], s: ir.Instr) -> RawOperand:
+        base, count, length, stride = values
+        if min(values) < 0:
+            raise located(f"'{a.text}': {s.op} would touch a negative address, burst count, length or stride "
+                          f"({base}, {count}, {length}, {stride})", s)
+        o = RawOperand(a.value, base, count, length, stride, a.access, a.text)
+        if a.value.space == "GM" and count and length and length < GM_REACH:
+            end = base + (count - 1) * stride + length
+            self.gm_extent[a.value.param] = max(self.gm_extent.get(a.value.param, 0), end)
+            self.gm_dtype.setdefault(a.value.param, "uint8")
+        return o
+
     # ------------------------------------------------------------------ footprints
 
     def accesses(self, s: ir.Instr, operands: list) -> list[Access]:
@@ -763,6 +872,8 @@ class Machine:
             elif isinstance(o, GmOperand):
                 clip = tile.valid if (s.op in CLIPPED_GM and tile is not None and not s.whole_gm) else None
                 fp = self.gm_footprint(o, clip)
+            elif isinstance(o, RawOperand):
+                fp = self.raw_footprint(o, s)
             else:
                 continue
             if fp is None:
@@ -824,6 +935,22 @@ class Machine:
                         f"reaching byte {fp.hi:#x} of {o.place.buffer}, beyond its {cap} B", o.place.buffer, fp.hi, s)
         return fp
 
+    def raw_footprint(self, o: RawOperand, s: ir.Instr) -> Footprint | None:
+        """Every burst of a raw intrinsic's region (an on-chip buffer's bytes past its end are a
+        finding of `check`, like a misplaced tile)."""
+        key = (o.space, o.base, o.count, o.length, o.stride)
+        if key not in self._footprints:
+            dims = [(o.count, o.stride), (o.length, 1)] if o.stride >= o.length or o.count <= 1 else \
+                [(1, 1), ((o.count - 1) * o.stride + o.length, 1)]  # overlapping bursts: their hull
+            fp = strided(o.space, o.base, 1, dims) if o.count and o.length else None
+            if fp is not None and o.region.space != "GM":
+                cap = self.buffer_size[o.space]
+                if fp.hi > cap:
+                    self.beyond(f"{s.op}'s '{o.text}' reaches byte {fp.hi:#x} of {o.space}, beyond its {cap} B",
+                                o.space, fp.hi, s)
+            self._footprints[key] = fp
+        return self._footprints[key]
+
     def gm_footprint(self, o: GmOperand, clip) -> Footprint | None:
         es = max(1, int(ir.DTYPE_BYTES[o.tensor.dtype]))  # a packed 4-bit element counts as its storage byte
         rows, cols = o.rows, o.cols
@@ -840,6 +967,20 @@ class Machine:
 
 
 # ---------------------------------------------------------------------------------- helpers
+
+
+def _affine_in(e: Expr, var: str) -> bool:
+    """`e` is a + b * var with a, b free of var (so it moves one way as var steps)."""
+    if var not in e.free_vars():
+        return True
+    if isinstance(e, ex.Var):
+        return True
+    if isinstance(e, ex.BinOp) and e.op in ("+", "-"):
+        return _affine_in(e.lhs, var) and _affine_in(e.rhs, var)
+    if isinstance(e, ex.BinOp) and e.op == "*":
+        return (var not in e.lhs.free_vars() and _affine_in(e.rhs, var)) or \
+            (var not in e.rhs.free_vars() and _affine_in(e.lhs, var))
+    return False
 
 _PY_OPS = frozenset({"+", "-", "*", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="})
 

@@ -150,11 +150,33 @@ class GmRef:
 
 
 @dataclass(frozen=True)
-class Arg:
-    """One call argument: a tile, a GM window or a scalar, with how the instruction accesses it."""
+class RawRegion:
+    """Bytes a device intrinsic below the PTO instructions touches (`copy_gm_to_ubuf`, a scalar
+    store through an on-chip pointer): `count` bursts of `length` bytes, `stride` bytes apart
+    (start to start), from `base`."""
 
-    kind: str  # "tile", "gm", "scalar"
-    value: TileRef | GmRef | Expr
+    space: str  # on-chip buffer ("UB", "L1", ...) or "GM"
+    param: str | None  # GM: the kernel pointer argument the region is in
+    base: Expr  # on-chip: byte address in the buffer; GM: byte offset from the argument
+    count: Expr
+    length: Expr
+    stride: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.base, self.count, self.length, self.stride)
+
+    def __str__(self) -> str:
+        where = f"{self.param}+{self.base}" if self.space == "GM" else f"{self.space}@{self.base}"
+        return f"{where}[{self.count}x{self.length}B/{self.stride}B]"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One call argument: a tile, a GM window, a raw region or a scalar, with how the instruction
+    accesses it."""
+
+    kind: str  # "tile", "gm", "raw", "scalar"
+    value: TileRef | GmRef | RawRegion | Expr
     access: str  # "", "r", "w" or "rw"
     text: str  # source spelling
 
@@ -379,6 +401,48 @@ class Kernel:
             if t.name == name:
                 return t
         raise KeyError(name)
+
+
+def data_branch_vars(s: If) -> set[str] | None:
+    """The variables an `if` assigns when its branches hold nothing but scalar assignments (and
+    such ifs), else None. Its condition then decides values only, never what is issued: a
+    condition known only at run time leaves those variables unknown instead of steering."""
+    assigned: set[str] = set()
+    for part in (s.then, s.other):
+        for x in walk(part) if part is not None else ():
+            if isinstance(x, Assign):
+                assigned.add(x.var)
+            elif not isinstance(x, (Block, If)):
+                return None
+    return assigned
+
+
+SCALAR_LOAD = "ScalarLoad"  # the scalar unit reads an element through an on-chip pointer
+
+
+def read_only_loop(s: For) -> list[Instr] | None:
+    """The scalar-unit element reads of a loop whose body does nothing else but assign scalars
+    (`for (i < n) if (ub[i * 8] != i) ok = 0;`), else None. Such a loop issues no pipe work and
+    no sync: with its trip count unknown, one read of every byte it may reach stands for it."""
+    reads: list[Instr] = []
+    for x in walk(s.body):
+        if isinstance(x, Instr) and x.op == SCALAR_LOAD:
+            reads.append(x)
+        elif isinstance(x, If):
+            if data_branch_vars(x) is None and not _reads_and_assigns(x):
+                return None
+        elif not isinstance(x, (Block, Assign)):
+            return None
+    return reads
+
+
+def _reads_and_assigns(s: If) -> bool:
+    return all(isinstance(x, (Block, Assign, If)) or (isinstance(x, Instr) and x.op == SCALAR_LOAD)
+               for part in (s.then, s.other) if part is not None for x in walk(part))
+
+
+def assigned_vars(s: Stmt) -> set[str]:
+    return {x.var for x in walk(s) if isinstance(x, Assign)}
 
 
 def walk(stmt: Stmt) -> Iterator[Stmt]:

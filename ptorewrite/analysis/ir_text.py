@@ -36,6 +36,8 @@ def format_arg(a: ir.Arg) -> str:
     if a.kind == "gm":
         g = a.value.tensor
         return f"{mark}gm {g.name}"
+    if a.kind == "raw":
+        return f"{mark}raw {a.value}"
     return f"{mark}{a.value}"
 
 

@@ -168,13 +168,14 @@ def _check_scalar_gm_walks(kernel: ir.Kernel, error) -> None:
              and sum(a.kind == "gm" for a in s.args) == 3]
     if not walks:
         return
-    accesses = [(s, a) for s in ir.walk(kernel.body) if isinstance(s, ir.Instr) for a in s.args if a.kind == "gm"]
+    accesses = [(s, a) for s in ir.walk(kernel.body) if isinstance(s, ir.Instr) for a in s.args
+                if a.kind == "gm" or (a.kind == "raw" and a.value.space == "GM")]
     for walk in walks:
         table, idx, stage = (a for a in walk.args if a.kind == "gm")
         for s, a in accesses:
             if s is walk:
                 continue
-            param = a.value.tensor.param
+            param = a.value.tensor.param if a.kind == "gm" else a.value.param  # raw copies and element accesses
             hit = None
             if param == stage.value.tensor.param:
                 hit = f"its staging area '{stage.text}'"

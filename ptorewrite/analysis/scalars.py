@@ -3,7 +3,9 @@
 A runtime value (a scalar argument, the block index) *steers* when it reaches control flow (loop
 bounds, branch conditions), an address (tile indices, GM offsets, shapes and strides, valid
 shapes, alias offsets, TASSIGN addresses, event ids) or the window of a TEXTRACT/TINSERT; the
-execution trace, and so every race, flag and timing question, depends on it. A value that only
+execution trace, and so every race, flag and timing question, depends on it. The bytes a raw
+intrinsic touches (`copy_gm_to_ubuf(..., nBurst, lenBurst, ...)`) do not steer: not given, they
+count as every byte the region can reach (see execution.Machine.raw_inputs). A value that only
 reaches instructions' scalar data operands (`TMULS(y, y, scale)`) changes the numbers computed,
 never the trace: `check` and `simulate` do not need it, and `verify` can draw it at random.
 """
@@ -42,10 +44,10 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
                 yield from g.stride
         if s.op in WINDOW_SCALAR_OPS and _windowed(s):
             yield from window_position([a.value for a in s.args if a.kind == "scalar"])
-    elif isinstance(s, ir.For):
-        yield from s.control_exprs()
-    elif isinstance(s, ir.If):
-        yield s.cond
+    elif isinstance(s, ir.For) and ir.read_only_loop(s) is None:
+        yield from s.control_exprs()  # (a loop that only reads and assigns: as a data-branch if)
+    elif isinstance(s, ir.If) and ir.data_branch_vars(s) is None:
+        yield s.cond  # (an if that only assigns makes its condition an input of those variables)
     elif isinstance(s, ir.AliasDef):
         yield s.offset_bytes
         yield from ref_index(s.dst)
@@ -73,6 +75,13 @@ def steering_values(kernel: ir.Kernel) -> set[str]:
             steering |= e.free_vars()
         if isinstance(s, ir.Assign):
             assigns.setdefault(s.var, set()).update(s.value.free_vars())
+        elif isinstance(s, ir.If) and (data := ir.data_branch_vars(s)) is not None:
+            for var in data:
+                assigns.setdefault(var, set()).update(s.cond.free_vars())
+        elif isinstance(s, ir.For) and ir.read_only_loop(s) is not None:
+            control = set().union(*(e.free_vars() for e in s.control_exprs() if e is not None))
+            for var in ir.assigned_vars(s.body) | {s.var}:
+                assigns.setdefault(var, set()).update(control)
     # A local that steers makes whatever it is computed from steer too.
     work = [v for v in steering if v in assigns]
     while work:

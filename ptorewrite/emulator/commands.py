@@ -158,7 +158,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
             seen = {d.loc for d in found}
             found += [d for d in run_findings if d.loc not in seen]  # the static message said it already
             found = found[:MAX_PLACEMENT_FINDINGS]
-            _print_diagnostics(found + result.diagnostics())
+            _print_diagnostics(trace.warnings + found + result.diagnostics())
             ops = sum(1 for s in trace.steps if s.kind == "op")
             what = args.kernel if len(units) == 1 else f"{args.kernel}: {kernel.name}"
             if label:

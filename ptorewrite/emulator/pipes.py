@@ -26,7 +26,8 @@ of pipe p inherits:
 * pipe_barrier(P): front[P][P] = ops of P so far. pipe_barrier(PIPE_ALL): every front gets the
   join of all pipes' completions, and the scalar unit stalls on it.
 * Steps on PIPE_S (scalar-unit ops, wait_flag(..., PIPE_S)) stall the scalar unit: every step
-  issued later inherits their completion.
+  issued later inherits their completion. The scalar unit's stores into a buffer do not: a later
+  instruction of another pipe needs a flag from PIPE_S (or a barrier) to see them.
 A happens before B iff B's clock[pipe(A)] > epoch index of A. Entries only ever come from sets and
 barriers, which cover every earlier op of a pipe, so the clocks are prefix-closed.
 
@@ -57,6 +58,7 @@ PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"})
 # Matmuls that add to their destination: in-order accumulation needs no barrier before them (spec §4).
 ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
+SCALAR_STORES = frozenset({"ScalarStore"})
 
 
 def lanes(trace: Trace) -> tuple[str, ...]:
@@ -225,7 +227,9 @@ def match_flags(trace: Trace) -> tuple[dict[int, int], list[FlagProblem]]:
 
 
 def _blocks_scalar(step: Step) -> bool:
-    return step.pipe in ("S", "ALL")
+    """The scalar unit waits for this step before issuing the next. Not for its own stores into a
+    buffer (`ub[0] = v`): like any other cross-pipe access they need a flag from PIPE_S (spec §2)."""
+    return step.pipe in ("S", "ALL") and not (step.kind == "op" and step.stmt.op in SCALAR_STORES)
 
 
 def queue_order(trace: Trace, matches: dict[int, int], serial: bool = False) -> tuple[list[int], list[int]]:

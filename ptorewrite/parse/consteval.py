@@ -19,12 +19,13 @@ mutable scalars are known to hold while lowering.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, binop, select
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, select
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
@@ -33,6 +34,10 @@ from ptorewrite.parse.values import Binding, Scope
 # Iterations a compile-time loop may run before it is taken for an endless one.
 MAX_STEPS = 1_000_000
 MAX_SELECT = 64  # elements a run-time index may choose among
+
+
+# Builtins that only report the core's status (instruction-cache preload in progress).
+STATUS_QUERIES = frozenset({"get_icache_prl_st"})
 
 
 @dataclass(eq=False)
@@ -251,11 +256,78 @@ class ConstEvaluation:
             raise _Continue()
         elif k in (CursorKind.NULL_STMT, CursorKind.STATIC_ASSERT):
             pass
+        elif k == CursorKind.ASM_STMT:
+            for out_name in self.compiler_barrier(c):  # a register read: a value known only at run time
+                value = Var(self.unique_name(f"{out_name}@asm"))
+                self._ct_store(cp.Name(c.extent.start.offset, (out_name,)), value, scope)
         elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
             self.lower_decl(c, scope, [])
+        elif self._no_effect(c):
+            pass  # `dsb(DSB_DDR);`
         else:
             text, off = self.text_of(c)
             self._ct_effect(self.parse(text, off, scope), scope)
+
+    def compiler_barrier(self, c: Cursor, scope=None) -> list[str]:
+        """Assembly statements that touch no buffer and order no pipe: an empty one (`__asm__
+        __volatile__("" ::: "memory")`, which only keeps the compiler from moving memory accesses
+        across it, as the model never does), `nop`, and a system-register read into a scalar
+        (`asm volatile("MOV %0, SYS_CNT\\n" : "+l"(t))`, profiling). Returns the names of the
+        scalars such a read sets (to values known only at run time)."""
+        text, _ = self.text_of(c)
+        lp = text.find("(")
+        inner = text[lp + 1:text.rfind(")")] if lp >= 0 else ""
+        parts = split_top_level(inner, ":")
+        template = parts[0][0].strip() if parts else ""
+        outputs = [o.strip() for o, _ in split_top_level(parts[1][0], ",")] if len(parts) > 1 else []
+        outputs = [o for o in outputs if o]
+        names = []
+        for o in outputs:
+            m = re.fullmatch(r'"[=+&a-zA-Z]*"\s*\(\s*([A-Za-z_]\w*)\s*\)', o)
+            if m is None:
+                break
+            names.append(m.group(1))
+        body = template.strip('"').replace("\\n", "").strip()
+        register_read = re.fullmatch(r"MOV\s+%0\s*,\s*[A-Z_][A-Z0-9_]*", body) is not None
+        if len(parts) > 2 and any(x.strip() for x, _ in parts[2:3]):
+            names = None  # inputs: it computes from the kernel's values
+        if names is None or len(names) != len(outputs) or not (
+                (body in ("", "nop") and not outputs) or (register_read and len(names) == 1)):
+            raise self.error("inline assembly is not supported (only an empty compiler barrier, `nop`, and a "
+                             "system-register read such as `MOV %0, SYS_CNT` are)", cursor=c)
+        return names
+
+    def _no_effect(self, c: Cursor) -> bool:
+        """A statement that changes no value and moves no data: empty assembly statements and calls
+        of the device builtins the model ignores (cache maintenance such as dcci, dsb)."""
+        from ptorewrite.parse.lower import IGNORED_BUILTINS
+
+        k = c.kind
+        if k == CursorKind.COMPOUND_STMT:
+            return all(self._no_effect(x) for x in c.get_children())
+        if k in (CursorKind.NULL_STMT, CursorKind.ASM_STMT):
+            return k == CursorKind.NULL_STMT or self._is_barrier_text(c)
+        if k == CursorKind.WHILE_STMT:  # a spin-wait on a status query
+            cond, body = list(c.get_children())
+            return self._status_query(cond) and self._no_effect(body)
+        if k == CursorKind.CALL_EXPR:
+            return c.spelling in IGNORED_BUILTINS
+        if k == CursorKind.UNEXPOSED_EXPR:
+            kids = list(c.get_children())
+            return len(kids) == 1 and self._no_effect(kids[0])
+        return False
+
+    def _is_barrier_text(self, c: Cursor) -> bool:
+        try:
+            return not self.compiler_barrier(c)
+        except Exception:  # noqa: BLE001 - not an empty barrier
+            return False
+
+    def _status_query(self, c: Cursor) -> bool:
+        """A condition that only asks the core's status (`get_icache_prl_st()`): no effect."""
+        while c.kind == CursorKind.UNEXPOSED_EXPR and len(list(c.get_children())) == 1:
+            c = next(iter(c.get_children()))
+        return c.kind == CursorKind.CALL_EXPR and c.spelling in STATUS_QUERIES
 
     def _ct_decl(self, d: Cursor, scope, group) -> None:
         if d.kind != CursorKind.VAR_DECL:
@@ -334,6 +406,8 @@ class ConstEvaluation:
         for _ in range(MAX_STEPS):
             if cond_t.strip():
                 v = self.with_known(self.scalar(self.parse(cond_t, cond_o, inner), inner))
+                if not isinstance(v, Const) and self._no_effect(body):
+                    return  # e.g. a loop of cache maintenance calls: whatever its trip count, it changes nothing
                 if not isinstance(v, Const):
                     raise self.error(f"'{name}' is evaluated at compile time, but its loop condition depends on "
                                      f"the run-time value(s) {', '.join(sorted(v.free_vars()))}", cursor=c)

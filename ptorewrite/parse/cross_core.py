@@ -51,6 +51,12 @@ def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]],
                          modelled: frozenset[str] = frozenset()) -> tuple[Cursor, str] | None:
     """The first TPUSH/TPOP or cross-core pipe/flag the kernel reaches, with its name (those in
     `modelled` are left to the lowering)."""
+    return first_use(entry, functions, CROSS_CORE_CALLS - modelled, CROSS_CORE_TYPES - modelled)
+
+
+def first_use(entry: Cursor, functions: dict[str, list[Cursor]], calls: frozenset[str],
+              types: frozenset[str]) -> tuple[Cursor, str] | None:
+    """The first call or type of these names the kernel reaches, with its name."""
     seen: set[int] = set()
     todo = [entry]
     while todo:
@@ -64,12 +70,12 @@ def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]],
             k = c.kind
             name = c.spelling
             if k in _NAMING:
-                if name in CROSS_CORE_CALLS and name not in modelled:
+                if name in calls:
                     return c, name
                 todo.extend(functions.get(name, ()))
             elif k in _TYPES:
                 bare = name.rsplit("::", 1)[-1].split("<", 1)[0].removeprefix("struct ").strip()
-                if bare in CROSS_CORE_TYPES and bare not in modelled:
+                if bare in types:
                     return c, bare
             stack.extend(reversed(list(c.get_children())))
     return None

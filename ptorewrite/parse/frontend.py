@@ -21,7 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, user_functions
+from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, first_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -443,6 +443,11 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
                            "between the cube and vector cores, and ptorewrite analyses the pipes of one core type "
                            "at a time", low.range_of(c))
+        prefetch = first_use(entry, user_fns, ASYNC_PREFETCH, ASYNC_PREFETCH_TYPES)
+        if prefetch is not None:
+            raise PtoError(f"'{prefetch[1]}' is not supported: TPREFETCH_ASYNC has the SDMA engine prefetch GM into "
+                           "the L2 cache in the background, driven through a UB scratch tile and a GM workspace, and "
+                           "ptorewrite does not model what the engine touches or when", low.range_of(prefetch[0]))
         _define_header_scalar_types(parsed.top, low)
         kernel = _lower_entry(low, entry, inst, core, arch, parsed)
         # A core that only signals the other cores of its cluster still takes part in its run.
@@ -453,7 +458,19 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             result.empty.append((kernel.name, _loc(entry), entry.extent.end.line))
             if any(isinstance(s, ir.Sync) for s in ir.walk(kernel.body)):
                 result.sync_only.append((kernel, entry.extent.start.offset))
+            elif low.scalar_gm_writes:
+                # Only scalar-unit work (`*out = view.data();`): no pipe access for a sync to order,
+                # nothing to plan; read as a manual kernel that `check` finds clean.
+                reporter.warn(f"kernel '{kernel.name}' issues no pipe instruction: it only stores to GM with the "
+                              "scalar unit, so there is nothing for a sync to order", _loc(entry))
+                kernel.mode = "manual"
+                result.sync_only.append((kernel, entry.extent.start.offset))
     return result
+
+
+# The asynchronous L2 prefetch and the context it runs with (bundled pto/common/prefetch_async.hpp).
+ASYNC_PREFETCH = frozenset({"TPREFETCH_ASYNC"})
+ASYNC_PREFETCH_TYPES = frozenset({"PrefetchAsyncContext"})
 
 
 def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
@@ -520,6 +537,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         params=params, tiles=low.tiles, gm_tensors=low.gm_tensors, body=ir.Block(body, uid=0),
         source=parsed.original, mode="manual" if low.manual else "auto", early_returns=tuple(low.early_returns),
     )
+    _keep_needed_gm_element_reads(kernel, low.scalar_gm_reads)
     _refuse_scalar_gm_access_the_pipes_share(kernel, low.scalar_gm_reads, low.scalar_gm_writes)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
     if kernel.mode == "auto":
@@ -706,6 +724,29 @@ def _defined_functions(parsed: ParsedFile) -> list[str]:
     return names
 
 
+def _keep_needed_gm_element_reads(kernel: ir.Kernel, reads: dict[str, ir.SourceRange]) -> None:
+    """Scalar reads of GM elements are lowered as PIPE_S reads the race check orders. A manual
+    kernel keeps those of arguments some instruction writes; the others are data reads that need
+    no order (nothing writes what they read), and an AUTO kernel has no syncs to order them:
+    these leave the IR and are recorded in `reads`, for the check below."""
+    written = {a.value.tensor.param if a.kind == "gm" else a.value.param
+               for s in kernel.instructions() for a in s.args
+               if a.writes and (a.kind == "gm" or (a.kind == "raw" and a.value.space == "GM"))}
+
+    def needed(s: ir.Stmt) -> bool:
+        if not (isinstance(s, ir.Instr) and s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"):
+            return True
+        param = s.args[0].value.param
+        if kernel.mode == "manual" and param in written:
+            return True
+        reads.setdefault(param, s.loc)
+        return False
+
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Block):
+            s.stmts[:] = [x for x in s.stmts if needed(x)]
+
+
 def _refuse_scalar_gm_access_the_pipes_share(kernel: ir.Kernel, reads: dict[str, ir.SourceRange],
                                               writes: dict[str, ir.SourceRange]) -> None:
     """Scalar reads and stores of GM (`*p`, `p[i]`, `*p = v`) are no pipe instructions, so the race
@@ -715,9 +756,12 @@ def _refuse_scalar_gm_access_the_pipes_share(kernel: ir.Kernel, reads: dict[str,
         return
     for ins in kernel.instructions():
         for a in ins.args:
-            if a.kind != "gm" or not (a.reads or a.writes):
+            if a.kind == "raw" and a.value.space == "GM":
+                param = a.value.param
+            elif a.kind != "gm" or not (a.reads or a.writes):
                 continue
-            param = a.value.tensor.param
+            else:
+                param = a.value.tensor.param
             if param in writes:
                 what, where = "stores to", writes[param]
             elif param in reads and a.writes:
@@ -754,6 +798,8 @@ def _free_runtime_values(kernel: ir.Kernel) -> set[str]:
                     yield g.offset_bytes
                     yield from g.shape
                     yield from g.stride
+                elif a.kind == "raw":
+                    yield from a.value.exprs()
         elif isinstance(s, ir.For):
             yield from s.control_exprs()
         elif isinstance(s, ir.If):

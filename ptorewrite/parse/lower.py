@@ -51,11 +51,13 @@ from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
+from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
     NAMESPACES,
     NULL_POINTER,
+    ArrayPointer,
     Binding,
     EventObject,
     Frame,
@@ -88,10 +90,6 @@ IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padd
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # pto-isa's AccToVecMode by value: which vector core's UB an a5 accumulator-to-vector move writes.
 ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
-# Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
-RAW_DATA_INTRINSICS = frozenset({
-    "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
-    "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
@@ -109,6 +107,19 @@ RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "Ge
 _INERT_KINDS = frozenset({CursorKind.CSTYLE_CAST_EXPR, CursorKind.PAREN_EXPR, CursorKind.INTEGER_LITERAL,
                           CursorKind.UNEXPOSED_EXPR, CursorKind.CXX_BOOL_LITERAL_EXPR,
                           CursorKind.CXX_NULL_PTR_LITERAL_EXPR})
+
+
+def _macro_use_end(text: str, off: int) -> int:
+    """One past the `)` closing the function-like macro use that starts at `off` (or `off`)."""
+    m = re.match(r"[A-Za-z_]\w*\s*\(", text[off:])
+    if m is None:
+        return off
+    depth = 0
+    for i in range(off + m.end() - 1, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return off
 
 
 def _without_effect(c: Cursor) -> bool:
@@ -136,7 +147,7 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
+class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering, RawLowering,
                ConstEvaluation):
     tu: Any
     main: SourceFile
@@ -336,6 +347,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
 
     def parse(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Node:
         p = self.parser(text, offset, scope, tokens)
+        while len(p.tokens) > 1 and p.tokens[-1].text == ";":
+            p.tokens.pop()  # a statement macro whose body ends in `;` (`#define LOG(x) *(p++) = x;`)
         node = p.expression()
         if not p.done():
             t = p.peek()
@@ -371,6 +384,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             if directive or any(a <= n <= b for a, b in skipped):
                 lines[i] = " " * len(line)
         return "\n".join(lines)
+
+    def _scalar_only(self, tokens: list[cp.Token]) -> bool:
+        """The expansion of a statement macro names no instruction, sync or raw intrinsic (a
+        scalar store such as `#define LOG(x) *(p++) = x;`): it is lowered like written code."""
+        for t in self._expand_macros(tokens):
+            if t.kind == "id" and (lookup(t.text, self.arch) is not None or t.text in RAW_INTRINSICS or t.text in (
+                    "set_flag", "wait_flag", "pipe_barrier", "TASSIGN", "SYNCALL") or t.text in self.function_macros
+                    or (t.text.startswith("T") and t.text[1:2].isupper())):
+                return False
+        return True
 
     def _expand_macros(self, tokens: list[cp.Token]) -> list[cp.Token]:
         # A kernel's own `#define PIPE_FIX static_cast<pipe_t>(10)` (for toolchains whose pipe_t
@@ -534,6 +557,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return v
         if node.op == "*" and isinstance(v, Ptr):
             return self.scalar_gm_read(v, f"*{self.node_text(node.operand) or v.param}", node.offset)
+        if node.op == "*" and isinstance(v, ArrayPointer):
+            return Var(self.unique_name(f"{v.array.name}[]"))
+        if node.op == "*" and isinstance(v, LocalPtr):
+            return self.scalar_local_read(v, Const(0), self.element_text(node), node.offset)
         if node.op == "*" and isinstance(v, ScalarAddress):
             # The bits of a scalar read as another type: data, known only at run time.
             return Var(self.node_text(node) or "*&scalar")
@@ -561,7 +588,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
         if isinstance(v, LocalPtr):
-            return replace(v, dtype=t.dtype) if isinstance(t, ty.PointerType) else v.address
+            return with_space(v, t.dtype, node.type.qualifiers) if isinstance(t, ty.PointerType) else v.address
         if isinstance(v, Expr) and isinstance(t, ty.ScalarType):
             c = v.const_value()
             if isinstance(c, str):  # an enumerator converted to its number: `static_cast<int>(Byte::B1)`
@@ -570,7 +597,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
-            raise self.error("integer-to-pointer casts are not supported", node.offset)
+            return self.on_chip_pointer(v, t.dtype, node.type.qualifiers, node.offset)
         return v
 
     def enumerator_value(self, name: str, offset: int) -> int:
@@ -605,14 +632,57 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 raise self.error(f"index {c} is out of range for '{base.cpp_name}[{base.count}]'", node.offset)
             return ir.TileRef(base, idx)
         if isinstance(base, Ptr):
-            return self.scalar_gm_read(base, self.node_text(node) or f"{base.param}[]", node.offset)
+            return self.scalar_gm_read(base, self.element_text(node), node.offset, idx)
+        if isinstance(base, LocalPtr):
+            text = self.element_text(node)
+            return self.scalar_local_read(base, idx, text, node.offset)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
 
-    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
+    def bit_cast(self, t, v: Expr, offset: int) -> Expr:
+        """`__builtin_bit_cast(uint32_t, -1.0f)`: a float constant's bits as an integer of that size
+        (a value known only at run time stays one)."""
+        import struct
+
+        if not isinstance(t, ty.ScalarType):
+            raise self.error("__builtin_bit_cast needs a scalar type", offset)
+        c = v.const_value()
+        size = elem_bytes(t.dtype)
+        if not isinstance(c, (int, float)) or isinstance(c, bool):
+            return Var(self.unique_name("bit_cast"))
+        if isinstance(c, float) and size in (2, 4, 8):
+            fmt = {2: "<e", 4: "<f", 8: "<d"}[size]
+            return Const(int.from_bytes(struct.pack(fmt, c), "little"))
+        return Const(int(c) & ((1 << (8 * size)) - 1))
+
+    def element_text(self, node: cp.Node) -> str:
+        """How an element access through a pointer is spelled (`ub[i * 8]`, `*ub`), for reports."""
+        def text(n: cp.Node) -> str:
+            if isinstance(n, cp.Name):
+                return n.text
+            if isinstance(n, cp.Num):
+                return str(n.value)
+            return self.node_text(n) or "..."
+        if isinstance(node, cp.Index):
+            return self.node_text(node) or f"{text(node.base)}[{text(node.index)}]"
+        return self.node_text(node) or f"*{text(node.operand) if isinstance(node, cp.Unary) else text(node)}"
+
+    def scalar_local_read(self, ptr: LocalPtr, index: Expr, text: str, offset: int) -> Var:
+        """`ub[i]`: the scalar unit reads one element of an on-chip buffer; issued before the
+        statement it is written in, like `GetValue`. Its value is data known only at run time."""
+        self._scalar_unit_reads.append(self.scalar_local_access(ptr, index, False, text, offset))
+        return Var(self.unique_name(text))
+
+    def scalar_gm_read(self, ptr: Ptr, text: str, offset: int, index: Expr | None = None) -> Var:
         """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
         The read itself is no pipe instruction, so it is only race-free while no instruction in the
         kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
-        self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
+        es = elem_bytes(ptr.dtype)
+        base = ptr.offset_bytes if index is None else binop("+", ptr.offset_bytes, binop("*", index, Const(es)))
+        region = ir.RawRegion("GM", ptr.param, base, Const(1), Const(es), Const(es))
+        # Issued before its statement like an on-chip element read; where a kernel needs it
+        # (an instruction writes the argument) the race check orders it (see frontend).
+        self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
+                                                self.src.range(offset, offset), self.via, uid=next(self._uid)))
         return Var(text)
 
     def _eval_Lambda(self, node, scope):
@@ -630,6 +700,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
+                return self.eval(node.args[0], scope)
+            if name == "__builtin_bit_cast" and len(node.args) == 2:
+                return self.bit_cast(self.eval(node.args[0], scope), self.scalar(node.args[1], scope), node.offset)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
@@ -659,6 +733,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             self.via, uid=next(self._uid)))
         return Var(text)
 
+    def tile_pointer(self, ref: ir.TileRef, offset: int) -> LocalPtr:
+        """`t.data()`: manual kernels compute addresses from a tile's own (`TASSIGN(row,
+        (uint64_t)t.data() + off)`) and hand it to raw copies."""
+        i = ref.index.const_value() if ref.index is not None else 0
+        addr = self._tile_addresses.get((id(ref.tile), i)) if isinstance(i, int) else None
+        if addr is None:
+            raise self.error(f"the address of '{ref}' is not known here (it needs one TASSIGN with a "
+                             "constant slot before this use)", offset)
+        return LocalPtr(addr, ref.tile.dtype, self.arch.buffer_of(ref.tile.tile_type).name)
+
     def decltype(self, node: cp.Node, scope: Scope):
         """`decltype(dynShape)`: the type of a shape, stride or tile object (a shape object is
         its own type with its dimensions filled in)."""
@@ -686,13 +770,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if isinstance(base, ir.TileDecl) and base.count is None:
             base = ir.TileRef(base, None)
         if isinstance(base, ir.TileRef) and name == "data" and not node.args:
-            # Manual kernels compute addresses from a tile's own (`TASSIGN(row, (uint64_t)t.data() + off)`).
-            i = base.index.const_value() if base.index is not None else 0
-            addr = self._tile_addresses.get((id(base.tile), i)) if isinstance(i, int) else None
-            if addr is None:
-                raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
-                                 "constant slot before this use)", node.offset)
-            return LocalPtr(addr, base.tile.dtype)
+            return self.tile_pointer(base, node.offset)
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
             return self.scalar_tile_read(base, node, scope)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
@@ -877,10 +955,19 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
-                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT) and not c.kind.is_expression() \
-                        and c.kind != CursorKind.UNEXPOSED_EXPR:
-                    raise self.error("reading a tile element (GetValue) in a loop or branch condition is not "
-                                     "supported; read it into a variable first", cursor=c)
+                # An if's condition is tested once, before either branch: its reads go before the if.
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    # GM elements read in a loop condition: not issued; sound only while no
+                    # instruction writes that argument (checked by the front end).
+                    for r in [r for r in self._scalar_unit_reads if _gm_element_read(r)]:
+                        self.scalar_gm_reads.setdefault(r.args[0].value.param, r.loc)
+                        self._scalar_unit_reads.remove(r)
+                if self._scalar_unit_reads and c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT,
+                                                              CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("reading a buffer element (GetValue, an on-chip pointer) in a loop condition "
+                                     "is not supported; read it into a variable first", cursor=c)
                 where = self.range_of(c, include_semicolon=True)
                 for read in self._scalar_unit_reads:
                     read.loc = where  # syncs it needs go before the whole statement
@@ -913,6 +1000,17 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 self.lower_if(c, scope, out)
             elif k in (CursorKind.NULL_STMT,):
                 pass
+            elif k == CursorKind.ASM_STMT:
+                loc = self.range_of(c, include_semicolon=True)
+                for name in self.compiler_barrier(c):  # a register read: a value known only at run time
+                    b = scope.lookup(name)
+                    value = Var(self.unique_name(f"{name}@asm"))
+                    if b is not None and b.kind == "mutable":
+                        out.append(ir.Assign(b.value, value, loc))
+                    elif b is not None and b.kind == "value":
+                        b.value = value
+                    else:
+                        raise self.error(f"'{name}' cannot be set by this assembly statement", cursor=c)
             elif k == CursorKind.UNEXPOSED_STMT and self._attributed_stmt(c) is not None:
                 # `#pragma unroll` / `[[...]]` before a statement: only a hint, lower the statement.
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
@@ -924,6 +1022,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                     loc = self.range_of(c, include_semicolon=True)
                     self.early_returns.append(loc)
                     out.append(ir.Assign(flag, Const(1), loc))
+            elif k == CursorKind.WHILE_STMT and self._no_effect(c):
+                pass  # a spin-wait on the core's status (`while (get_icache_prl_st()) {}`): it changes nothing
             elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
                 raise self.error("while/do loops are not supported; write a counted for loop", cursor=c)
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
@@ -1069,8 +1169,14 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
                 and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
             # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
-            address = value.address if isinstance(value, LocalPtr) else value
-            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype)))
+            if isinstance(value, LocalPtr):
+                ptr = with_space(value, t.dtype, decl.type_node.qualifiers)
+            else:
+                ptr = self.on_chip_pointer(value, t.dtype, decl.type_node.qualifiers, decl.name_offset)
+            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level())))
+            return
+        if isinstance(t, ty.PointerType) and isinstance(value, (ScalarArray, ArrayPointer)):
+            scope.define(decl.name, Binding("value", value if isinstance(value, ArrayPointer) else ArrayPointer(value)))
             return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
@@ -1326,12 +1432,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             e = c.extent
             off, end = e.start.offset, e.end.offset
             text = src.text[off:end]
+            if not text.strip():  # a whole statement a macro writes (`LOG(t);`): its use
+                end = _macro_use_end(src.text, off)
+                text = src.text[off:end]
         else:
             text, off, where = expanded
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if first and first[0].text in self.function_macros and expanded is None:
+        if first and first[0].text in self.function_macros and expanded is None \
+                and not self._scalar_only(tokens):
             if _without_effect(c):
                 return  # e.g. an assert macro compiled out to `((void)0)`
             raise self.error(
@@ -1406,8 +1516,31 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 return None
         target = node.lhs.operand if isinstance(node.lhs, cp.Unary) and node.lhs.op == "*" else \
             node.lhs.base if isinstance(node.lhs, cp.Index) else None
+        if isinstance(target, cp.Unary) and target.op in ("++", "--") and target.postfix \
+                and isinstance(target.operand, cp.Name) and isinstance(node.lhs, cp.Unary):
+            # `*(p++) = v;`: the store through p, then the step.
+            stmt = self.lower_assign(cp.Binary(node.offset, node.op, cp.Unary(node.lhs.offset, "*", target.operand),
+                                               node.rhs), scope, loc)
+            step = self.lower_assign(cp.Binary(target.offset, "+=" if target.op == "++" else "-=", target.operand,
+                                               cp.Num(target.offset, 1)), scope, loc)
+            if stmt is not None and step is not None:
+                raise self.error("this store through a stepped pointer is not supported", node.offset)
+            return stmt or step
         if target is not None:
             ptr = self.eval(target, scope)
+            if isinstance(ptr, ArrayPointer):
+                # Into the core's stack: the array's elements are run-time values from here on.
+                self.eval(node.rhs, scope)
+                arr = ptr.array
+                arr.elems[:] = [Var(self.unique_name(f"{arr.name}[]")) for _ in arr.elems]
+                return None
+            if isinstance(ptr, LocalPtr):
+                # `ub[0] = v;`: the scalar unit stores one element into an on-chip buffer.
+                self.eval(node.rhs, scope)
+                idx = self.scalar(node.lhs.index, scope) if isinstance(node.lhs, cp.Index) else Const(0)
+                st = self.scalar_local_access(ptr, idx, True, self.element_text(node.lhs), node.lhs.offset)
+                st.loc = loc
+                return st
             if isinstance(ptr, Ptr):
                 # `*out = view.data();`, `flags[i] = 1;`: the scalar unit stores to GM.
                 self.eval(node.rhs, scope)
@@ -1416,6 +1549,24 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
+        if b is not None and b.kind == "value" and isinstance(b.value, LocalPtr) and isinstance(b.extra, tuple) \
+                and b.extra[0] == "on-chip":
+            # `ub = other;` / `ub += n;`: an on-chip pointer rebound where it was declared (a
+            # compile-time branch is no level of its own).
+            if b.extra[1] != self._control_level():
+                raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
+                                 "condition; derive a new pointer there instead", node.lhs.offset)
+            rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
+            value = self.eval(rhs, scope)
+            if isinstance(value, Expr):
+                value = LocalPtr(value, b.value.dtype, b.value.space)
+            if not isinstance(value, LocalPtr):
+                raise self.error(f"expected an on-chip pointer, found {describe(value)}", node.rhs.offset)
+            b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
+            return None
+        if b is not None and b.kind == "value" and isinstance(b.value, ArrayPointer) and node.op in ("+=", "-="):
+            self.eval(node.rhs, scope)
+            return None  # a step within the array (see ArrayPointer)
         if b is not None and b.kind == "ptr" and node.op in ("=", "+=", "-="):
             return self.assign_pointer(b, node, scope, loc)
         if b is None or b.kind != "mutable":
@@ -1502,14 +1653,16 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
             return
-        if name in CONFIG_OPS or name in MASK_BUILTINS or name in IGNORED_BUILTINS:
+        if name in MASK_BUILTINS:
+            self.note_mask_call(name, node, scope)
+            return
+        if name in CONFIG_OPS or name in IGNORED_BUILTINS:
+            return
+        if name in RAW_INTRINSICS:
+            out.append(self.lower_raw_intrinsic(name, node, scope, loc))
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
-        if name in RAW_DATA_INTRINSICS:
-            raise self.error(f"'{name}' moves data below the PTO instructions; ptorewrite does not model which "
-                             "bytes it touches or on which pipe, so it cannot analyse a kernel that runs it",
-                             node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
@@ -1719,6 +1872,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+
+
+def _gm_element_read(s: ir.Instr) -> bool:
+    """A scalar-unit read of one GM element (`p[i]`, `*p`)."""
+    return s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"
 
 
 def _has_return(c: Cursor) -> bool:

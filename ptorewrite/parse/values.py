@@ -70,6 +70,16 @@ class LocalPtr:
 
     address: Expr
     dtype: str
+    space: str | None = None  # the buffer ("UB", "L1", ...) where known
+
+
+@dataclass(frozen=True)
+class ArrayPointer:
+    """A pointer into a local scalar array (`uint64_t *p = stack;`): what is stored through it
+    stays in the core's own stack memory, which no pipe touches; the array's elements become
+    values known only at run time."""
+
+    array: Any
 
 
 @dataclass(frozen=True)

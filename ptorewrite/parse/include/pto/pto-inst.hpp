@@ -14,5 +14,6 @@
 #include <pto/common/fifo.hpp>
 #include <pto/common/pto_instr.hpp>
 #include <pto/common/kernel_meta.hpp>
+#include <pto/comm/comm_types.hpp>  // as pto-isa's umbrella: communication types, the async prefetch
 
 #endif // PTOREWRITE_PTO_INST_HPP

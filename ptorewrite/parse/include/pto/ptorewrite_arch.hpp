@@ -309,18 +309,31 @@ template <typename T> AICORE void st_atomic(T value, T *addr);
 AICORE void preload(const void *addr, int64_t lines);
 AICORE int64_t get_icache_prl_st();
 
-// Raw data movers and fills below the PTO instructions. Declared so that kernels calling them
-// parse; ptorewrite does not model what they touch and refuses them where the kernel runs them.
-// The trailing integers (burst counts, lengths, gaps, strides) vary with the form used.
-template <typename... Config> AICORE void copy_gm_to_ubuf(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_ubuf_to_gm(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_ubuf_to_gm_align_v2(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_gm_to_cbuf(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_gm_to_cbuf_align_v2(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_cbuf_to_gm(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_cbuf_to_ubuf(void *dst, void *src, Config... config);
-template <typename... Config> AICORE void copy_ubuf_to_cbuf(void *dst, void *src, Config... config);
+// Raw data movers and fills below the PTO instructions, at addresses the kernel computes. The
+// front end reads each as an instruction on its pipe touching the bytes its arguments give
+// (ptorewrite/parse/raw.py). The trailing integers (burst counts, lengths, gaps, strides) vary
+// with the form used.
+#define PTOREWRITE_RAW_COPY(name) \
+    template <typename... Config> AICORE void name(void *dst, void *src, Config... config)
+PTOREWRITE_RAW_COPY(copy_gm_to_ubuf);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_gm);
+PTOREWRITE_RAW_COPY(copy_gm_to_cbuf);
+PTOREWRITE_RAW_COPY(copy_cbuf_to_gm);
+PTOREWRITE_RAW_COPY(copy_cbuf_to_ubuf);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_cbuf);
+PTOREWRITE_RAW_COPY(copy_gm_to_ubuf_align_v2);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_gm_align_v2);
+PTOREWRITE_RAW_COPY(copy_gm_to_cbuf_align_v2);
+PTOREWRITE_RAW_COPY(copy_cbuf_to_gm_align_v2);
+PTOREWRITE_RAW_COPY(copy_gm_to_ubuf_align_b8);
+PTOREWRITE_RAW_COPY(copy_gm_to_ubuf_align_b16);
+PTOREWRITE_RAW_COPY(copy_gm_to_ubuf_align_b32);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_gm_align_b8);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_gm_align_b16);
+PTOREWRITE_RAW_COPY(copy_ubuf_to_gm_align_b32);
+#undef PTOREWRITE_RAW_COPY
 template <typename T, typename... Config> AICORE void create_cbuf_matrix(T *dst, Config... config);
+template <typename T, typename... Config> AICORE void create_cbuf_matrix_bf16(T *dst, Config... config);
 template <typename T, typename V, typename... Config> AICORE void vector_dup(T *dst, V value, Config... config);
 AICORE void set_nd_para(uint64_t config);
 // The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.

@@ -50,6 +50,10 @@ aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, ptorewrite_acl_size_t destMax, const void *src, ptorewrite_acl_size_t count,
                      aclrtMemcpyKind kind);
 aclError aclrtMemset(void *devPtr, ptorewrite_acl_size_t maxCount, int value, ptorewrite_acl_size_t count);
+// Cache maintenance of a device range, queued on a stream (prefetch, write back, invalidate).
+typedef enum { ACL_RT_CMO_TYPE_PREFETCH = 0, ACL_RT_CMO_TYPE_WRITEBACK, ACL_RT_CMO_TYPE_INVALID,
+               ACL_RT_CMO_TYPE_FLUSH } aclrtCmoType;
+aclError aclrtCmoAsync(void *src, ptorewrite_acl_size_t size, aclrtCmoType cmoType, aclrtStream stream);
 float aclFloat16ToFloat(aclFloat16 value);
 aclFloat16 aclFloatToFloat16(float value);
 #endif

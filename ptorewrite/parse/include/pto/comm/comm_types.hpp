@@ -61,4 +61,7 @@ struct AsyncEvent {
 } // namespace comm
 } // namespace pto
 
+#define PTOREWRITE_COMM_TYPES_COMPLETE
+#include <pto/common/prefetch_async.hpp>  // uses the async handles above
+
 #endif // PTOREWRITE_COMM_TYPES_HPP

@@ -2,6 +2,8 @@
 // pto-isa's communication tests and kernels name it. Host code only; no semantics.
 #pragma once
 
+#include <acl/acl.h>  // as pto-isa's own: host code beside it uses the runtime's calls
+
 namespace pto {
 namespace comm {
 namespace sdma {

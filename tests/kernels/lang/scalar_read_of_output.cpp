@@ -1,5 +1,6 @@
-// The scalar unit reads back an element the kernel's own TSTORE writes: the scalar read is no pipe
-// instruction, so the race check could not see it; the front end refuses it.
+// The scalar unit reads an element of a GM argument the kernel's own TSTORE writes. The read is an
+// access on PIPE_S: it runs before TMULS is issued, so nothing orders it after the store unless the
+// kernel says so; reading after the store needs MTE3 -> S.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -19,4 +20,8 @@ __global__ AICORE void read_back(__gm__ float *out, __gm__ float *in)
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(dst, x);
+    set_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
+    wait_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
+    float last = out[63];
+    TADDS(x, x, last);
 }

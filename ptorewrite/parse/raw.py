@@ -1,0 +1,230 @@
+"""Device intrinsics below the PTO instructions: raw DMA copies, fills, and scalar accesses
+through pointers into on-chip buffers.
+
+Hand-written kernels (pto-isa's SYNCALL tests, its raw L1 -> GM stores) move data with the
+intrinsics the PTO instructions are built from, at addresses they compute themselves. Each call is
+lowered to an instruction on the pipe that runs it, whose operands are `ir.RawRegion`s: the bytes
+of each side, burst by burst, computed from the call's arguments. The race check then orders them
+against everything else like any other instruction; the emulator has no semantics for them, so
+`simulate` and `verify` refuse them.
+
+Facts the footprints rest on (pto-isa's implementation headers and its test kernels):
+* Block-counted copies `copy_<src>_to_<dst>(dst, src, sid, nBurst, lenBurst, srcGap, dstGap[, pad])`
+  count the burst length and both gaps in 32-byte blocks; burst i starts `i * (lenBurst + gap)`
+  blocks after the first on each side.
+* a2a3's `_align_b8/_b16/_b32` copies take the burst length in bytes. GM -> UB:
+  `(dst, src, sid, nBurst, lenBytes, leftPad, rightPad, gmGapBytes, ubGapBlocks)`; UB -> GM:
+  `(dst, src, sid, nBurst, lenBytes, leftPad, rightPad, ubGapBlocks, gmGapBytes)`. A UB burst
+  occupies whole 32-byte blocks (padding included).
+* a5's `_align_v2` copies take the length in bytes and start-to-start strides in bytes. GM -> UB/L1:
+  `(dst, src, sid, nBurst, lenBytes, leftPad, rightPad, dataSelect, l2Cache, srcStride, dstStride)`;
+  UB -> GM: `(dst, src, sid, nBurst, lenBytes, l2Cache, dstStride, srcStride)`.
+* Pipes: GM -> UB/L1 on MTE2, UB/L1 -> GM on MTE3, L1 -> UB on MTE1, UB -> L1 on the store engine
+  (MTE3), `create_cbuf_matrix` (fill L1 blocks with a value) on MTE2, `vector_dup` on V.
+* `create_cbuf_matrix(dst, config, value)`: bits 0..14 of config are the repeats, bits 16..30 the
+  32-byte blocks each repeat fills, bits 32..46 the blocks skipped between repeats.
+* `vector_dup(dst, value, repeat, dstBlockStride, srcBlockStride, dstRepeatStride, srcRepeatStride)`
+  writes 8 blocks of 32 bytes per repeat, `dstBlockStride` blocks apart, repeats `dstRepeatStride`
+  blocks apart; it is counted here as the hull of each repeat's blocks (a superset). After
+  `set_mask_count()` the repeat count is ignored and the vector mask's low word counts elements
+  (dense strides, 1 and 8: exactly those elements, in whole blocks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const, Expr, binop
+from ptorewrite.parse import cparse as cp
+from ptorewrite.parse.values import LocalPtr, Ptr, Scope, describe, elem_bytes
+
+BLOCK = 32  # bytes in a DMA / vector block
+# Address-space qualifiers of on-chip pointers and the buffer each names.
+SPACE_BUFFER = {"__ubuf__": "UB", "__cbuf__": "L1", "__ca__": "L0A", "__cb__": "L0B", "__cc__": "L0C",
+                "__fbuf__": "FB"}
+
+
+@dataclass(frozen=True)
+class RawCopy:
+    """How one copy intrinsic lays its arguments out (positions after dst, src)."""
+
+    dst: str  # buffer name or "GM"
+    src: str
+    pipe: str
+    form: str  # "blocks", "align_b", "align_v2"
+
+
+def _copies() -> dict[str, RawCopy]:
+    table: dict[str, RawCopy] = {}
+    pairs = {("gm", "ubuf"): ("UB", "GM", "MTE2"), ("ubuf", "gm"): ("GM", "UB", "MTE3"),
+             ("gm", "cbuf"): ("L1", "GM", "MTE2"), ("cbuf", "gm"): ("GM", "L1", "MTE3"),
+             ("cbuf", "ubuf"): ("UB", "L1", "MTE1"), ("ubuf", "cbuf"): ("L1", "UB", "MTE3")}
+    for (a, b), (dst, src, pipe) in pairs.items():
+        table[f"copy_{a}_to_{b}"] = RawCopy(dst, src, pipe, "blocks")
+        if "gm" in (a, b):
+            table[f"copy_{a}_to_{b}_align_v2"] = RawCopy(dst, src, pipe, "align_v2")
+            for bits in (8, 16, 32):
+                table[f"copy_{a}_to_{b}_align_b{bits}"] = RawCopy(dst, src, pipe, "align_b")
+    return table
+
+
+RAW_COPIES = _copies()
+RAW_FILLS = frozenset({"create_cbuf_matrix", "create_cbuf_matrix_bf16", "vector_dup"})
+RAW_INTRINSICS = frozenset(RAW_COPIES) | RAW_FILLS
+
+
+def _c(v: int) -> Expr:
+    return Const(v)
+
+
+def _round_up(e: Expr, unit: int) -> Expr:
+    return binop("*", binop("/", binop("+", e, _c(unit - 1)), _c(unit)), _c(unit))
+
+
+def _bits(e: Expr, shift: int) -> Expr:
+    return binop("&", binop(">>", e, _c(shift)) if shift else e, _c(0x7FFF))
+
+
+class RawLowering:
+    """Mixin of `Lowering`: raw intrinsics and scalar accesses through on-chip pointers."""
+
+    # Vector mask mode as the calls lowered so far left it: None (normal) or the element count
+    # of `set_vector_mask(0, n)` after `set_mask_count()`.
+    _mask_count_mode: bool = False
+    _mask_count: Expr | None = None
+
+    def note_mask_call(self, name: str, node: cp.Call, scope: Scope) -> None:
+        if name == "set_mask_count":
+            self._mask_count_mode = True
+        elif name == "set_mask_norm":
+            self._mask_count_mode = False
+        elif name == "set_vector_mask" and len(node.args) == 2:
+            self._mask_count = self.scalar(node.args[1], scope)
+
+    def on_chip_pointer(self, address: Expr, dtype: str, qualifiers, offset: int) -> LocalPtr:
+        """`(__ubuf__ T *)addr`: a pointer into that buffer at that byte address."""
+        space = next((SPACE_BUFFER[q] for q in qualifiers if q in SPACE_BUFFER), None)
+        if space is None:
+            raise self.error("integer-to-pointer casts are supported only into an on-chip buffer (__ubuf__, "
+                             "__cbuf__, ...); a GM pointer must be derived from a kernel argument", offset)
+        if space not in self.arch.buffers:
+            raise self.error(f"this architecture has no {space} buffer", offset)
+        return LocalPtr(address, dtype, space)
+
+    def _region(self, v, what: str, node: cp.Node, count: Expr, length: Expr, stride: Expr,
+                want: str) -> ir.RawRegion:
+        if isinstance(v, ir.TileDecl) and v.count is None:
+            v = ir.TileRef(v, None)
+        if isinstance(v, ir.TileRef):  # `__cce_get_tile_ptr(tile)`: the tile's own address
+            v = self.tile_pointer(v, node.offset)
+        if want == "GM":
+            if not isinstance(v, Ptr):
+                raise self.error(f"the {what} of this copy must be a GM pointer derived from a kernel argument, "
+                                 f"found {describe(v)}", node.offset)
+            return ir.RawRegion("GM", v.param, v.offset_bytes, count, length, stride)
+        if not isinstance(v, LocalPtr):
+            raise self.error(f"the {what} of this copy must be a pointer into {want}, found {describe(v)}",
+                             node.offset)
+        if v.space is None:
+            raise self.error(f"the buffer this {what} pointer points into is not known here; declare it with "
+                             "its address-space qualifier (__ubuf__, __cbuf__, ...)", node.offset)
+        if v.space != want:
+            raise self.error(f"the {what} of this copy must point into {want}, but it points into {v.space}",
+                             node.offset)
+        return ir.RawRegion(v.space, None, v.address, count, length, stride)
+
+    def lower_raw_intrinsic(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
+        if self.auto_mode:
+            raise self.error(f"'{name}' addresses buffers directly, which an AUTO-mode kernel cannot do: the "
+                             "rewrite places every tile itself", node.offset)
+        self.manual = True  # it works at addresses the kernel chose: a hand-written kernel
+        args = node.args
+        if name in RAW_COPIES:
+            spec = RAW_COPIES[name]
+            need = {"blocks": 7, "align_b": 9, "align_v2": 8 if spec.dst == "GM" else 11}[spec.form]
+            if len(args) < need:
+                raise self.error(f"{name} takes {need} arguments, found {len(args)}", node.offset)
+            dst, src = (self.eval(a, scope) for a in args[:2])
+            n = [self.scalar(a, scope) for a in args[2:need]]
+            n_burst, length = n[1], n[2]
+            if spec.form == "blocks":
+                run = binop("*", length, _c(BLOCK))
+                src_step = binop("*", binop("+", length, n[3]), _c(BLOCK))
+                dst_step = binop("*", binop("+", length, n[4]), _c(BLOCK))
+                src_run = dst_run = run
+            elif spec.form == "align_b":
+                pad = binop("*", binop("+", n[3], n[4]), _c(elem_bytes(getattr(dst, "dtype", "uint8"))))
+                if spec.src == "GM":  # gaps: GM bytes, then UB blocks
+                    src_run, src_step = length, binop("+", length, n[5])
+                    dst_run = _round_up(binop("+", length, pad), BLOCK)
+                    dst_step = binop("+", dst_run, binop("*", n[6], _c(BLOCK)))
+                else:  # UB -> GM: gaps UB blocks, then GM bytes
+                    src_run = _round_up(length, BLOCK)
+                    src_step = binop("+", src_run, binop("*", n[5], _c(BLOCK)))
+                    dst_run, dst_step = length, binop("+", length, n[6])
+            elif spec.src == "GM":  # align_v2 GM -> UB/L1: padding lands in the on-chip burst
+                pad = binop("*", binop("+", n[3], n[4]), _c(elem_bytes(getattr(dst, "dtype", "uint8"))))
+                src_run, src_step = length, n[7]
+                dst_run, dst_step = _round_up(binop("+", length, pad), BLOCK), n[8]
+            else:  # align_v2 UB -> GM
+                src_run, src_step = _round_up(length, BLOCK), n[5]
+                dst_run, dst_step = length, n[4]
+            regions = (self._region(dst, "destination", args[0], n_burst, dst_run, dst_step, spec.dst),
+                       self._region(src, "source", args[1], n_burst, src_run, src_step, spec.src))
+            return self._raw_instr(name, spec.pipe, regions, node, loc)
+        dst = self.eval(args[0], scope) if args else None
+        if name.startswith("create_cbuf_matrix"):
+            if len(args) != 3:
+                raise self.error(f"{name} takes 3 arguments, found {len(args)}", node.offset)
+            cfg = self.scalar(args[1], scope)
+            self.eval(args[2], scope)
+            blocks = _bits(cfg, 16)
+            region = self._region(dst, "destination", args[0], _bits(cfg, 0), binop("*", blocks, _c(BLOCK)),
+                                  binop("*", binop("+", blocks, _bits(cfg, 32)), _c(BLOCK)), "L1")
+            return self._raw_instr(name, "MTE2", (region,), node, loc)
+        # vector_dup
+        if len(args) != 7:
+            raise self.error(f"{name} takes 7 arguments, found {len(args)}", node.offset)
+        self.eval(args[1], scope)
+        repeat, blk, _, rep, _ = (self.scalar(a, scope) for a in args[2:])
+        if self._mask_count_mode:
+            if self._mask_count is None:
+                raise self.error("vector_dup in counter mode needs set_vector_mask(0, n) before it", node.offset)
+            es = elem_bytes(getattr(dst, "dtype", "uint8"))
+            span = binop("*", self._mask_count, _c(es))
+            if blk.const_value() == 1 and rep.const_value() == 8:  # dense: the n elements, in whole blocks
+                region = self._region(dst, "destination", args[0], _c(1), _round_up(span, BLOCK),
+                                      _round_up(span, BLOCK), "UB")
+                return self._raw_instr(name, "V", (region,), node, loc)
+            repeat = binop("/", binop("+", span, _c(8 * BLOCK - 1)), _c(8 * BLOCK))
+        hull = binop("*", binop("+", binop("*", _c(7), blk), _c(1)), _c(BLOCK))
+        region = self._region(dst, "destination", args[0], repeat, hull, binop("*", rep, _c(BLOCK)), "UB")
+        return self._raw_instr(name, "V", (region,), node, loc)
+
+    def _raw_instr(self, name: str, pipe: str, regions: tuple[ir.RawRegion, ...], node: cp.Call,
+                   loc: ir.SourceRange) -> ir.Instr:
+        access = ("w", "r")
+        out = tuple(ir.Arg("raw", r, access[i], self.node_text(a) or str(r))
+                    for i, (r, a) in enumerate(zip(regions, node.args)))
+        return ir.Instr(name, pipe, out, (), loc, self.via, uid=next(self._uid))
+
+    def scalar_local_access(self, ptr: LocalPtr, index: Expr, write: bool, text: str, offset: int) -> ir.Instr:
+        """`ub[i]` / `*ub` through an on-chip pointer: the scalar unit reads or stores one element
+        (an access on PIPE_S, which flags to PIPE_S order)."""
+        if ptr.space is None:
+            raise self.error("the buffer this on-chip pointer points into is not known here; declare it with "
+                             "its address-space qualifier (__ubuf__, __cbuf__, ...)", offset)
+        es = elem_bytes(ptr.dtype)
+        base = binop("+", ptr.address, binop("*", index, _c(es)))
+        region = ir.RawRegion(ptr.space, None, base, _c(1), _c(es), _c(es))
+        loc = self.src.range(offset, offset)
+        return ir.Instr("ScalarStore" if write else ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "w" if write else "r",
+                                                                              text),), (), loc, self.via,
+                        uid=next(self._uid))
+
+
+def with_space(p: LocalPtr, dtype: str, qualifiers) -> LocalPtr:
+    """A cast of an on-chip pointer: the element type changes; a qualifier names its buffer."""
+    space = next((SPACE_BUFFER[q] for q in qualifiers if q in SPACE_BUFFER), None)
+    return replace(p, dtype=dtype, space=p.space or space)

@@ -335,7 +335,7 @@ class Machine:
             self.check_estimate()
         self.block(self.kernel.body)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
-                     self.gm_dtype, self.values, self.items, self.warnings)
+                     self.gm_dtype, self.values, self.items, warnings=self.warnings)
 
     def block(self, b: ir.Block) -> None:
         for s in b.stmts:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from math import ceil, floor, inf
+from math import inf
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Expr, linear
@@ -140,9 +140,9 @@ def narrow(known: dict[str, Interval], bound: LoopBound, value: int) -> dict[str
         a, b = -a, -b - (bound.op == ">")
     lo, hi = known.get(bound.name, (-inf, inf))
     if a > 0:
-        lo = max(lo, ceil(-b / a))
+        lo = max(lo, -(b // a))  # ceil(-b / a), exactly
     else:
-        hi = min(hi, floor(-b / a))
+        hi = min(hi, -b // a)
     out = dict(known)
     out[bound.name] = (lo, hi)
     return out
@@ -162,7 +162,7 @@ def restrict(known: dict[str, Interval], test: tuple[str, int, int, str], value:
             a, b = -a, -b  # a * x + b < 0  ->  -a * x - b > 0
             op = {"<": ">", "<=": ">="}[op]
         b -= op == ">"  # > 0 over the integers: >= 1
-        lo, hi = (ceil(-b / a), inf) if a > 0 else (-inf, floor(-b / a))
+        lo, hi = (-(b // a), inf) if a > 0 else (-inf, -b // a)
     was = known.get(name, (-inf, inf))
     out = dict(known)
     out[name] = (max(was[0], lo), min(was[1], hi))
@@ -200,8 +200,8 @@ def decide(test: tuple[str, int, int, str], known: dict[str, Interval]) -> bool 
         return {"<": y < 0, "<=": y <= 0, ">": y > 0, ">=": y >= 0, "==": y == 0, "!=": y != 0}[op]
 
     if op in ("==", "!="):
-        root = -b / a
-        inside = root == int(root) and lo <= root <= hi
+        root = -b // a
+        inside = -b % a == 0 and lo <= root <= hi
         if not inside:
             return op == "!="
         if lo == hi:

@@ -8,7 +8,9 @@ for every runtime value, and at a cost set by the kernel's text. This module pro
   branches: the trace forks, runs each branch from the same state, and joins afterwards. Scalars
   that differ between the branches are unknown after the join. A condition tested again later in
   the same block, over values no statement in between changes, is one decision: the fork is
-  made before the first test and joined after the last (`_statements`).
+  made before the first test and joined after the last (`_statements`). In an iteration of a
+  loop whose trip count is unknown, the loop's condition held: a test of the bound's runtime
+  value that the condition implies takes one branch (`bound_facts`).
 - **A loop with an unknown trip count** may stop before any iteration: every iteration boundary
   forks into "exit now" and "run one more". It runs up to H iterations, where H covers the
   loop's breakpoints, a margin and one whole period beyond (see below), so every trip count is
@@ -47,7 +49,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from ptorewrite.analysis import ir, periodic
+from ptorewrite.analysis import bound_facts, ir, periodic
 from ptorewrite.analysis.abstract import UNKNOWN, Compiled, Residue, evaluate, is_known, join
 from ptorewrite.analysis.execution import (
     CLIPPED_GM,
@@ -142,6 +144,8 @@ class BoundedTrace:
     # keeps one more period of them (of a checking trace: the loops where it did).
     short: list[ir.For] = field(default_factory=list)
     decisions: int = 0  # forks for a condition tested more than once (see `BoundedMachine._statements`)
+    # op position -> uids of "may" partners this instance cannot meet (`BoundedMachine._apart`)
+    apart: dict[int, frozenset[int]] = field(default_factory=dict)
 
     def ctx_within(self, inner: int, outer: int) -> bool:
         """Every path through a point of context `inner` passed the points of context `outer`
@@ -181,6 +185,19 @@ class BoundedMachine(Machine):
         self.decisions = decisions
         self.decision_forks = 0
         self.decided: dict[Expr, bool] = {}  # conditions tested twice, and the value this path took
+        # What the conditions of the enclosing loops with an unknown trip count say about signed
+        # parameters in this iteration (`bound_facts`); not inside an inlined helper's body.
+        self.known: dict[str, bound_facts.Interval] = {}
+        self._signed = bound_facts.signed_params(kernel)
+        self._inlined = 0
+        self._bounds: dict[int, bound_facts.LoopBound | None] = {}
+        self._tests: dict[int, tuple | None] = {}
+        self.apart: dict[int, frozenset[int]] = {}
+        self._meets: dict[int, list] = {}  # uid -> [(partner uid, loop, values)] (GmPairs.meets)
+        for (inner, outer), got in gm.meets.items():
+            if got is not None:
+                self._meets.setdefault(inner, []).append((outer, *got))
+        self._period: dict[int, int | None] = {}  # id(For) -> period of its run now (None: every iteration runs)
         self._shapes: dict[tuple, periodic.LoopShape] = {}
         self._assigned_names: dict[int, list[str]] = {}
         self._abstract: dict[int, Compiled] = {}
@@ -212,7 +229,7 @@ class BoundedMachine(Machine):
         self.block(self.kernel.body)
         return BoundedTrace(self.kernel, self.arch, self.items, self.ops, self.marker_index, self.controls,
                             self.ctx_parent, self.runs, self.gm, self.irregular, self.extra, self.check, self.short,
-                            self.decision_forks)
+                            self.decision_forks, self.apart)
 
     def block(self, b: ir.Block) -> None:
         self._statements(b.stmts)
@@ -244,13 +261,19 @@ class BoundedMachine(Machine):
         if isinstance(s, ir.Instr):
             self.instr(s)
         elif isinstance(s, ir.Block):
-            self._statements(s.stmts)
+            self._inlined += s.inlined
+            try:
+                self._statements(s.stmts)
+            finally:
+                self._inlined -= s.inlined
         elif isinstance(s, ir.For):
             self.loop(s)
         elif isinstance(s, ir.If):
             c = self.eval(s.cond, s)
             if not is_known(c) and s.cond in self.decided:
                 c = self.decided[s.cond]
+            if not is_known(c) and self.known and not self._inlined:
+                c = self._implied(s, c)
             # A branch body or loop body is never where a sync goes (syncs go before or after the
             # statements in it, or around the if / for): it gets no markers of its own.
             if is_known(c):
@@ -265,6 +288,24 @@ class BoundedMachine(Machine):
         elif isinstance(s, ir.AliasDef):
             self.alias(s)
         # Syncs and TASSIGN of an AUTO kernel compile to nothing.
+
+    def _implied(self, s: ir.If, c):
+        """The test's value when the enclosing loops' conditions imply it, else `c`."""
+        if id(s) not in self._tests:
+            self._tests[id(s)] = bound_facts.condition_test(self.kernel, s, self._signed)
+        test = self._tests[id(s)]
+        value = bound_facts.decide(test, self.known) if test is not None else None
+        if value is None:
+            return c
+        self.decision_forks += 1
+        return value
+
+    def _bound(self, s: ir.For) -> bound_facts.LoopBound | None:
+        if not self.decisions or self._inlined:
+            return None
+        if id(s) not in self._bounds:
+            self._bounds[id(s)] = bound_facts.loop_bound(self.kernel, s, self._signed)
+        return self._bounds[id(s)]
 
     # ------------------------------------------------------------------ one decision, tested twice
 
@@ -370,6 +411,7 @@ class BoundedMachine(Machine):
     def _leave(self, s: ir.For) -> None:
         """After the loop its variable is gone, or (declared before the loop) keeps the value that
         ended it: known after a loop run to its end, unknown after one that may stop anywhere."""
+        self._period.pop(id(s), None)
         if s.keeps_var:
             self._set(s.var, self._last.pop(id(s), UNKNOWN))
         else:
@@ -478,6 +520,7 @@ class BoundedMachine(Machine):
 
     def _counted_loop(self, s: ir.For, start: int, step: int, trips: int) -> None:
         self._last[id(s)] = start + trips * step
+        self._period[id(s)] = None
         if trips <= 2:
             for k in range(trips):
                 self._iteration(s, start + k * step, k)
@@ -498,6 +541,7 @@ class BoundedMachine(Machine):
             self.runs.append(LoopRun(s, trips, p, trips, 0))
             return
         self._note_irregular(s, shape)
+        self._period[id(s)] = p
         saved = self.forced
         self.forced = saved | shape.irregular
         for n, k in enumerate(kept):
@@ -511,15 +555,20 @@ class BoundedMachine(Machine):
         self._note_irregular(s, shape)
         p = shape.period
         h = self._open_margin(s, p) + max([hi + 1 for _, hi in shape.breaks], default=0) + p - 1
+        self._period[id(s)] = p
         saved = self.forced
         self.forced = saved | shape.irregular
-        self._run_open(s, h, lambda k: start + k * step, None)
+        self._run_open(s, h, lambda k: start + k * step, None, self._bound(s))
         self.forced = saved
         self.runs.append(LoopRun(s, None, p, h, 0))
 
-    def _run_open(self, s: ir.For, h: int, value_of, rep_of) -> None:
+    def _run_open(self, s: ir.For, h: int, value_of, rep_of, bound: bound_facts.LoopBound | None = None) -> None:
         """Up to h iterations; before each one (and after the last) the loop may end: an "exit"
-        item keeps the state there as one of the ends the join after the loop merges."""
+        item keeps the state there as one of the ends the join after the loop merges. With a
+        `bound`, the loop's condition held in each iteration that runs. The iteration the trace
+        runs as the k-th stands for the k-th or a later one (left-out periods only move a run's
+        iterations to higher counts), whose variable is at least as far along: the condition at
+        the k-th value is implied by the real one, so what it says holds in every run there."""
         fid = next(self._fork_ids)
         self._control("fork", fid)
         entry_ctx = self.ctx
@@ -532,7 +581,13 @@ class BoundedMachine(Machine):
             self.ctx = ctx
             if rep_of is not None:
                 self.gm_rep[s.var] = rep_of(k)
-            self._iteration(s, value_of(k), k)
+            known = self.known
+            if bound is not None:
+                self.known = bound_facts.narrow(known, bound, value_of(k))
+            try:
+                self._iteration(s, value_of(k), k)
+            finally:
+                self.known = known
         self._control("join", fid)
         self.ctx = entry_ctx
         merged = dict(self.env)
@@ -599,6 +654,30 @@ class BoundedMachine(Machine):
         op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx)
         self.items.append(op)
         self.ops.append(op)
+        if s.uid in self._meets:
+            apart = self._apart(s)
+            if apart:
+                self.apart[op.pos] = apart
+
+    def _apart(self, s: ir.Instr) -> frozenset[int]:
+        """The "may" partners (outside the loop, see GmPairs.meets) this instance of `s` cannot
+        meet. The iteration stands for itself when its loop runs every iteration, and otherwise
+        for the iterations whole periods of the loop away (the ones left out): it meets a partner
+        if any of those is a value at which the windows meet."""
+        out = set()
+        for partner, loop, values in self._meets[s.uid]:
+            v = self.env.get(loop.var)
+            if id(loop) not in self._period or not isinstance(v, int) or isinstance(v, bool):
+                continue
+            period = self._period[id(loop)]
+            if period is None:
+                meets = v in values
+            else:
+                apart = period * self.eval(loop.step, loop)
+                meets = any((v - m) % apart == 0 for m in values)
+            if not meets:
+                out.add(partner)
+        return frozenset(out)
 
     def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list) -> list[Access]:
         out: list[Access] = []

@@ -167,7 +167,8 @@ def dynamic_deps(trace) -> list[DynDep]:
         if kind == "op":
             _access(state, d, deps, near, d.stmt.uid in bytes_blind)
             if d.stmt.uid in may:
-                _may(state, d, may[d.stmt.uid], deps)
+                apart = trace.apart.get(d.pos) if hasattr(trace, "apart") else None
+                _may(state, d, may[d.stmt.uid] - apart if apart else may[d.stmt.uid], deps)
         elif kind == "fork":
             frames.append((state.copy(), []))
         elif kind == "alt":

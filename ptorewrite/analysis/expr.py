@@ -244,3 +244,34 @@ def cpp_text(e: Expr, names: Mapping[str, str] | None = None) -> str:
     if isinstance(e, Select):
         return f"({cpp_text(e.cond, names)} ? {cpp_text(e.then, names)} : {cpp_text(e.other, names)})"
     raise TypeError(type(e).__name__)
+
+
+Linear = tuple[dict[str, int], int]
+
+
+def linear(e: Expr) -> Linear | None:
+    """Integer affine form of `e`: ({variable: coefficient}, constant), or None."""
+    if isinstance(e, Const):
+        return ({}, int(e.value)) if isinstance(e.value, int) else None
+    if isinstance(e, Var):
+        return {e.name: 1}, 0
+    if isinstance(e, UnOp) and e.op == "-":
+        x = linear(e.operand)
+        return None if x is None else ({k: -v for k, v in x[0].items()}, -x[1])
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        x, y = linear(e.lhs), linear(e.rhs)
+        if x is None or y is None:
+            return None
+        if e.op == "*":
+            if not x[0]:
+                x, y = y, x
+            if y[0]:
+                return None
+            c = y[1]
+            return {k: v * c for k, v in x[0].items() if v * c}, x[1] * c
+        sign = 1 if e.op == "+" else -1
+        out = dict(x[0])
+        for k, v in y[0].items():
+            out[k] = out.get(k, 0) + sign * v
+        return {k: v for k, v in out.items() if v}, x[1] + sign * y[1]
+    return None

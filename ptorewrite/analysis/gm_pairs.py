@@ -27,40 +27,18 @@ from dataclasses import dataclass, field
 from math import ceil, floor, inf
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import BinOp, Const, Expr, UnOp, Var
+from ptorewrite.analysis.bound_facts import (
+    Interval,
+    LoopBound,
+    condition_test,
+    loop_bound,
+    narrow,
+    restrict,
+    signed_params,
+)
+from ptorewrite.analysis.expr import Const, Expr, Linear, linear
 
 MAX_DISTANCE = 16  # exact dependences farther apart than this many iterations are treated as "may"
-
-Linear = tuple[dict[str, int], int]
-
-
-def linear(e: Expr) -> Linear | None:
-    """Integer affine form of `e`: ({variable: coefficient}, constant), or None."""
-    if isinstance(e, Const):
-        return ({}, int(e.value)) if isinstance(e.value, int) else None
-    if isinstance(e, Var):
-        return {e.name: 1}, 0
-    if isinstance(e, UnOp) and e.op == "-":
-        x = linear(e.operand)
-        return None if x is None else ({k: -v for k, v in x[0].items()}, -x[1])
-    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
-        x, y = linear(e.lhs), linear(e.rhs)
-        if x is None or y is None:
-            return None
-        if e.op == "*":
-            if not x[0]:
-                x, y = y, x
-            if y[0]:
-                return None
-            c = y[1]
-            return {k: v * c for k, v in x[0].items() if v * c}, x[1] * c
-        sign = 1 if e.op == "+" else -1
-        out = dict(x[0])
-        for k, v in y[0].items():
-            out[k] = out.get(k, 0) + sign * v
-        return {k: v for k, v in out.items() if v}, x[1] + sign * y[1]
-    return None
-
 
 @dataclass
 class _Access:
@@ -72,6 +50,10 @@ class _Access:
     loops: list[ir.For]  # enclosing loops, outermost first
     # Enclosing conditions: (condition, the branch taken, the loops enclosing the `if`).
     guards: list[tuple[Expr, bool, list[ir.For]]] = field(default_factory=list)
+    # Signed parameters' values whenever the access runs, from the conditions of the enclosing
+    # `if`s and loops (`bound_facts`).
+    known: dict[str, Interval] = field(default_factory=dict)
+    bounds: dict[int, LoopBound] = field(default_factory=dict)  # id(For) -> its condition as a bound
 
 
 @dataclass
@@ -80,6 +62,10 @@ class GmPairs:
     may: dict[int, set[int]] = field(default_factory=dict)  # instr uid -> uids of "may" partners
     exact: set[int] = field(default_factory=set)  # instr uids with some exact pair (their bytes matter)
     margin: dict[int, int] = field(default_factory=dict)  # id(For) -> farthest exact dependence, in iterations
+    # A "may" pair of an access in a loop and one outside it, at a constant address: (uid inside,
+    # uid outside) -> (the loop, the values of its variable at which the windows meet); None when
+    # some pair of their accesses meets at values not listed.
+    meets: dict[tuple[int, int], tuple[ir.For, frozenset[int]] | None] = field(default_factory=dict)
 
     def partners(self, instr: ir.Instr) -> set[int]:
         return self.may.get(instr.uid, set())
@@ -105,26 +91,36 @@ def _extent(g: ir.GmTensor) -> int | None:
 
 def _accesses(kernel: ir.Kernel) -> list[_Access]:
     out: list[_Access] = []
+    signed = signed_params(kernel)
+    bounds: dict[int, LoopBound] = {}
 
-    def visit(s: ir.Stmt, loops: list[ir.For], guards: list):
+    def visit(s: ir.Stmt, loops: list[ir.For], guards: list, known: dict, inlined: bool):
         if isinstance(s, ir.Instr):
             for a in s.args:
                 if a.kind == "gm":
                     g = a.value.tensor
                     for write in (False, True):
                         if (a.writes if write else a.reads):
-                            out.append(_Access(s, write, g.param, linear(g.offset_bytes), _extent(g), loops, guards))
+                            out.append(_Access(s, write, g.param, linear(g.offset_bytes), _extent(g), loops, guards,
+                                               known, bounds))
         elif isinstance(s, ir.Block):
             for x in s.stmts:
-                visit(x, loops, guards)
+                visit(x, loops, guards, known, inlined or s.inlined)
         elif isinstance(s, ir.For):
-            visit(s.body, loops + [s], guards)
+            bound = loop_bound(kernel, s, signed) if not inlined else None
+            start = _const_int(s.start)
+            if bound is not None and start is not None:
+                bounds[id(s)] = bound
+                known = narrow(known, bound, start)  # some iteration runs: the first one's condition held
+            visit(s.body, loops + [s], guards, known, inlined)
         elif isinstance(s, ir.If):
-            visit(s.then, loops, guards + [(s.cond, True, loops)])
-            if s.other is not None:
-                visit(s.other, loops, guards + [(s.cond, False, loops)])
+            test = condition_test(kernel, s, signed) if not inlined else None
+            for taken, body in ((True, s.then), (False, s.other)):
+                if body is not None:
+                    visit(body, loops, guards + [(s.cond, taken, loops)],
+                          restrict(known, test, taken) if test is not None else known, inlined)
 
-    visit(kernel.body, [], [])
+    visit(kernel.body, [], [], {}, False)
     return out
 
 
@@ -146,11 +142,57 @@ def classify(kernel: ir.Kernel) -> GmPairs:
                 if margins is None:
                     out.may.setdefault(a.instr.uid, set()).add(b.instr.uid)
                     out.may.setdefault(b.instr.uid, set()).add(a.instr.uid)
+                    for inner, outer in ((a, b), (b, a)):
+                        _note_meets(out.meets, inner, outer)
                     continue
                 out.exact |= {a.instr.uid, b.instr.uid}
                 for loop_id, d in margins.items():
                     out.margin[loop_id] = max(out.margin.get(loop_id, 0), d)
     return out
+
+
+MAX_MEETS = 64  # most loop-variable values at which a pair meets that `meets` lists
+
+
+def _note_meets(meets: dict, inner: _Access, outer: _Access) -> None:
+    """Record at which values of its loop's variable `inner` can meet `outer` (see GmPairs.meets)."""
+    key = (inner.instr.uid, outer.instr.uid)
+    if key in meets and meets[key] is None:
+        return
+    got = _meeting_values(inner, outer)
+    if got is None or (key in meets and meets[key][0] is not got[0]):
+        meets[key] = None
+        return
+    meets[key] = (got[0], got[1] | (meets[key][1] if key in meets else frozenset()))
+
+
+def _meeting_values(inner: _Access, outer: _Access) -> tuple[ir.For, frozenset[int]] | None:
+    """(loop, values): `inner`'s address is c * v + k for the variable v of a counted loop with a
+    constant start and step that `outer` is not in, `outer`'s a constant: the windows meet only
+    at the listed values of v. None otherwise, or when they are more than MAX_MEETS."""
+    if inner.form is None or outer.form is None or inner.extent is None or outer.extent is None:
+        return None
+    if outer.form[0] or len(inner.form[0]) != 1:
+        return None
+    (var, c), = inner.form[0].items()
+    loop = next((x for x in reversed(inner.loops) if x.var == var), None)
+    if loop is None or not loop.counted or any(x is loop for x in outer.loops):
+        return None
+    start, step, trips = _const_int(loop.start), _const_int(loop.step), loop.trip_count()
+    if start is None or not step:
+        return None
+    # Overlap iff -E_inner < c * v + k < E_outer, k the constant part of inner's offset less outer's.
+    k = inner.form[1] - outer.form[1]
+    ends = sorted(((-inner.extent - k) / c, (outer.extent - k) / c))
+    first, last = floor(ends[0]) + 1, ceil(ends[1]) - 1
+    if last - first >= MAX_MEETS * abs(step):
+        return None
+    values = set()
+    for v in range(first, last + 1):
+        t, r = divmod(v - start, step)
+        if r == 0 and t >= 0 and (trips is None or t < trips):
+            values.add(v)
+    return loop, frozenset(values)
 
 
 def _value_range(var: str, loops: list[ir.For]) -> tuple[float, float] | None:
@@ -170,17 +212,21 @@ def _value_range(var: str, loops: list[ir.For]) -> tuple[float, float] | None:
 ENUMERATE = 4096  # most loop-variable values (or sums of them) the exact overlap test lists
 
 
-def _values(var: str, access: _Access) -> tuple[int, int, int | None, list[int] | None] | None:
+def _values(var: str, access: _Access, known: dict[str, Interval]) -> tuple[int, int, int | None, list[int] | None] | None:
     """The values `var` takes at `access` as the variable of the innermost enclosing loop naming
     it: (start, step, trip count or None when it is a runtime value, the values themselves when
     the trip count is a constant of at most ENUMERATE, less those an `if` on the variable alone
-    between the loop and the access excludes). None: not a counted loop with constant start and step."""
+    between the loop and the access excludes). None: not a counted loop with constant start and step.
+    A runtime trip count whose bound is a signed parameter `known` keeps in an interval counts
+    as the most iterations that interval allows (more values than run: never fewer)."""
     loop = next((x for x in reversed(access.loops) if x.var == var), None)
     if loop is None or not loop.counted:
         return None
     start, step, trips = _const_int(loop.start), _const_int(loop.step), loop.trip_count()
     if start is None or not step:
         return None
+    if trips is None:
+        trips = _most_trips(access.bounds.get(id(loop)), loop, start, step, known)
     if trips is None or trips > ENUMERATE:
         return start, step, trips, None
     values = [start + step * t for t in range(trips)]
@@ -201,14 +247,39 @@ def _values(var: str, access: _Access) -> tuple[int, int, int | None, list[int] 
     return start, step, trips, values
 
 
-def _never_overlap_exact(a: _Access, b: _Access) -> bool | None:
+def _most_trips(bound: LoopBound | None, loop: ir.For, start: int, step: int, known: dict[str, Interval]) -> int | None:
+    """The most iterations of a loop whose bound is c * n + d with n in its known interval."""
+    if bound is None or bound.name not in known:
+        return None
+    name, c = bound.name, bound.coef
+    stop = ({name: c}, bound.const)
+    lo, hi = known[name]
+    farthest = (hi if c > 0 else lo) if step > 0 else (lo if c > 0 else hi)
+    if farthest in (inf, -inf):
+        return None
+    return ir.For(loop.var, Const(start), Const(c * int(farthest) + stop[1]), Const(step), ir.Block([]), None,
+                  loop.inclusive).trip_count()
+
+
+def _common(a: _Access, b: _Access) -> dict[str, Interval] | None:
+    """What both accesses' conditions say, or None when no run gets to both."""
+    out = dict(a.known)
+    for name, (lo, hi) in b.known.items():
+        was = out.get(name, (-inf, inf))
+        out[name] = (max(was[0], lo), min(was[1], hi))
+        if out[name][0] > out[name][1]:
+            return None
+    return out
+
+
+def _never_overlap_exact(a: _Access, b: _Access, known: dict[str, Interval]) -> bool | None:
     """`_never_overlap` decided over the loop variables' values themselves (steps and guards
     included); None when a variable's values are not known or too many to list."""
     sums = {b.form[1] - a.form[1]}
     open_term = None  # (coefficient per iteration, first value) of the one runtime-trip variable
     for access, sign in ((a, -1), (b, 1)):
         for var, c in access.form[0].items():
-            r = _values(var, access)
+            r = _values(var, access, known)
             if r is None:
                 return None
             start, step, trips, values = r
@@ -240,9 +311,12 @@ def _never_overlap(a: _Access, b: _Access) -> bool:
     either address taken anywhere in its range (independently, which covers every pair of
     iterations; a runtime trip count leaves one end open), B - A stays outside (-Eb, Ea).
     Addresses with anything else in them: False."""
+    known = _common(a, b)
+    if known is None:
+        return True
     if a.form is None or b.form is None or a.extent is None or b.extent is None:
         return False
-    exact = _never_overlap_exact(a, b)
+    exact = _never_overlap_exact(a, b, known)
     if exact is not None:
         return exact
     lo = hi = b.form[1] - a.form[1]

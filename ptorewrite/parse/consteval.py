@@ -8,8 +8,10 @@ mutable scalars are known to hold while lowering.
 * A **value helper** called in an expression (`CeilDiv(a, b)`, pto-isa top-k's `FillMrgArray`)
   is inlined as an expression when its body is one `return`; otherwise its statements run here,
   at compile time: declarations, assignments (also `a[n++] = i`), if, for, while, break,
-  continue and return, on constant values. Arrays passed to it are shared, so it can fill them.
-  A helper whose control flow depends on a run-time value is refused with the value's name.
+  continue and return, on constant values. Arrays and structs passed to it are shared, so it can
+  fill them. An `if` on a run-time value runs both branches and merges what they assign into
+  selections on the condition (a branch that returns, breaks or continues is refused); any other
+  control flow that depends on a run-time value is refused with the value's name.
 * **Known values**: a mutable scalar assigned a constant keeps that value for compile-time use
   until it may change: a loop forgets what its body assigns (and nothing is assumed inside the
   body), a run-time branch keeps only what both paths agree on. A loop whose control is
@@ -28,11 +30,13 @@ from ptorewrite.analysis.expr import Const, Expr, binop, select
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
-from ptorewrite.parse.values import Binding, Scope
+from ptorewrite.parse.values import Binding, RecordValue, Scope
 
 # Iterations a compile-time loop may run before it is taken for an endless one.
 MAX_STEPS = 1_000_000
 MAX_SELECT = 64  # elements a run-time index may choose among
+# Statements of a compile-time helper that have no value: cache maintenance and the like.
+_CT_IGNORED = frozenset({"dcci", "dsb", "preload"})
 
 
 @dataclass(eq=False)
@@ -224,10 +228,15 @@ class ConstEvaluation:
                                                scope), scope))
         elif k == CursorKind.IF_STMT:
             kids = list(c.get_children())
-            if self._ct_cond(kids[0], scope, name):
+            cond = self.with_known(self.scalar(self.parse(*self.text_of(kids[0]), scope), scope))
+            if not isinstance(cond, Const):
+                self._ct_if_converted(cond, kids, scope, name)
+            elif cond.value:
                 self._ct_stmt(kids[1], Scope(scope), name)
             elif len(kids) > 2:
                 self._ct_stmt(kids[2], Scope(scope), name)
+        elif k == CursorKind.ASM_STMT or k == CursorKind.CALL_EXPR and c.spelling in _CT_IGNORED:
+            pass  # compiler barriers and cache maintenance: no value
         elif k == CursorKind.FOR_STMT:
             self._ct_for(c, scope, name)
         elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
@@ -256,6 +265,47 @@ class ConstEvaluation:
         else:
             text, off = self.text_of(c)
             self._ct_effect(self.parse(text, off, scope), scope)
+
+    def _ct_if_converted(self, cond: Expr, kids: list[Cursor], scope, name: str) -> None:
+        """An `if` on a run-time value in a compile-time helper: both branches run, and every
+        variable, array element or struct member either assigns becomes a selection on the
+        condition. A branch that returns, breaks or continues is refused."""
+        outcomes = []
+        for branch in (kids[1], kids[2] if len(kids) > 2 else None):
+            journal: list = []
+            self.__dict__.setdefault("_ct_journals", []).append(journal)
+            try:
+                if branch is not None:
+                    self._ct_stmt(branch, Scope(scope), name)
+            except (_Return, _Break, _Continue):
+                raise self.error(f"'{name}' is evaluated at compile time, but it leaves a branch on the run-time "
+                                 f"value(s) {', '.join(sorted(cond.free_vars())) or cond} early",
+                                 cursor=branch) from None
+            finally:
+                self.__dict__["_ct_journals"].pop()
+            after = {}
+            for key, put, old in reversed(journal):  # undo, remembering what the branch left
+                after.setdefault(key, (put, key[2]()))
+                put(old)
+            outcomes.append(after)
+        for key in set(outcomes[0]) | set(outcomes[1]):
+            put, _ = (outcomes[0].get(key) or outcomes[1][key])
+            old = key[2]()
+            then_v = outcomes[0][key][1] if key in outcomes[0] else old
+            else_v = outcomes[1][key][1] if key in outcomes[1] else old
+            if not (isinstance(then_v, Expr) and isinstance(else_v, Expr)):
+                if then_v is else_v:
+                    continue
+                raise self.error(f"'{name}' is evaluated at compile time, but a branch on a run-time value "
+                                 "assigns something other than a scalar", cursor=kids[0])
+            self._ct_put(key, put, select(cond, then_v, else_v))
+
+    def _ct_put(self, key, put, value) -> None:
+        """Store `value` through `put`, journaled for an enclosing run-time `if` (see above);
+        `key` = (identity, part, getter of the current value)."""
+        for journal in self.__dict__.get("_ct_journals", ())[-1:]:
+            journal.append((key, put, key[2]()))
+        put(value)
 
     def _ct_decl(self, d: Cursor, scope, group) -> None:
         if d.kind != CursorKind.VAR_DECL:
@@ -301,7 +351,7 @@ class ConstEvaluation:
         if isinstance(target, cp.Name) and len(target.parts) == 1:
             b = scope.lookup(target.last)
             if b is not None and b.kind == "value":
-                b.value = value
+                self._ct_put((id(b), None, lambda: b.value), lambda v: setattr(b, "value", v), value)
                 return
             raise self.error(f"'{target.last}' cannot be assigned in a compile-time helper", target.offset)
         if isinstance(target, cp.Index):
@@ -311,7 +361,13 @@ class ConstEvaluation:
                 c = self.with_known(idx).const_value() if isinstance(idx, Expr) else None
                 if not isinstance(c, int) or not 0 <= c < len(arr.elems):
                     raise self.error(f"index {idx} is out of range for '{arr.name}[{len(arr.elems)}]'", target.offset)
-                arr.elems[c] = value
+                self._ct_put((id(arr), c, lambda: arr.elems[c]), lambda v: arr.elems.__setitem__(c, v), value)
+                return
+        if isinstance(target, cp.Member) and not target.arrow:
+            rec = self.eval(target.base, scope)
+            if isinstance(rec, RecordValue) and target.name in rec.fields:
+                f = target.name
+                self._ct_put((id(rec), f, lambda: rec.fields[f]), lambda v: rec.fields.__setitem__(f, v), value)
                 return
         raise self.error("this assignment is not supported in a compile-time helper", target.offset)
 

@@ -340,7 +340,7 @@ class Parser:
                 self.next()
                 idx = self.expression()
                 self.expect("]")
-                node = Index(node.offset, node, idx)
+                node = self._ended(Index(node.offset, node, idx))
             elif t.text in (".", "->"):
                 self.next()
                 name = self.next()
@@ -350,7 +350,7 @@ class Parser:
                 if self.at("<") and self.is_template(name.text):
                     self.next()
                     targs = tuple(self.template_arguments())
-                node = Member(node.offset, node, name.text, t.text == "->", targs)
+                node = self._ended(Member(node.offset, node, name.text, t.text == "->", targs))
             elif t.text in ("++", "--"):
                 self.next()
                 node = Unary(node.offset, t.text, node, postfix=True)

@@ -49,7 +49,8 @@ from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.guards import skipped_ranges
-from ptorewrite.parse.loops import LoopLowering
+from ptorewrite.parse.loops import LoopLowering, has_jump
+from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
@@ -67,6 +68,7 @@ from ptorewrite.parse.values import (
     NullPointer,
     Ptr,
     PtrState,
+    RecordValue,
     ScalarAddress,
     Scope,
     StructValue,
@@ -118,7 +120,7 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
     CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
     CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
-    CursorKind.FUNCTION_TEMPLATE})
+    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL})
 
 
 def _leading_words(text: str, start: int) -> tuple[str, ...]:
@@ -133,7 +135,7 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
+class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, LoopLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -156,6 +158,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     # a flag the rest of the function tests (see _lower_list).
     early_returns: list[ir.SourceRange] = field(default_factory=list)
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    # Per loop being lowered: the flags its `continue` and `break` set (None: it has none).
+    _jump_flags: list[tuple[str | None, str | None]] = field(default_factory=list)
+    _loop_prelude: list[ir.Stmt] = field(default_factory=list)  # statements a loop needs before it
     # Pointer arguments the scalar unit reads from (`*p`, `p[i]`): the first read of each.
     scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
@@ -259,6 +264,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
+            elif k in RECORD_KINDS and c.spelling and c.is_definition():
+                scope.define(c.spelling, Binding("record", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                     any(ch.kind == CursorKind.COMPOUND_STMT for ch in c.get_children()):
                 b = scope.names.get(c.spelling)
@@ -452,6 +459,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return Var(b.value)
         if k == "type":
             return b.value
+        if k == "record":
+            return self.record_type(b.value)
         if k == "lazy_type":
             b.kind, b.value = "type", self._resolve_alias_cursor(b.value)
             return b.value
@@ -487,6 +496,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(base, ir.TileRef):
             tt = tile_type_of(base.tile)
             return self.member_of_type(tt, node.name, node.offset)
+        if isinstance(base, RecordValue) or isinstance(base, Ptr) and base.record is not None:
+            return self.record_member(base, node)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
@@ -495,7 +506,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         lhs = self.eval(node.lhs, scope)
         rhs = self.eval(node.rhs, scope)
         if isinstance(lhs, Ptr) and isinstance(rhs, Expr) and node.op in "+-":
-            scale = elem_bytes(lhs.dtype)
+            scale = lhs.record.size if lhs.record is not None else elem_bytes(lhs.dtype)
             d = binop("*", rhs, Const(scale))
             return replace(lhs, offset_bytes=binop(node.op, lhs.offset_bytes, d))
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
@@ -525,7 +536,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
     def _eval_Unary(self, node: cp.Unary, scope):
         if node.op in ("++", "--"):
             raise self.error("increment inside an expression is not supported", node.offset)
+        if node.op == "&":
+            addr = self.address_of(node.operand, scope)
+            if addr is not None:
+                return addr
         v = self.eval(node.operand, scope)
+        if node.op in ("&", "*") and isinstance(v, RecordValue):
+            return v  # a pointer to a struct the kernel holds by value: its members are shared
+        if node.op == "*" and isinstance(v, Ptr) and v.record is not None:
+            return v  # `*p` of a struct pointer: the struct in GM, read member by member
         if node.op == "+":
             return v
         if node.op == "*" and isinstance(v, Ptr):
@@ -536,7 +555,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if node.op == "&" and isinstance(v, Expr):
             return ScalarAddress(v)
         if node.op in ("&", "*"):
-            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
+            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray, ty.DimsType)):
                 return v
             raise self.error(f"operator '{node.op}' is not supported here", node.offset)
         if isinstance(v, Expr):
@@ -553,7 +572,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         v = self.eval(node.operand, scope)
         t = self.resolve_type(node.type, scope)
         if isinstance(v, Ptr) and isinstance(t, ty.PointerType):
-            return replace(v, dtype=t.dtype)
+            return replace(v, dtype=t.dtype, record=t.record)
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
         if isinstance(v, LocalPtr):
@@ -586,6 +605,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return Const(elem_bytes(t.dtype))
         if isinstance(t, ty.PointerType):
             return Const(8)
+        if isinstance(t, (ty.RecordType, RecordValue)):
+            return Const((t if isinstance(t, ty.RecordType) else t.type).size)
         raise self.error("sizeof of this operand is not supported", node.offset)
 
     def _eval_Index(self, node: cp.Index, scope):
@@ -626,6 +647,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name in ("offsetof", "__builtin_offsetof"):
+                return self.offset_of(node, scope)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
@@ -638,7 +661,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
                 return self.call_value_function(target, callee, node, scope)
-            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType)):
+            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType, ty.RecordType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
@@ -710,6 +733,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return self.scalar(args[0], scope)
         if isinstance(t, ty.TileType) and len(args) <= 2:
             return TileConstruction(t, tuple(self.scalar(a, scope) for a in args))
+        if isinstance(t, ty.RecordType):
+            return self.record_from_init(t, args, scope, offset)
         raise self.error("unsupported construction", offset)
 
     def fill_dims(self, t: ty.DimsType, args: list[cp.Node], scope: Scope, offset: int) -> ty.DimsType:
@@ -840,17 +865,24 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                                                   cursor=c))
                 return  # the function ends here
             self.lower_stmt(c, scope, out)
-            if c.kind == CursorKind.RETURN_STMT:
+            if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
                 return  # the rest of this list never runs
-            if flag is not None and i + 1 < len(children) and _has_return(c):
-                # c may have returned: the rest of this list runs only if it did not.
+            cont, brk = self._jump_flags[-1] if self._jump_flags else (None, None)
+            tests = [f for f, jumps in ((flag, flag is not None and _has_return(c)),
+                                        (cont, cont is not None and has_jump(c, CursorKind.CONTINUE_STMT)),
+                                        (brk, brk is not None and has_jump(c, CursorKind.BREAK_STMT))) if jumps]
+            if tests and i + 1 < len(children):
+                # c may have returned, continued or broken: the rest of this list runs only if not.
                 before = dict(self.known)
                 rest = []
                 self._lower_list(children[i + 1:], scope, rest, top)
                 self.merge_known(before, self.known)
                 first, last = self.range_of(children[i + 1]), self.range_of(children[-1])
                 loc = self.file_of(c).range(first.offset, last.end_offset)
-                out.append(ir.If(binop("==", Var(flag), Const(0)), ir.Block(rest, uid=next(self._uid)), None, loc))
+                cond = binop("==", Var(tests[0]), Const(0))
+                for t in tests[1:]:
+                    cond = binop("&&", cond, binop("==", Var(t), Const(0)))
+                out.append(ir.If(cond, ir.Block(rest, uid=next(self._uid)), None, loc))
                 return
 
     def _is_guard_return(self, c: Cursor) -> bool:
@@ -897,7 +929,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 for d in decls:
                     self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
             elif k == CursorKind.FOR_STMT:
+                mark = len(self._loop_prelude)
                 loop = self.lower_for(c, scope)
+                out.extend(self._loop_prelude[mark:])
+                del self._loop_prelude[mark:]
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None and _has_return(c):
                     # After a return the remaining iterations do nothing.
@@ -925,7 +960,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
                 raise self.error("goto is not supported", cursor=c)
             elif k in (CursorKind.BREAK_STMT, CursorKind.CONTINUE_STMT):
-                raise self.error(f"'{k.name.split('_')[0].lower()}' is not supported; loops must be counted", cursor=c)
+                cont, brk = self._jump_flags[-1] if self._jump_flags else (None, None)
+                jump = cont if k == CursorKind.CONTINUE_STMT else brk
+                if jump is None:
+                    raise self.error(f"'{k.name.split('_')[0].lower()}' is supported only in a for loop", cursor=c)
+                out.append(ir.Assign(jump, Const(1), self.range_of(c, include_semicolon=True)))
             elif k in (CursorKind.SWITCH_STMT,):
                 raise self.error("switch is not supported; use if/else", cursor=c)
             elif k in (CursorKind.STATIC_ASSERT, CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
@@ -1009,6 +1048,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if d.kind == CursorKind.STATIC_ASSERT:
             return
+        if d.kind in RECORD_KINDS:  # a struct declared in a function
+            if d.spelling and d.is_definition():
+                scope.define(d.spelling, Binding("record", d))
+            return
         if d.kind != CursorKind.VAR_DECL:
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
@@ -1035,6 +1078,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
             scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
+            return
+        if isinstance(t, ty.RecordType) and decl.array is None:
+            items = decl.init or []
+            if decl.init_style == "=" and len(items) == 1 and isinstance(items[0], cp.InitList):
+                items = list(items[0].items)
+            scope.define(decl.name, Binding("value", self.record_from_init(t, items, scope, decl.name_offset)))
             return
         if isinstance(t, ty.EventType):
             loc = self.range_of(group or d, include_semicolon=True)
@@ -1066,8 +1115,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
-            if isinstance(t, ty.PointerType) and t.dtype != value.dtype:
-                value = replace(value, dtype=t.dtype)
+            if isinstance(t, ty.PointerType) and (t.dtype, t.record) != (value.dtype, value.record):
+                value = replace(value, dtype=t.dtype, record=t.record)
             scope.define(decl.name, self.pointer_binding(value, d, decl.name, out))
             return
         if isinstance(value, ir.GmTensor):
@@ -1404,6 +1453,17 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 self.eval(node.rhs, scope)
                 self.scalar_gm_writes.setdefault(ptr.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
+        if isinstance(node.lhs, cp.Member):
+            base = self.eval(node.lhs.base, scope)
+            if isinstance(base, Ptr) and base.record is not None:
+                # `p->count = v`: the scalar unit stores to a field of a struct in GM.
+                self.record_member(base, node.lhs, address=True)
+                self.eval(node.rhs, scope)
+                self.scalar_gm_writes.setdefault(base.param, self.src.range(node.lhs.offset, node.lhs.offset))
+                return None
+            if isinstance(base, RecordValue):
+                raise self.error(f"assignment to member '{node.lhs.name}' of a struct value is not supported",
+                                 node.lhs.offset)
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])

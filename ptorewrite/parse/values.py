@@ -41,6 +41,7 @@ class Ptr:
     param: str
     offset_bytes: Expr
     dtype: str
+    record: ty.RecordType | None = None  # it points to a user struct (see parse/records.py)
 
 
 class NullPointer:
@@ -114,6 +115,14 @@ class StructValue:
     type_name: str
 
 
+@dataclass(eq=False)
+class RecordValue:
+    """A user struct held by value: its type and each field's value (see parse/records.py)."""
+
+    type: ty.RecordType
+    fields: dict[str, Any]
+
+
 @dataclass
 class PtrState:
     """Bookkeeping of a GM pointer variable.
@@ -184,7 +193,7 @@ def describe(v) -> str:
     if isinstance(v, ir.GmTensor):
         return f"GlobalTensor '{v.name}'"
     if isinstance(v, Ptr):
-        return "a GM pointer"
+        return f"a GM pointer to '{v.record.name}'" if v.record is not None else "a GM pointer"
     if isinstance(v, NullPointer):
         return "a null pointer"
     if isinstance(v, ScalarAddress):
@@ -193,6 +202,8 @@ def describe(v) -> str:
         return "an on-chip pointer"
     if isinstance(v, TileConstruction):
         return "a tile value"
+    if isinstance(v, RecordValue):
+        return f"a '{v.type.name}' struct"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

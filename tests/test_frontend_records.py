@@ -39,9 +39,9 @@ def test_struct_argument_fields_are_run_time_values_and_gm_members_are_scalar_re
 
 
 def test_struct_kernel_checks_with_the_values_given(capsys):
-    rc, out, err = run(capsys, "check", RECORDS, "--set", "problem.rows=3", "--set", "problem.skip=1",
-                       "--set", "prog->start[1]=2")
-    assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
+    rc, out, err = run(capsys, "check", RECORDS, "--entry", "copy_planned", "--set", "problem.rows=3",
+                       "--set", "problem.skip=1", "--set", "prog->start[1]=2")
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (6 instructions" in out, out + err
     # The GM record's members are read and written by the scalar unit only: no instruction
     # touches `progress`, so nothing is refused.
     assert "scalar unit" not in err
@@ -63,3 +63,18 @@ def test_scalar_read_of_a_gm_struct_the_kernel_writes_is_refused(capsys):
     assert rc == 2 and out == ""
     assert err.startswith(f"{path}:18:17: error: the scalar unit reads GM through 'block', which TSTORE at line 26 "
                           "writes")
+
+
+def test_address_computed_from_window_bases_read_from_gm_is_a_peer_region(capsys):
+    k = load("push_to_peer")
+    remote = next(g for g in k.gm_tensors if g.name == "remote")
+    # (uint64_t)mine counts bytes: buf + 64 floats is 256 bytes on, then moved by the window bases.
+    assert remote.param == "buf@peer"
+    assert str(remote.offset_bytes) == "((256 - w->base[w->rank]) + w->base[peer])"
+    # `reinterpret_cast<uint64_t>(buf) & 31`: the argument's address, a run-time value.
+    assert "buf" in k.runtime_values
+    rc, out, err = run(capsys, "check", RECORDS, "--entry", "push_to_peer", "--set", "buf=64",
+                       "--set", "w->base[w->rank]=0", "--set", "w->base[peer]=0")
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (2 instructions" in out, out + err
+    assert (f"{RECORDS}:90:12: warning: 'buf@peer' is a GM address computed from values read from GM (another "
+            "rank's memory, for one)") in err

@@ -344,7 +344,10 @@ class ConstEvaluation:
         """Side effects inside subscripts (`a[n++]`) run first; the node that remains is pure."""
         if isinstance(node, cp.Index):
             idx = self._ct_effect(node.index, scope)
-            return cp.Index(node.offset, self._ct_prepare(node.base, scope), _ConstNode(node.index.offset, idx))
+            out = cp.Index(node.offset, self._ct_prepare(node.base, scope), _ConstNode(node.index.offset, idx))
+            if node in self._node_ends:  # keeps its source text (the name of a value it reads)
+                self._node_ends[out] = self._node_ends[node]
+            return out
         return node
 
     def _ct_store(self, target: cp.Node, value, scope) -> None:
@@ -363,7 +366,7 @@ class ConstEvaluation:
                     raise self.error(f"index {idx} is out of range for '{arr.name}[{len(arr.elems)}]'", target.offset)
                 self._ct_put((id(arr), c, lambda: arr.elems[c]), lambda v: arr.elems.__setitem__(c, v), value)
                 return
-        if isinstance(target, cp.Member) and not target.arrow:
+        if isinstance(target, cp.Member):  # `s.f = v`, `p->f = v` of a struct the kernel holds
             rec = self.eval(target.base, scope)
             if isinstance(rec, RecordValue) and target.name in rec.fields:
                 f = target.name

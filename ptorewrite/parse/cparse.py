@@ -303,7 +303,7 @@ class Parser:
             off = self.next().offset
             ty = self.type_id()
             self.expect(")")
-            return Cast(off, ty, self.unary())
+            return self._ended(Cast(off, ty, self.unary()))
         return self.postfix(self.primary())
 
     def _looks_like_cast(self) -> bool:
@@ -411,7 +411,7 @@ class Parser:
             self.expect("(")
             e = self.expression()
             self.expect(")")
-            return Cast(t.offset, ty, e, t.text)
+            return self._ended(Cast(t.offset, ty, e, t.text))
         if t.kind == "id" and t.text in ("true", "false"):
             self.next()
             return Num(t.offset, t.text == "true")

@@ -165,6 +165,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
     scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
+    gm_read_values: set[str] = field(default_factory=set)  # names of the values those reads give
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -519,6 +520,13 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
             return self._null_test(node.op, lhs, rhs, node.offset)
+        if isinstance(lhs, Ptr) and lhs.as_integer or isinstance(rhs, Ptr) and rhs.as_integer:
+            # Other arithmetic on an address (`addr & 31`): the argument's name stands for its
+            # address, a run-time value.
+            lhs, rhs = (binop("+", Var(x.param), x.offset_bytes) if isinstance(x, Ptr) and x.as_integer else x
+                        for x in (lhs, rhs))
+            if isinstance(lhs, Expr) and isinstance(rhs, Expr):
+                return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, ty.ScalarType) and isinstance(rhs, ty.ScalarType):
             return Const((lhs == rhs) == (node.op == "=="))
         raise self.error(f"operator '{node.op}' on {describe(lhs)} and {describe(rhs)} is not supported", node.offset)
@@ -572,7 +580,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         v = self.eval(node.operand, scope)
         t = self.resolve_type(node.type, scope)
         if isinstance(v, Ptr) and isinstance(t, ty.PointerType):
-            return replace(v, dtype=t.dtype, record=t.record)
+            if v.as_integer and v.offset_bytes.free_vars() & self.gm_read_values:
+                # An address computed from values the kernel read from GM: another rank's copy of
+                # the buffer `v` points into (`peer_base + (p - my_base)`). A region of its own,
+                # at the same offset expression.
+                peer = self.pointer_read_from_gm(f"{v.param}@peer", t.dtype, t.record, node.offset)
+                return replace(peer, offset_bytes=v.offset_bytes)
+            return replace(v, dtype=t.dtype, record=t.record, as_integer=False)
+        if isinstance(v, Ptr) and isinstance(t, ty.ScalarType) and not t.dtype.startswith(("fp", "bf")):
+            return replace(v, dtype="uint8", record=None, as_integer=True)  # its address, in bytes
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
         if isinstance(v, LocalPtr):
@@ -585,6 +601,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
+            if v.free_vars() & self.gm_read_values and "__gm__" in node.type.qualifiers + _leading_words(
+                    self.src.text, node.type.offset):
+                # A GM address the kernel read from GM (a peer rank's window): an opaque region.
+                return self.pointer_read_from_gm(self.node_text(node) or "pointer", t.dtype, t.record, node.offset)
             raise self.error("integer-to-pointer casts are not supported", node.offset)
         return v
 
@@ -630,6 +650,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         The read itself is no pipe instruction, so it is only race-free while no instruction in the
         kernel writes that pointer argument; `frontend` refuses the kernel otherwise."""
         self.scalar_gm_reads.setdefault(ptr.param, self.src.range(offset, offset))
+        self.gm_read_values.add(text)
         return Var(text)
 
     def _eval_Lambda(self, node, scope):

@@ -171,7 +171,11 @@ class RecordLowering:
             if address:
                 dtype = f.type.dtype if isinstance(f.type, ty.ScalarType) else "uint64"
                 return Ptr(at.param, at.offset_bytes, dtype)
-            text = self.node_text(node) or f"{base.param}->{node.name}"
+            # One name per GM location when its offset is known, however the pointer to it is
+            # spelled (`flags->epoch` and `r->epoch` through two copies of one argument).
+            off = base.offset_bytes.const_value()
+            text = (f"{base.param}->{node.name}" if off == 0 else f"{base.param}+{off}->{node.name}") \
+                if isinstance(off, int) else self.node_text(node) or f"{base.param}->{node.name}"
             if isinstance(f.type, ty.ScalarType):
                 return self.scalar_gm_read(Ptr(at.param, at.offset_bytes, f.type.dtype), text, node.offset)
             self.scalar_gm_read(Ptr(at.param, at.offset_bytes, "uint64"), text, node.offset)
@@ -183,7 +187,9 @@ class RecordLowering:
         """A GM address the kernel reads out of GM (a struct's pointer field, a peer rank's window):
         where it points is known only at run time. It is analysed as a region of its own."""
         name = " ".join(text.split())
-        self.warn_opaque_pointer(name, "a GM address read from GM", self.src.range(offset, offset))
+        what = "a GM address computed from values read from GM (another rank's memory, for one)" \
+            if name.endswith("@peer") else "a GM address read from GM"
+        self.warn_opaque_pointer(name, what, self.src.range(offset, offset))
         return Ptr(name, Const(0), dtype, record)
 
     def warn_opaque_pointer(self, name: str, what: str, loc) -> None:

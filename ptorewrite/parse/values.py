@@ -42,6 +42,9 @@ class Ptr:
     offset_bytes: Expr
     dtype: str
     record: ty.RecordType | None = None  # it points to a user struct (see parse/records.py)
+    # Converted to an integer (`(uint64_t)p`): arithmetic on it counts bytes, and where it is
+    # made a pointer again it is checked for addresses read from GM (see Lowering._eval_Cast).
+    as_integer: bool = False
 
 
 class NullPointer:

@@ -74,3 +74,34 @@ __global__ AICORE void copy_to_scratch(__gm__ float *in, Problem problem)
     TASSIGN(row, 0x0);
     CopyRow(problem.scratch, in, row, 0);
 }
+
+// Another rank's copy of a buffer, addressed through the window bases a context struct in GM
+// lists: the address is computed from values read from GM, so the copy is a region of its own.
+struct Windows {
+    uint32_t rank;
+    uint32_t ranks;
+    uint64_t base[4];
+};
+
+template <typename T>
+AICORE inline __gm__ T *PeerCopy(__gm__ Windows *w, __gm__ T *mine, uint32_t peer)
+{
+    uint64_t delta = (uint64_t)mine - w->base[w->rank];
+    return (__gm__ T *)(w->base[peer] + delta);
+}
+
+__global__ AICORE void push_to_peer(__gm__ float *buf, __gm__ uint8_t *windows)
+{
+    __gm__ Windows *w = reinterpret_cast<__gm__ Windows *>(windows);
+    uint32_t peer = (w->rank + 1) % w->ranks;
+    Row row;
+    TASSIGN(row, 0x0);
+    RowGm local(buf);
+    RowGm remote(PeerCopy(w, buf + 64, peer));
+    TLOAD(row, local);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);
+    if ((reinterpret_cast<uint64_t>(buf) & 31) == 0) {  // the address itself: a run-time value
+        TSTORE(remote, row);
+    }
+}

@@ -677,3 +677,11 @@ def test_kernel_whose_body_is_a_macro_expansion_is_read_and_located_at_the_use(t
     assert rc == 2
     assert f"{where(kernel, 'DEFINE_KERNEL(64)')}: error: no PTO instructions found in kernel 'kernel_64'" in err
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize("core, ops", [("vec", ["TLOAD", "TABS", "TSTORE"]), ("cube", ["TLOAD", "TADDS", "TSTORE"])])
+def test_code_for_one_core_type_and_unqualified_cache_line_scope(core, ops):
+    """`if ASCEND_IS_AIV {` / `if ASCEND_IS_AIC {` keep the analysed core's branch; `dcci(p,
+    SINGLE_CACHE_LINE)` parses as the device compiler takes it (an unscoped enumeration)."""
+    k = load_kernel(str(KERNELS / "core_branches.cpp"), FrontendOptions(auto_mode=True, core=core))
+    assert [i.op for i in k.instructions()] == ops

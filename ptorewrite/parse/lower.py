@@ -340,6 +340,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def parse(self, text: str, offset: int, scope: Scope, tokens: list[cp.Token] | None = None) -> cp.Node:
         p = self.parser(text, offset, scope, tokens)
+        if p.peek() is not None and p.peek().text == "constexpr":
+            p.next()  # `if MACRO {` whose expansion is `constexpr (cond)` (AscendC's ASCEND_IS_AIV)
         node = p.expression()
         if not p.done():
             t = p.peek()

@@ -78,3 +78,13 @@ def test_address_computed_from_window_bases_read_from_gm_is_a_peer_region(capsys
     assert rc == 0 and "0 race(s), 0 flag problem(s) (2 instructions" in out, out + err
     assert (f"{RECORDS}:90:12: warning: 'buf@peer' is a GM address computed from values read from GM (another "
             "rank's memory, for one)") in err
+
+
+def test_helper_filling_a_struct_returns_early_on_a_run_time_value(capsys):
+    """LoadSegment, run at compile time: its early `return false` under `rows <= 0` makes its value
+    and every later assignment a selection on that test."""
+    k = load("copy_segment")
+    assert set(k.runtime_values) == {"counts[index]"}
+    for count, rows in ((0, 0), (-3, 0), (2, 2), (7, 4)):
+        rc, out, err = run(capsys, "check", RECORDS, "--entry", "copy_segment", "--set", f"counts[index]={count}")
+        assert rc == 0 and f"({2 * rows} instructions" in out, out + err

@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("clang.cindex")
 
 from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const
 from ptorewrite.cli import main as cli_main
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse import frontend, invocation
@@ -685,3 +686,13 @@ def test_code_for_one_core_type_and_unqualified_cache_line_scope(core, ops):
     SINGLE_CACHE_LINE)` parses as the device compiler takes it (an unscoped enumeration)."""
     k = load_kernel(str(KERNELS / "core_branches.cpp"), FrontendOptions(auto_mode=True, core=core))
     assert [i.op for i in k.instructions()] == ops
+
+
+def test_names_in_a_user_namespace_and_a_signal_returned_by_a_helper():
+    k = load_kernel(str(COMM / "namespaced_signal.cpp"), FrontendOptions(auto_mode=False))
+    views = {g.name: g for g in k.gm_tensors}
+    # cfg::kCols = 64 floats a row; cfg::Pair at{2, 3}: rows 2 and 3; the signal is flags[3].
+    assert (views["src"].offset_bytes, views["dst"].offset_bytes) == (Const(512), Const(768))
+    signal = next(g for g in k.gm_tensors if g.param == "flags")
+    assert signal.offset_bytes == Const(12)
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TSTORE"]

@@ -10,8 +10,9 @@ mutable scalars are known to hold while lowering.
   at compile time: declarations, assignments (also `a[n++] = i`), if, for, while, break,
   continue and return, on constant values. Arrays and structs passed to it are shared, so it can
   fill them. An `if` on a run-time value runs both branches and merges what they assign into
-  selections on the condition (a branch that returns, breaks or continues is refused); any other
-  control flow that depends on a run-time value is refused with the value's name.
+  selections on the condition; a return in such a branch makes the rest of the helper
+  conditional (a branch that breaks or continues is refused); any other control flow that
+  depends on a run-time value is refused with the value's name.
 * **Known values**: a mutable scalar assigned a constant keeps that value for compile-time use
   until it may change: a loop forgets what its body assigns (and nothing is assumed inside the
   body), a run-time branch keeps only what both paths agree on. A loop whose control is
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, binop, select
+from ptorewrite.analysis.expr import Const, Expr, binop, select, unop
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
@@ -45,6 +46,9 @@ class ScalarArray:
     dtype: str
     elems: list[Expr]
     level: tuple[int, int]  # control level of the declaration
+
+
+_NO_RETURN = object()
 
 
 class _Return(Exception):
@@ -186,12 +190,24 @@ class ConstEvaluation:
     def run_value_function(self, fn, body: Cursor, inner, name: str, offset: int):
         """Run a helper's statements at compile time; its return value."""
         self.__dict__["_ct_depth"] = self.__dict__.get("_ct_depth", 0) + 1
+        # Returns taken under a run-time condition so far: (condition, value), in order; `live`
+        # is the condition under which the helper is still running (None: always), `path` the
+        # run-time branch conditions of the statement being run.
+        saved = self.__dict__.get("_ct_returns"), self.__dict__.get("_ct_live"), self.__dict__.get("_ct_path")
+        self.__dict__["_ct_returns"], self.__dict__["_ct_live"], self.__dict__["_ct_path"] = [], None, None
         try:
             self._ct_block(list(body.get_children()), inner, name)
         except _Return as r:
-            return r.value
+            value = r.value
+            for c, v in reversed(self.__dict__["_ct_returns"]):
+                if not (isinstance(v, Expr) and isinstance(value, Expr)):
+                    raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than "
+                                     "a scalar under a run-time condition", offset) from None
+                value = select(c, v, value)
+            return value
         finally:
             self.__dict__["_ct_depth"] -= 1
+            self.__dict__["_ct_returns"], self.__dict__["_ct_live"], self.__dict__["_ct_path"] = saved
         raise self.error(f"'{name}' is used as a value but ends without returning one", offset)
 
     @property
@@ -269,20 +285,31 @@ class ConstEvaluation:
     def _ct_if_converted(self, cond: Expr, kids: list[Cursor], scope, name: str) -> None:
         """An `if` on a run-time value in a compile-time helper: both branches run, and every
         variable, array element or struct member either assigns becomes a selection on the
-        condition. A branch that returns, breaks or continues is refused."""
-        outcomes = []
-        for branch in (kids[1], kids[2] if len(kids) > 2 else None):
+        condition. A branch that returns makes the rest of the helper run only when it did not
+        (later assignments keep the old value where it did, and the helper's value selects the
+        return taken); a branch that breaks or continues is refused."""
+        live, path = self.__dict__.get("_ct_live"), self.__dict__.get("_ct_path")
+        returns = self.__dict__.setdefault("_ct_returns", [])
+        first_return = len(returns)
+        outcomes, returned = [], []
+        for branch, taken in ((kids[1], cond), (kids[2] if len(kids) > 2 else None, unop("!", cond))):
             journal: list = []
             self.__dict__.setdefault("_ct_journals", []).append(journal)
+            self.__dict__["_ct_path"] = taken if path is None else binop("&&", path, taken)
+            value = _NO_RETURN
             try:
                 if branch is not None:
                     self._ct_stmt(branch, Scope(scope), name)
-            except (_Return, _Break, _Continue):
-                raise self.error(f"'{name}' is evaluated at compile time, but it leaves a branch on the run-time "
-                                 f"value(s) {', '.join(sorted(cond.free_vars())) or cond} early",
+            except _Return as r:
+                value = r.value
+            except (_Break, _Continue):
+                raise self.error(f"'{name}' is evaluated at compile time, but it leaves a loop in a branch on the "
+                                 f"run-time value(s) {', '.join(sorted(cond.free_vars())) or cond}",
                                  cursor=branch) from None
             finally:
                 self.__dict__["_ct_journals"].pop()
+                self.__dict__["_ct_path"], self.__dict__["_ct_live"] = path, live
+            returned.append(value)
             after = {}
             for key, put, old in reversed(journal):  # undo, remembering what the branch left
                 after.setdefault(key, (put, key[2]()))
@@ -299,12 +326,29 @@ class ConstEvaluation:
                 raise self.error(f"'{name}' is evaluated at compile time, but a branch on a run-time value "
                                  "assigns something other than a scalar", cursor=kids[0])
             self._ct_put(key, put, select(cond, then_v, else_v))
+        then_r, else_r = returned
+        if then_r is not _NO_RETURN and else_r is not _NO_RETURN:
+            if not (isinstance(then_r, Expr) and isinstance(else_r, Expr)):
+                raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than a "
+                                 "scalar under a run-time condition", cursor=kids[0])
+            raise _Return(select(cond, then_r, else_r))  # both paths leave here
+        for taken, value in ((cond, then_r), (unop("!", cond), else_r)):
+            if value is not _NO_RETURN:
+                returns.append((taken if path is None else binop("&&", path, taken), value))
+        # What runs from here on runs only where no return was taken in this if.
+        for c, _ in returns[first_return:]:
+            live = unop("!", c) if live is None else binop("&&", live, unop("!", c))
+        self.__dict__["_ct_live"] = live
 
     def _ct_put(self, key, put, value) -> None:
         """Store `value` through `put`, journaled for an enclosing run-time `if` (see above);
         `key` = (identity, part, getter of the current value)."""
+        old = key[2]()
         for journal in self.__dict__.get("_ct_journals", ())[-1:]:
-            journal.append((key, put, key[2]()))
+            journal.append((key, put, old))
+        live = self.__dict__.get("_ct_live")
+        if live is not None and isinstance(value, Expr) and isinstance(old, Expr):
+            value = select(live, value, old)  # after a return taken under a run-time condition
         put(value)
 
     def _ct_decl(self, d: Cursor, scope, group) -> None:

@@ -166,6 +166,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
     scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
     gm_read_values: set[str] = field(default_factory=set)  # names of the values those reads give
+    user_namespaces: set[str] = field(default_factory=set)  # namespaces of the user's files
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -250,6 +251,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
+                if k == CursorKind.NAMESPACE and c.spelling:
+                    # The user's names are collected unqualified: `ns::name` is read as `name`.
+                    self.user_namespaces.add(c.spelling)
                 self._collect_globals(c.get_children(), scope)
             elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
                 scope.define(c.spelling, Binding("lazy_type", c))
@@ -403,7 +407,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES or name in self._enum_names:
             return True
         b = scope.lookup(name)
-        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template")
+        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template", "record")
 
     # -- evaluation
 
@@ -417,6 +421,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return v
         if isinstance(v, LocalPtr):
             return v.address
+        if isinstance(v, Ptr) and v.as_integer:  # a GM address as a number: the argument's name stands for it
+            return binop("+", Var(v.param), v.offset_bytes)
         raise self.error(f"expected a scalar value, found {describe(v)}", node.offset)
 
     def _eval_Num(self, node: cp.Num, scope):
@@ -431,7 +437,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         raise self.error("brace lists are not supported here", node.offset)
 
     def _eval_Name(self, node: cp.Name, scope: Scope):
-        parts = [p for p in node.parts if p not in NAMESPACES] or list(node.parts[-1:])
+        parts = [p for p in node.parts if p not in NAMESPACES and p not in self.user_namespaces] or \
+            list(node.parts[-1:])
         if parts[0] in VALUE_TRAITS and node.targs is not None and parts[1:] in ([], ["value"]):
             return self.value_trait(parts[0], node, scope)
         if len(parts) == 1:
@@ -682,6 +689,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
+            if name == "Signal" and target is None:
+                # `pto::comm::Signal(ptr)`: a temporary of the comm signal type (the resolver knows it by name).
+                target = self.resolve_type(cp.TypeId(callee.offset, callee), scope)
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
                 return self.call_value_function(target, callee, node, scope)
             if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType, ty.RecordType)):
@@ -1510,7 +1520,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         dtype = b.value.dtype if b.value is not None else value.dtype
         here = state.level == self._control_level()
         if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
-            b.value = Ptr(value.param, Var(state.offset_var), dtype)
+            b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
         if not here:
             what = "pointed at another kernel argument" if state.offset_var else "reassigned"
@@ -1528,7 +1538,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return Binding("ptr", value, PtrState(level))
         var = self.unique_name(f"{name}@offset")
         out.append(ir.Assign(var, value.offset_bytes, self.range_of(cursor)))
-        return Binding("ptr", Ptr(value.param, Var(var), value.dtype), PtrState(level, var))
+        return Binding("ptr", replace(value, offset_bytes=Var(var)), PtrState(level, var))
 
     def lower_call(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt], c: Cursor) -> None:
         callee = node.callee

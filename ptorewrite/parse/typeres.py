@@ -156,7 +156,8 @@ class TypeResolution:
 
     def resolve_type(self, node: cp.TypeId, scope: Scope):
         base = node.base
-        parts = [p for p in base.parts if p not in NAMESPACES] or list(base.parts[-1:])
+        parts = [p for p in base.parts if p not in NAMESPACES and p not in self.user_namespaces] or \
+            list(base.parts[-1:])
         name = parts[-1]
         if node.pointer:
             inner = self.resolve_type(replace(node, pointer=0, reference=False), scope)

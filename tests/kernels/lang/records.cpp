@@ -105,3 +105,36 @@ __global__ AICORE void push_to_peer(__gm__ float *buf, __gm__ uint8_t *windows)
         TSTORE(remote, row);
     }
 }
+
+// A helper that fills a struct through a pointer and returns early when a count read from GM
+// says there is nothing to do, evaluated at compile time over that run-time value.
+struct Segment {
+    int32_t rows;
+    int32_t start;
+};
+
+AICORE inline bool LoadSegment(__gm__ int32_t *counts, int32_t index, Segment *out)
+{
+    out->start = index * 64;
+    out->rows = counts[index];
+    if (out->rows <= 0) {
+        return false;
+    }
+    if (out->rows > 4) {
+        out->rows = 4;
+    }
+    return true;
+}
+
+__global__ AICORE void copy_segment(__gm__ float *out, __gm__ float *in, __gm__ int32_t *counts)
+{
+    Row row;
+    TASSIGN(row, 0x0);
+    Segment seg{};
+    if (!LoadSegment(counts, 1, &seg)) {
+        return;
+    }
+    for (int32_t r = 0; r < seg.rows; ++r) {
+        CopyRow(out, in, row, seg.start + r * 64);
+    }
+}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Var
+from ptorewrite.analysis.expr import Const, Var
 from ptorewrite.cli import main as cli_main
 from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
@@ -88,3 +88,10 @@ def test_helper_filling_a_struct_returns_early_on_a_run_time_value(capsys):
     for count, rows in ((0, 0), (-3, 0), (2, 2), (7, 4)):
         rc, out, err = run(capsys, "check", RECORDS, "--entry", "copy_segment", "--set", f"counts[index]={count}")
         assert rc == 0 and f"({2 * rows} instructions" in out, out + err
+
+
+def test_structs_passed_or_copied_by_value_are_copies():
+    k = load("copy_by_value")
+    src = next(g for g in k.gm_tensors if g.name == "src")
+    # Widened(plan) = 128 leaves plan.step at 64; StepOfCopy = 64 + 1: 257 floats in.
+    assert src.offset_bytes == Const(257 * 4)

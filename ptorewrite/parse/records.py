@@ -101,7 +101,7 @@ class RecordLowering:
         if len(items) == 1 and not isinstance(items[0], cp.InitList):
             v = self.eval(items[0], scope)
             if isinstance(v, RecordValue) and v.type == rt:
-                return v  # a copy
+                return v.copy()
             if not rt.fields or len(rt.fields) > 1:
                 raise self.error(f"cannot initialise struct '{rt.name}' from {self._what(v)}", offset)
         if len(items) > len(rt.fields):

@@ -125,6 +125,11 @@ class RecordValue:
     type: ty.RecordType
     fields: dict[str, Any]
 
+    def copy(self) -> RecordValue:
+        """A struct copied by value: nested structs are copied too (scalar arrays are not members
+        a copy may change: only compile-time helpers change members)."""
+        return RecordValue(self.type, {k: v.copy() if isinstance(v, RecordValue) else v for k, v in self.fields.items()})
+
 
 @dataclass
 class PtrState:

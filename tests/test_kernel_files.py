@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("clang.cindex")
 
 from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import Const
 from ptorewrite.cli import main as cli_main
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse import frontend, invocation
@@ -679,3 +680,21 @@ def test_kernel_whose_body_is_a_macro_expansion_is_read_and_located_at_the_use(t
     assert rc == 2
     assert f"{where(kernel, 'DEFINE_KERNEL(64)')}: error: no PTO instructions found in kernel 'kernel_64'" in err
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize("core, ops", [("vec", ["TLOAD", "TABS", "TSTORE"]), ("cube", ["TLOAD", "TADDS", "TSTORE"])])
+def test_code_for_one_core_type_and_unqualified_cache_line_scope(core, ops):
+    """`if ASCEND_IS_AIV {` / `if ASCEND_IS_AIC {` keep the analysed core's branch; `dcci(p,
+    SINGLE_CACHE_LINE)` parses as the device compiler takes it (an unscoped enumeration)."""
+    k = load_kernel(str(KERNELS / "core_branches.cpp"), FrontendOptions(auto_mode=True, core=core))
+    assert [i.op for i in k.instructions()] == ops
+
+
+def test_names_in_a_user_namespace_and_a_signal_returned_by_a_helper():
+    k = load_kernel(str(COMM / "namespaced_signal.cpp"), FrontendOptions(auto_mode=False))
+    views = {g.name: g for g in k.gm_tensors}
+    # cfg::kCols = 64 floats a row; cfg::Pair at{2, 3}: rows 2 and 3; the signal is flags[3].
+    assert (views["src"].offset_bytes, views["dst"].offset_bytes) == (Const(512), Const(768))
+    signal = next(g for g in k.gm_tensors if g.param == "flags")
+    assert signal.offset_bytes == Const(12)
+    assert [i.op for i in k.instructions()] == ["TLOAD", "TSTORE"]

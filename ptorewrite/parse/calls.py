@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clang.cindex import CursorKind
+from clang.cindex import CursorKind, TypeKind
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, Var
@@ -22,7 +22,7 @@ from ptorewrite.parse.cursor_text import (
 )
 from ptorewrite.parse.events import EventObject
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.values import Binding, Function, Ptr, Scope, deduce_type
+from ptorewrite.parse.values import Binding, Function, Ptr, RecordValue, Scope, deduce_type
 
 
 class CallInlining:
@@ -144,6 +144,8 @@ class CallInlining:
                 inner.define(p.spelling, shared[i])
             elif isinstance(a, Ptr) and prologue is not None:
                 inner.define(p.spelling, self.pointer_binding(a, p, p.spelling, prologue))
+            elif isinstance(a, RecordValue) and p.type.get_canonical().kind == TypeKind.RECORD:
+                inner.define(p.spelling, Binding("value", a.copy()))  # a struct passed by value
             else:
                 inner.define(p.spelling, self._param_binding(a))
         for p in params[len(args):]:

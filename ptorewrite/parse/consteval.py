@@ -8,8 +8,11 @@ mutable scalars are known to hold while lowering.
 * A **value helper** called in an expression (`CeilDiv(a, b)`, pto-isa top-k's `FillMrgArray`)
   is inlined as an expression when its body is one `return`; otherwise its statements run here,
   at compile time: declarations, assignments (also `a[n++] = i`), if, for, while, break,
-  continue and return, on constant values. Arrays passed to it are shared, so it can fill them.
-  A helper whose control flow depends on a run-time value is refused with the value's name.
+  continue and return, on constant values. Arrays and structs passed to it are shared, so it can
+  fill them. An `if` on a run-time value runs both branches and merges what they assign into
+  selections on the condition; a return in such a branch makes the rest of the helper
+  conditional (a branch that breaks or continues is refused); any other control flow that
+  depends on a run-time value is refused with the value's name.
 * **Known values**: a mutable scalar assigned a constant keeps that value for compile-time use
   until it may change: a loop forgets what its body assigns (and nothing is assumed inside the
   body), a run-time branch keeps only what both paths agree on. A loop whose control is
@@ -25,15 +28,17 @@ from dataclasses import dataclass
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, select
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, select, unop
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
-from ptorewrite.parse.values import Binding, Scope
+from ptorewrite.parse.values import Binding, RecordValue, Scope
 
 # Iterations a compile-time loop may run before it is taken for an endless one.
 MAX_STEPS = 1_000_000
 MAX_SELECT = 64  # elements a run-time index may choose among
+# Statements of a compile-time helper that have no value: cache maintenance and the like.
+_CT_IGNORED = frozenset({"dcci", "dsb", "preload"})
 
 
 # Builtins that only report the core's status (instruction-cache preload in progress).
@@ -46,6 +51,9 @@ class ScalarArray:
     dtype: str
     elems: list[Expr]
     level: tuple[int, int]  # control level of the declaration
+
+
+_NO_RETURN = object()
 
 
 class _Return(Exception):
@@ -187,12 +195,24 @@ class ConstEvaluation:
     def run_value_function(self, fn, body: Cursor, inner, name: str, offset: int):
         """Run a helper's statements at compile time; its return value."""
         self.__dict__["_ct_depth"] = self.__dict__.get("_ct_depth", 0) + 1
+        # Returns taken under a run-time condition so far: (condition, value), in order; `live`
+        # is the condition under which the helper is still running (None: always), `path` the
+        # run-time branch conditions of the statement being run.
+        saved = self.__dict__.get("_ct_returns"), self.__dict__.get("_ct_live"), self.__dict__.get("_ct_path")
+        self.__dict__["_ct_returns"], self.__dict__["_ct_live"], self.__dict__["_ct_path"] = [], None, None
         try:
             self._ct_block(list(body.get_children()), inner, name)
         except _Return as r:
-            return r.value
+            value = r.value
+            for c, v in reversed(self.__dict__["_ct_returns"]):
+                if not (isinstance(v, Expr) and isinstance(value, Expr)):
+                    raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than "
+                                     "a scalar under a run-time condition", offset) from None
+                value = select(c, v, value)
+            return value
         finally:
             self.__dict__["_ct_depth"] -= 1
+            self.__dict__["_ct_returns"], self.__dict__["_ct_live"], self.__dict__["_ct_path"] = saved
         raise self.error(f"'{name}' is used as a value but ends without returning one", offset)
 
     @property
@@ -229,10 +249,15 @@ class ConstEvaluation:
                                                scope), scope))
         elif k == CursorKind.IF_STMT:
             kids = list(c.get_children())
-            if self._ct_cond(kids[0], scope, name):
+            cond = self.with_known(self.scalar(self.parse(*self.text_of(kids[0]), scope), scope))
+            if not isinstance(cond, Const):
+                self._ct_if_converted(cond, kids, scope, name)
+            elif cond.value:
                 self._ct_stmt(kids[1], Scope(scope), name)
             elif len(kids) > 2:
                 self._ct_stmt(kids[2], Scope(scope), name)
+        elif k == CursorKind.ASM_STMT or k == CursorKind.CALL_EXPR and c.spelling in _CT_IGNORED:
+            pass  # compiler barriers and cache maintenance: no value
         elif k == CursorKind.FOR_STMT:
             self._ct_for(c, scope, name)
         elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
@@ -329,6 +354,75 @@ class ConstEvaluation:
             c = next(iter(c.get_children()))
         return c.kind == CursorKind.CALL_EXPR and c.spelling in STATUS_QUERIES
 
+    def _ct_if_converted(self, cond: Expr, kids: list[Cursor], scope, name: str) -> None:
+        """An `if` on a run-time value in a compile-time helper: both branches run, and every
+        variable, array element or struct member either assigns becomes a selection on the
+        condition. A branch that returns makes the rest of the helper run only when it did not
+        (later assignments keep the old value where it did, and the helper's value selects the
+        return taken); a branch that breaks or continues is refused."""
+        live, path = self.__dict__.get("_ct_live"), self.__dict__.get("_ct_path")
+        returns = self.__dict__.setdefault("_ct_returns", [])
+        first_return = len(returns)
+        outcomes, returned = [], []
+        for branch, taken in ((kids[1], cond), (kids[2] if len(kids) > 2 else None, unop("!", cond))):
+            journal: list = []
+            self.__dict__.setdefault("_ct_journals", []).append(journal)
+            self.__dict__["_ct_path"] = taken if path is None else binop("&&", path, taken)
+            value = _NO_RETURN
+            try:
+                if branch is not None:
+                    self._ct_stmt(branch, Scope(scope), name)
+            except _Return as r:
+                value = r.value
+            except (_Break, _Continue):
+                raise self.error(f"'{name}' is evaluated at compile time, but it leaves a loop in a branch on the "
+                                 f"run-time value(s) {', '.join(sorted(cond.free_vars())) or cond}",
+                                 cursor=branch) from None
+            finally:
+                self.__dict__["_ct_journals"].pop()
+                self.__dict__["_ct_path"], self.__dict__["_ct_live"] = path, live
+            returned.append(value)
+            after = {}
+            for key, put, old in reversed(journal):  # undo, remembering what the branch left
+                after.setdefault(key, (put, key[2]()))
+                put(old)
+            outcomes.append(after)
+        for key in set(outcomes[0]) | set(outcomes[1]):
+            put, _ = (outcomes[0].get(key) or outcomes[1][key])
+            old = key[2]()
+            then_v = outcomes[0][key][1] if key in outcomes[0] else old
+            else_v = outcomes[1][key][1] if key in outcomes[1] else old
+            if not (isinstance(then_v, Expr) and isinstance(else_v, Expr)):
+                if then_v is else_v:
+                    continue
+                raise self.error(f"'{name}' is evaluated at compile time, but a branch on a run-time value "
+                                 "assigns something other than a scalar", cursor=kids[0])
+            self._ct_put(key, put, select(cond, then_v, else_v))
+        then_r, else_r = returned
+        if then_r is not _NO_RETURN and else_r is not _NO_RETURN:
+            if not (isinstance(then_r, Expr) and isinstance(else_r, Expr)):
+                raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than a "
+                                 "scalar under a run-time condition", cursor=kids[0])
+            raise _Return(select(cond, then_r, else_r))  # both paths leave here
+        for taken, value in ((cond, then_r), (unop("!", cond), else_r)):
+            if value is not _NO_RETURN:
+                returns.append((taken if path is None else binop("&&", path, taken), value))
+        # What runs from here on runs only where no return was taken in this if.
+        for c, _ in returns[first_return:]:
+            live = unop("!", c) if live is None else binop("&&", live, unop("!", c))
+        self.__dict__["_ct_live"] = live
+
+    def _ct_put(self, key, put, value) -> None:
+        """Store `value` through `put`, journaled for an enclosing run-time `if` (see above);
+        `key` = (identity, part, getter of the current value)."""
+        old = key[2]()
+        for journal in self.__dict__.get("_ct_journals", ())[-1:]:
+            journal.append((key, put, old))
+        live = self.__dict__.get("_ct_live")
+        if live is not None and isinstance(value, Expr) and isinstance(old, Expr):
+            value = select(live, value, old)  # after a return taken under a run-time condition
+        put(value)
+
     def _ct_decl(self, d: Cursor, scope, group) -> None:
         if d.kind != CursorKind.VAR_DECL:
             self.lower_decl(d, scope, [], group)
@@ -366,14 +460,17 @@ class ConstEvaluation:
         """Side effects inside subscripts (`a[n++]`) run first; the node that remains is pure."""
         if isinstance(node, cp.Index):
             idx = self._ct_effect(node.index, scope)
-            return cp.Index(node.offset, self._ct_prepare(node.base, scope), _ConstNode(node.index.offset, idx))
+            out = cp.Index(node.offset, self._ct_prepare(node.base, scope), _ConstNode(node.index.offset, idx))
+            if node in self._node_ends:  # keeps its source text (the name of a value it reads)
+                self._node_ends[out] = self._node_ends[node]
+            return out
         return node
 
     def _ct_store(self, target: cp.Node, value, scope) -> None:
         if isinstance(target, cp.Name) and len(target.parts) == 1:
             b = scope.lookup(target.last)
             if b is not None and b.kind == "value":
-                b.value = value
+                self._ct_put((id(b), None, lambda: b.value), lambda v: setattr(b, "value", v), value)
                 return
             raise self.error(f"'{target.last}' cannot be assigned in a compile-time helper", target.offset)
         if isinstance(target, cp.Index):
@@ -383,7 +480,13 @@ class ConstEvaluation:
                 c = self.with_known(idx).const_value() if isinstance(idx, Expr) else None
                 if not isinstance(c, int) or not 0 <= c < len(arr.elems):
                     raise self.error(f"index {idx} is out of range for '{arr.name}[{len(arr.elems)}]'", target.offset)
-                arr.elems[c] = value
+                self._ct_put((id(arr), c, lambda: arr.elems[c]), lambda v: arr.elems.__setitem__(c, v), value)
+                return
+        if isinstance(target, cp.Member):  # `s.f = v`, `p->f = v` of a struct the kernel holds
+            rec = self.eval(target.base, scope)
+            if isinstance(rec, RecordValue) and target.name in rec.fields:
+                f = target.name
+                self._ct_put((id(rec), f, lambda: rec.fields[f]), lambda v: rec.fields.__setitem__(f, v), value)
                 return
         raise self.error("this assignment is not supported in a compile-time helper", target.offset)
 

@@ -303,7 +303,7 @@ class Parser:
             off = self.next().offset
             ty = self.type_id()
             self.expect(")")
-            return Cast(off, ty, self.unary())
+            return self._ended(Cast(off, ty, self.unary()))
         return self.postfix(self.primary())
 
     def _looks_like_cast(self) -> bool:
@@ -340,7 +340,7 @@ class Parser:
                 self.next()
                 idx = self.expression()
                 self.expect("]")
-                node = Index(node.offset, node, idx)
+                node = self._ended(Index(node.offset, node, idx))
             elif t.text in (".", "->"):
                 self.next()
                 name = self.next()
@@ -350,7 +350,7 @@ class Parser:
                 if self.at("<") and self.is_template(name.text):
                     self.next()
                     targs = tuple(self.template_arguments())
-                node = Member(node.offset, node, name.text, t.text == "->", targs)
+                node = self._ended(Member(node.offset, node, name.text, t.text == "->", targs))
             elif t.text in ("++", "--"):
                 self.next()
                 node = Unary(node.offset, t.text, node, postfix=True)
@@ -411,7 +411,7 @@ class Parser:
             self.expect("(")
             e = self.expression()
             self.expect(")")
-            return Cast(t.offset, ty, e, t.text)
+            return self._ended(Cast(t.offset, ty, e, t.text))
         if t.kind == "id" and t.text in ("true", "false"):
             self.next()
             return Num(t.offset, t.text == "true")

@@ -517,8 +517,12 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
         except (LoweringError, cp.ParseError) as e:
             raise low.located(e) from None
         if isinstance(t, ty.PointerType):
-            scope.define(p.spelling, Binding("ptr", Ptr(p.spelling, Const(0), t.dtype)))
+            scope.define(p.spelling, Binding("ptr", Ptr(p.spelling, Const(0), t.dtype, t.record)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), t.dtype, True))
+        elif isinstance(t, ty.RecordType):
+            # A struct passed by value: its fields are run-time values like scalar parameters.
+            scope.define(p.spelling, Binding("value", low.record_argument(p.spelling, t)))
+            params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))
         else:
             scope.define(p.spelling, Binding("value", _runtime_var(p.spelling)))
             params.append(ir.Param(p.spelling, " ".join(decl_text.split()), None, False))

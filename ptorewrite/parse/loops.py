@@ -103,12 +103,25 @@ class LoopLowering:
         self._loops.append((ivar, start, step, trips, var, len(self._stack)))
         before = dict(self.known)
         self.known.clear()  # nothing is assumed about values the body may change in an earlier iteration
+        # `continue` / `break` of this loop: a flag each sets and the rest of the body tests (a
+        # broken loop's remaining iterations issue nothing).
+        serial = self._loop_ids[-1]
+        cont = f"continued#{serial}" if has_jump(body_cursor, CursorKind.CONTINUE_STMT) else None
+        brk = f"broken#{serial}" if has_jump(body_cursor, CursorKind.BREAK_STMT) else None
+        self._jump_flags.append((cont, brk))
         try:
             body = self._lower_body(body_cursor, inner)
         finally:
             self._loop_vars.pop()
             self._loop_ids.pop()
             self._loops.pop()
+            self._jump_flags.pop()
+        if cont is not None:
+            body.stmts.insert(0, ir.Assign(cont, Const(0), body.loc))
+        if brk is not None:
+            self._loop_prelude.append(ir.Assign(brk, Const(0), self.range_of(c)))
+            body = ir.Block([ir.If(binop("==", Var(brk), Const(0)), body, None, body.loc)], body.loc,
+                            uid=next(self._uid))
         self.forget_assigned(before, [body])
         self.known.pop(ivar, None)
         return body, before
@@ -297,3 +310,17 @@ class LoopLowering:
                     found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
             cache[fname] = found
         return cache[fname]
+
+
+def has_jump(c: Cursor, kind: CursorKind) -> bool:
+    """A `continue` or `break` (`kind`) below `c` that belongs to the loop `c` is the body of:
+    nested loops and lambdas keep their own."""
+    for k in c.get_children():
+        if k.kind == kind:
+            return True
+        if k.kind in (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.LAMBDA_EXPR,
+                      CursorKind.SWITCH_STMT):
+            continue
+        if has_jump(k, kind):
+            return True
+    return False

@@ -50,8 +50,9 @@ from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_ref
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
-from ptorewrite.parse.loops import LoopLowering
+from ptorewrite.parse.loops import LoopLowering, has_jump
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
+from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
 from ptorewrite.parse.values import (
@@ -70,6 +71,7 @@ from ptorewrite.parse.values import (
     NullPointer,
     Ptr,
     PtrState,
+    RecordValue,
     ScalarAddress,
     Scope,
     StructValue,
@@ -132,7 +134,7 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
     CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
     CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
-    CursorKind.FUNCTION_TEMPLATE})
+    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL})
 
 
 def _leading_words(text: str, start: int) -> tuple[str, ...]:
@@ -147,8 +149,8 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 
 
 @dataclass
-class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering, RawLowering,
-               ConstEvaluation):
+class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
+               RawLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -171,10 +173,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
     # a flag the rest of the function tests (see _lower_list).
     early_returns: list[ir.SourceRange] = field(default_factory=list)
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    # Per loop being lowered: the flags its `continue` and `break` set (None: it has none).
+    _jump_flags: list[tuple[str | None, str | None]] = field(default_factory=list)
+    _loop_prelude: list[ir.Stmt] = field(default_factory=list)  # statements a loop needs before it
     # Pointer arguments the scalar unit reads from (`*p`, `p[i]`): the first read of each.
     scalar_gm_reads: dict[str, ir.SourceRange] = field(default_factory=dict)
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
     scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
+    gm_read_values: set[str] = field(default_factory=set)  # names of the values those reads give
+    user_namespaces: set[str] = field(default_factory=set)  # namespaces of the user's files
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
@@ -259,6 +266,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
+                if k == CursorKind.NAMESPACE and c.spelling:
+                    # The user's names are collected unqualified: `ns::name` is read as `name`.
+                    self.user_namespaces.add(c.spelling)
                 self._collect_globals(c.get_children(), scope)
             elif k in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
                 scope.define(c.spelling, Binding("lazy_type", c))
@@ -274,6 +284,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
+            elif k in RECORD_KINDS and c.spelling and c.is_definition():
+                scope.define(c.spelling, Binding("record", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                     any(ch.kind == CursorKind.COMPOUND_STMT for ch in c.get_children()):
                 b = scope.names.get(c.spelling)
@@ -349,6 +361,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         p = self.parser(text, offset, scope, tokens)
         while len(p.tokens) > 1 and p.tokens[-1].text == ";":
             p.tokens.pop()  # a statement macro whose body ends in `;` (`#define LOG(x) *(p++) = x;`)
+        if p.peek() is not None and p.peek().text == "constexpr":
+            p.next()  # `if MACRO {` whose expansion is `constexpr (cond)` (AscendC's ASCEND_IS_AIV)
         node = p.expression()
         if not p.done():
             t = p.peek()
@@ -420,7 +434,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if name in ty.DTYPE_NAMES or name in ty.PTO_TYPE_TEMPLATES or name in self._enum_names:
             return True
         b = scope.lookup(name)
-        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template")
+        return b is not None and b.kind in ("type", "lazy_type", "alias_template", "class_template", "record")
 
     # -- evaluation
 
@@ -434,6 +448,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return v
         if isinstance(v, LocalPtr):
             return v.address
+        if isinstance(v, Ptr) and v.as_integer:  # a GM address as a number: the argument's name stands for it
+            return binop("+", Var(v.param), v.offset_bytes)
         raise self.error(f"expected a scalar value, found {describe(v)}", node.offset)
 
     def _eval_Num(self, node: cp.Num, scope):
@@ -448,7 +464,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         raise self.error("brace lists are not supported here", node.offset)
 
     def _eval_Name(self, node: cp.Name, scope: Scope):
-        parts = [p for p in node.parts if p not in NAMESPACES] or list(node.parts[-1:])
+        parts = [p for p in node.parts if p not in NAMESPACES and p not in self.user_namespaces] or \
+            list(node.parts[-1:])
         if parts[0] in VALUE_TRAITS and node.targs is not None and parts[1:] in ([], ["value"]):
             return self.value_trait(parts[0], node, scope)
         if len(parts) == 1:
@@ -479,6 +496,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return Var(b.value)
         if k == "type":
             return b.value
+        if k == "record":
+            return self.record_type(b.value)
         if k == "lazy_type":
             b.kind, b.value = "type", self._resolve_alias_cursor(b.value)
             return b.value
@@ -514,6 +533,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if isinstance(base, ir.TileRef):
             tt = tile_type_of(base.tile)
             return self.member_of_type(tt, node.name, node.offset)
+        if isinstance(base, RecordValue) or isinstance(base, Ptr) and base.record is not None:
+            return self.record_member(base, node)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
@@ -522,7 +543,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         lhs = self.eval(node.lhs, scope)
         rhs = self.eval(node.rhs, scope)
         if isinstance(lhs, Ptr) and isinstance(rhs, Expr) and node.op in "+-":
-            scale = elem_bytes(lhs.dtype)
+            scale = lhs.record.size if lhs.record is not None else elem_bytes(lhs.dtype)
             d = binop("*", rhs, Const(scale))
             return replace(lhs, offset_bytes=binop(node.op, lhs.offset_bytes, d))
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
@@ -535,6 +556,13 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
             return self._null_test(node.op, lhs, rhs, node.offset)
+        if isinstance(lhs, Ptr) and lhs.as_integer or isinstance(rhs, Ptr) and rhs.as_integer:
+            # Other arithmetic on an address (`addr & 31`): the argument's name stands for its
+            # address, a run-time value.
+            lhs, rhs = (binop("+", Var(x.param), x.offset_bytes) if isinstance(x, Ptr) and x.as_integer else x
+                        for x in (lhs, rhs))
+            if isinstance(lhs, Expr) and isinstance(rhs, Expr):
+                return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, ty.ScalarType) and isinstance(rhs, ty.ScalarType):
             return Const((lhs == rhs) == (node.op == "=="))
         raise self.error(f"operator '{node.op}' on {describe(lhs)} and {describe(rhs)} is not supported", node.offset)
@@ -552,7 +580,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
     def _eval_Unary(self, node: cp.Unary, scope):
         if node.op in ("++", "--"):
             raise self.error("increment inside an expression is not supported", node.offset)
+        if node.op == "&":
+            addr = self.address_of(node.operand, scope)
+            if addr is not None:
+                return addr
         v = self.eval(node.operand, scope)
+        if node.op in ("&", "*") and isinstance(v, RecordValue):
+            return v  # a pointer to a struct the kernel holds by value: its members are shared
+        if node.op == "*" and isinstance(v, Ptr) and v.record is not None:
+            return v  # `*p` of a struct pointer: the struct in GM, read member by member
         if node.op == "+":
             return v
         if node.op == "*" and isinstance(v, Ptr):
@@ -567,7 +603,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if node.op == "&" and isinstance(v, Expr):
             return ScalarAddress(v)
         if node.op in ("&", "*"):
-            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray)):
+            if isinstance(v, (ir.TileRef, ir.TileDecl, Ptr, ir.GmTensor, ScalarArray, ty.DimsType)):
                 return v
             raise self.error(f"operator '{node.op}' is not supported here", node.offset)
         if isinstance(v, Expr):
@@ -584,7 +620,15 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         v = self.eval(node.operand, scope)
         t = self.resolve_type(node.type, scope)
         if isinstance(v, Ptr) and isinstance(t, ty.PointerType):
-            return replace(v, dtype=t.dtype)
+            if v.as_integer and v.offset_bytes.free_vars() & self.gm_read_values:
+                # An address computed from values the kernel read from GM: another rank's copy of
+                # the buffer `v` points into (`peer_base + (p - my_base)`). A region of its own,
+                # at the same offset expression.
+                peer = self.pointer_read_from_gm(f"{v.param}@peer", t.dtype, t.record, node.offset)
+                return replace(peer, offset_bytes=v.offset_bytes)
+            return replace(v, dtype=t.dtype, record=t.record, as_integer=False)
+        if isinstance(v, Ptr) and isinstance(t, ty.ScalarType) and not t.dtype.startswith(("fp", "bf")):
+            return replace(v, dtype="uint8", record=None, as_integer=True)  # its address, in bytes
         if isinstance(v, ScalarAddress) and isinstance(t, ty.PointerType):
             return v
         if isinstance(v, LocalPtr):
@@ -597,6 +641,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 return Const(int(c))
             return v
         if isinstance(v, Expr) and isinstance(t, ty.PointerType):
+            if v.free_vars() & self.gm_read_values and "__gm__" in node.type.qualifiers + _leading_words(
+                    self.src.text, node.type.offset):
+                # A GM address the kernel read from GM (a peer rank's window): an opaque region.
+                return self.pointer_read_from_gm(self.node_text(node) or "pointer", t.dtype, t.record, node.offset)
             return self.on_chip_pointer(v, t.dtype, node.type.qualifiers, node.offset)
         return v
 
@@ -617,6 +665,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return Const(elem_bytes(t.dtype))
         if isinstance(t, ty.PointerType):
             return Const(8)
+        if isinstance(t, (ty.RecordType, RecordValue)):
+            return Const((t if isinstance(t, ty.RecordType) else t.type).size)
         raise self.error("sizeof of this operand is not supported", node.offset)
 
     def _eval_Index(self, node: cp.Index, scope):
@@ -683,6 +733,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         # (an instruction writes the argument) the race check orders it (see frontend).
         self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
                                                 self.src.range(offset, offset), self.via, uid=next(self._uid)))
+        self.gm_read_values.add(text)
         return Var(text)
 
     def _eval_Lambda(self, node, scope):
@@ -704,6 +755,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 return self.eval(node.args[0], scope)
             if name == "__builtin_bit_cast" and len(node.args) == 2:
                 return self.bit_cast(self.eval(node.args[0], scope), self.scalar(node.args[1], scope), node.offset)
+            if name in ("offsetof", "__builtin_offsetof"):
+                return self.offset_of(node, scope)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
             if name in ("min", "max") and len(node.args) == 2:
@@ -714,9 +767,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
+            if name == "Signal" and target is None:
+                # `pto::comm::Signal(ptr)`: a temporary of the comm signal type (the resolver knows it by name).
+                target = self.resolve_type(cp.TypeId(callee.offset, callee), scope)
             if isinstance(target, list):  # user functions: constexpr helpers that return a value
                 return self.call_value_function(target, callee, node, scope)
-            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType)):
+            if isinstance(target, (ty.GmType, ty.DimsType, ty.ScalarType, ty.PointerType, ty.TileType, ty.RecordType)):
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
@@ -792,6 +848,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return self.scalar(args[0], scope)
         if isinstance(t, ty.TileType) and len(args) <= 2:
             return TileConstruction(t, tuple(self.scalar(a, scope) for a in args))
+        if isinstance(t, ty.RecordType):
+            return self.record_from_init(t, args, scope, offset)
         raise self.error("unsupported construction", offset)
 
     def fill_dims(self, t: ty.DimsType, args: list[cp.Node], scope: Scope, offset: int) -> ty.DimsType:
@@ -922,17 +980,24 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                                                   cursor=c))
                 return  # the function ends here
             self.lower_stmt(c, scope, out)
-            if c.kind == CursorKind.RETURN_STMT:
+            if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
                 return  # the rest of this list never runs
-            if flag is not None and i + 1 < len(children) and _has_return(c):
-                # c may have returned: the rest of this list runs only if it did not.
+            cont, brk = self._jump_flags[-1] if self._jump_flags else (None, None)
+            tests = [f for f, jumps in ((flag, flag is not None and _has_return(c)),
+                                        (cont, cont is not None and has_jump(c, CursorKind.CONTINUE_STMT)),
+                                        (brk, brk is not None and has_jump(c, CursorKind.BREAK_STMT))) if jumps]
+            if tests and i + 1 < len(children):
+                # c may have returned, continued or broken: the rest of this list runs only if not.
                 before = dict(self.known)
                 rest = []
                 self._lower_list(children[i + 1:], scope, rest, top)
                 self.merge_known(before, self.known)
                 first, last = self.range_of(children[i + 1]), self.range_of(children[-1])
                 loc = self.file_of(c).range(first.offset, last.end_offset)
-                out.append(ir.If(binop("==", Var(flag), Const(0)), ir.Block(rest, uid=next(self._uid)), None, loc))
+                cond = binop("==", Var(tests[0]), Const(0))
+                for t in tests[1:]:
+                    cond = binop("&&", cond, binop("==", Var(t), Const(0)))
+                out.append(ir.If(cond, ir.Block(rest, uid=next(self._uid)), None, loc))
                 return
 
     def _is_guard_return(self, c: Cursor) -> bool:
@@ -988,7 +1053,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 for d in decls:
                     self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
             elif k == CursorKind.FOR_STMT:
+                mark = len(self._loop_prelude)
                 loop = self.lower_for(c, scope)
+                out.extend(self._loop_prelude[mark:])
+                del self._loop_prelude[mark:]
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None and _has_return(c):
                     # After a return the remaining iterations do nothing.
@@ -1029,7 +1097,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
                 raise self.error("goto is not supported", cursor=c)
             elif k in (CursorKind.BREAK_STMT, CursorKind.CONTINUE_STMT):
-                raise self.error(f"'{k.name.split('_')[0].lower()}' is not supported; loops must be counted", cursor=c)
+                cont, brk = self._jump_flags[-1] if self._jump_flags else (None, None)
+                jump = cont if k == CursorKind.CONTINUE_STMT else brk
+                if jump is None:
+                    raise self.error(f"'{k.name.split('_')[0].lower()}' is supported only in a for loop", cursor=c)
+                out.append(ir.Assign(jump, Const(1), self.range_of(c, include_semicolon=True)))
             elif k in (CursorKind.SWITCH_STMT,):
                 raise self.error("switch is not supported; use if/else", cursor=c)
             elif k in (CursorKind.STATIC_ASSERT, CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
@@ -1113,6 +1185,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return
         if d.kind == CursorKind.STATIC_ASSERT:
             return
+        if d.kind in RECORD_KINDS:  # a struct declared in a function
+            if d.spelling and d.is_definition():
+                scope.define(d.spelling, Binding("record", d))
+            return
         if d.kind != CursorKind.VAR_DECL:
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
@@ -1144,6 +1220,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             loc = self.range_of(group or d, include_semicolon=True)
             pipe = self.declare_pipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
             scope.define(decl.name, Binding("value", pipe))
+            return
+        if isinstance(t, ty.RecordType) and decl.array is None:
+            items = decl.init or []
+            if decl.init_style == "=" and len(items) == 1 and isinstance(items[0], cp.InitList):
+                items = list(items[0].items)
+            scope.define(decl.name, Binding("value", self.record_from_init(t, items, scope, decl.name_offset)))
             return
         if isinstance(t, ty.EventType):
             loc = self.range_of(group or d, include_semicolon=True)
@@ -1181,8 +1263,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
                 raise self.error("GM pointers must be derived from a kernel argument", decl.name_offset)
-            if isinstance(t, ty.PointerType) and t.dtype != value.dtype:
-                value = replace(value, dtype=t.dtype)
+            if isinstance(t, ty.PointerType) and (t.dtype, t.record) != (value.dtype, value.record):
+                value = replace(value, dtype=t.dtype, record=t.record)
             scope.define(decl.name, self.pointer_binding(value, d, decl.name, out))
             return
         if isinstance(value, ir.GmTensor):
@@ -1546,6 +1628,17 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                 self.eval(node.rhs, scope)
                 self.scalar_gm_writes.setdefault(ptr.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
+        if isinstance(node.lhs, cp.Member):
+            base = self.eval(node.lhs.base, scope)
+            if isinstance(base, Ptr) and base.record is not None:
+                # `p->count = v`: the scalar unit stores to a field of a struct in GM.
+                self.record_member(base, node.lhs, address=True)
+                self.eval(node.rhs, scope)
+                self.scalar_gm_writes.setdefault(base.param, self.src.range(node.lhs.offset, node.lhs.offset))
+                return None
+            if isinstance(base, RecordValue):
+                raise self.error(f"assignment to member '{node.lhs.name}' of a struct value is not supported",
+                                 node.lhs.offset)
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
@@ -1587,7 +1680,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
         dtype = b.value.dtype if b.value is not None else value.dtype
         here = state.level == self._control_level()
         if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
-            b.value = Ptr(value.param, Var(state.offset_var), dtype)
+            b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
         if not here:
             what = "pointed at another kernel argument" if state.offset_var else "reassigned"
@@ -1605,7 +1698,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return Binding("ptr", value, PtrState(level))
         var = self.unique_name(f"{name}@offset")
         out.append(ir.Assign(var, value.offset_bytes, self.range_of(cursor)))
-        return Binding("ptr", Ptr(value.param, Var(var), value.dtype), PtrState(level, var))
+        return Binding("ptr", replace(value, offset_bytes=Var(var)), PtrState(level, var))
 
     def lower_call(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt], c: Cursor) -> None:
         callee = node.callee

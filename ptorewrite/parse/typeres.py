@@ -156,12 +156,15 @@ class TypeResolution:
 
     def resolve_type(self, node: cp.TypeId, scope: Scope):
         base = node.base
-        parts = [p for p in base.parts if p not in NAMESPACES] or list(base.parts[-1:])
+        parts = [p for p in base.parts if p not in NAMESPACES and p not in self.user_namespaces] or \
+            list(base.parts[-1:])
         name = parts[-1]
         if node.pointer:
             inner = self.resolve_type(replace(node, pointer=0, reference=False), scope)
             if isinstance(inner, ty.ScalarType):
                 return ty.PointerType(inner.dtype)
+            if isinstance(inner, ty.RecordType):
+                return ty.PointerType("uint8", inner)  # its bytes; members are read at their offsets
             if inner == ty.OpaqueType("void"):
                 return ty.PointerType("void")  # `__gm__ void *`: typed by the cast or view that uses it
             raise self.error("pointers to this type are not supported", node.offset)
@@ -189,7 +192,7 @@ class TypeResolution:
                 return self._instantiate_alias_template(b.value, base, scope)
             if b.kind == "class_template":
                 return self._instantiate_class(name, b.value, base, scope, node.offset)
-            if b.kind in ("type", "lazy_type"):
+            if b.kind in ("type", "lazy_type", "record"):
                 return self.binding_value(b, name, node.offset, scope)
         if name in ty.DTYPE_NAMES:
             return ty.ScalarType(ty.DTYPE_NAMES[name])

@@ -52,6 +52,27 @@ class ScalarType:
 @dataclass(frozen=True)
 class PointerType:
     dtype: str
+    record: RecordType | None = None  # a pointer to a user struct (dtype "uint8": its bytes)
+
+
+@dataclass(frozen=True)
+class RecordField:
+    name: str
+    offset: int  # bytes from the start of the struct
+    type: ScalarType | PointerType | ArrayType | RecordType | OpaqueType
+
+
+@dataclass(frozen=True)
+class RecordType:
+    """A user struct of scalars, pointers, scalar arrays and nested structs, laid out as clang
+    lays it out (offsets and size in bytes)."""
+
+    name: str
+    size: int
+    fields: tuple[RecordField, ...]
+
+    def field(self, name: str) -> RecordField | None:
+        return next((f for f in self.fields if f.name == name), None)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,10 @@ class Ptr:
     param: str
     offset_bytes: Expr
     dtype: str
+    record: ty.RecordType | None = None  # it points to a user struct (see parse/records.py)
+    # Converted to an integer (`(uint64_t)p`): arithmetic on it counts bytes, and where it is
+    # made a pointer again it is checked for addresses read from GM (see Lowering._eval_Cast).
+    as_integer: bool = False
 
 
 class NullPointer:
@@ -124,6 +128,19 @@ class StructValue:
     type_name: str
 
 
+@dataclass(eq=False)
+class RecordValue:
+    """A user struct held by value: its type and each field's value (see parse/records.py)."""
+
+    type: ty.RecordType
+    fields: dict[str, Any]
+
+    def copy(self) -> RecordValue:
+        """A struct copied by value: nested structs are copied too (scalar arrays are not members
+        a copy may change: only compile-time helpers change members)."""
+        return RecordValue(self.type, {k: v.copy() if isinstance(v, RecordValue) else v for k, v in self.fields.items()})
+
+
 @dataclass
 class PtrState:
     """Bookkeeping of a GM pointer variable.
@@ -194,7 +211,7 @@ def describe(v) -> str:
     if isinstance(v, ir.GmTensor):
         return f"GlobalTensor '{v.name}'"
     if isinstance(v, Ptr):
-        return "a GM pointer"
+        return f"a GM pointer to '{v.record.name}'" if v.record is not None else "a GM pointer"
     if isinstance(v, NullPointer):
         return "a null pointer"
     if isinstance(v, ScalarAddress):
@@ -203,6 +220,8 @@ def describe(v) -> str:
         return "an on-chip pointer"
     if isinstance(v, TileConstruction):
         return "a tile value"
+    if isinstance(v, RecordValue):
+        return f"a '{v.type.name}' struct"
     if isinstance(v, Expr):
         return "a scalar"
     if isinstance(v, list):

@@ -12,6 +12,18 @@
 #define __aicore__ AICORE
 #endif
 
+// `if ASCEND_IS_AIV { ... }`: code for the vector (AIV) or the cube (AIC) core only, decided by
+// the compile pass, which the core-type macros of the analysed core name.
+#ifndef ASCEND_IS_AIV
+#if defined(__DAV_CUBE__) && !defined(__DAV_VEC__)
+#define ASCEND_IS_AIV constexpr (false)
+#define ASCEND_IS_AIC constexpr (true)
+#else
+#define ASCEND_IS_AIV constexpr (true)
+#define ASCEND_IS_AIC constexpr (false)
+#endif
+#endif
+
 namespace AscendC {
 __INT64_TYPE__ GetBlockNum();
 __INT64_TYPE__ GetBlockIdx();

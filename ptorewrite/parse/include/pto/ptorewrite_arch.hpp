@@ -339,8 +339,9 @@ AICORE void set_nd_para(uint64_t config);
 // The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.
 template <typename Handle> AICORE Handle __cce_get_tile_ptr(Handle tile);
 
-// Data-cache clean/invalidate of GM lines the scalar unit touched.
-enum class cache_line_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE = 1 };
+// Data-cache clean/invalidate of GM lines the scalar unit touched. An unscoped enumeration, as
+// the device compiler's: kernels name its values with and without `cache_line_t::`.
+enum cache_line_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE = 1 };
 AICORE void dcci(void *addr, cache_line_t scope);
 
 // a5 flags between the cube core and its vector cores (cross-core; not analysed).

@@ -1,5 +1,5 @@
-// The scalar unit reads a member of a struct in GM that a TSTORE of the same kernel writes: the
-// read is no pipe instruction, so the race check could not see it; refused.
+// The scalar unit reads a member of a struct in GM that a TSTORE of the same kernel writes (past
+// the header): the read is a PIPE_S load of the member's bytes, which the race check orders.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;

@@ -575,6 +575,18 @@ def test_entries_written_by_a_macro_use(capsys):
                                       "expression statements")
 
 
+def test_macro_uses_defining_a_kernel_and_its_launcher(capsys):
+    # The launcher each use also defines is host code, not a kernel; a macro forwarding to the
+    # kernel-defining one is expanded again.
+    path = LANG / "macro_launchers.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0, out + err
+    assert [ln.split(": ")[1] for ln in out.splitlines() if "race(s)" in ln] == \
+        ["addOne_wide", "addOneBytes_narrow", "addOne_square"], out
+    k = load(path, auto=False, entry="addOne_square")
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (16, 16)}
+
+
 def test_macro_expansion_pastes_and_stringizes():
     from ptorewrite.parse.macros import expand_use, function_macro
 

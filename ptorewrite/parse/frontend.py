@@ -35,7 +35,7 @@ from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is par
 )
 from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
-from ptorewrite.parse.macros import FunctionMacro, function_macro
+from ptorewrite.parse.macros import FunctionMacro, expand_function_at, function_macro
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES
 
@@ -118,6 +118,14 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
     """Object-like macros (name -> replacement text) and function-like macros (name -> parameters
     and replacement text; None where the replacement pastes or stringizes, which expressions do not
     need)."""
+    objects, functions = macro_definitions(tu, top)
+    objects.update(predefined_macros(opts, core))
+    return objects, functions
+
+
+def macro_definitions(tu: TranslationUnit, top: list[Cursor] | None = None
+                      ) -> tuple[dict[str, str], dict[str, FunctionMacro | None]]:
+    """The macros the translation unit defines: (object-like, function-like), as collect_macros."""
     objects: dict[str, str] = {}
     functions: dict[str, FunctionMacro | None] = {}
     texts: dict[str, str] = {}
@@ -137,7 +145,6 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
             objects.pop(c.spelling, None)
         else:
             objects[c.spelling] = guards.code_only(body).strip()
-    objects.update(predefined_macros(opts, core))
     return objects, functions
 
 
@@ -156,8 +163,10 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
                  top: list[Cursor] | None = None) -> list[Cursor]:
     """Kernel entry points: `__global__` function definitions in the main file."""
     found = []
+    written: dict[str, FunctionMacro | None] | None = None  # function-like macros, read when first needed
 
     def visit(cursor: Cursor | None):
+        nonlocal written
         for c in cursor.get_children() if cursor is not None else top:
             if c.kind not in _SCOPES and c.kind not in kinds:
                 continue  # checked first: asking libclang for a cursor's file is slow
@@ -166,10 +175,18 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
             if c.kind in _SCOPES:
                 visit(c)
             elif c.kind in kinds and c.is_definition():
-                head = " ".join(t.spelling for t in itertools_head(c))
-                annotated = any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global"
-                                for k in c.get_children())
-                if annotated or "__global__" in head.split() or _global_before(c, main):
+                if any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global" for k in c.get_children()):
+                    found.append(c)
+                    continue
+                head = declaration_head(c)
+                if head is None:
+                    # Written by a macro use (`DEFINE_CASE(...)` defining a kernel and its host
+                    # launcher): the tokens libclang gives are not the declaration's; read the
+                    # expansion's.
+                    if written is None:
+                        written = macro_definitions(tu, top)[1]
+                    head = macro_written_head(c, written)
+                if "__global__" in (head or "").split() or _global_before(c, main):
                     found.append(c)
 
     visit(None if top is not None else tu.cursor)
@@ -185,12 +202,22 @@ def _global_before(c: Cursor, main: str) -> bool:
     return re.search(r"\b__global__\b", tail) is not None
 
 
-def itertools_head(c: Cursor):
-    """Tokens of a function declaration up to its name."""
+def declaration_head(c: Cursor) -> str | None:
+    """The tokens of a function declaration up to its name, joined by spaces; None when its tokens
+    never name it (a declaration a macro use writes)."""
+    head = []
     for t in c.get_tokens():
         if t.spelling == c.spelling:
-            return
-        yield t
+            return " ".join(head)
+        head.append(t.spelling)
+    return None
+
+
+def macro_written_head(c: Cursor, functions: dict[str, FunctionMacro | None]) -> str | None:
+    """The declaration head of function `c` in the expansion of the macro use it stands at."""
+    text = Path(c.location.file.name).read_bytes().decode("latin-1")
+    expanded = expand_function_at(text, c.extent.start.offset, c.spelling, functions)
+    return None if expanded is None else expanded.head
 
 
 def _core_guards(core: str) -> set[str]:

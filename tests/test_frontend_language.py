@@ -474,6 +474,18 @@ def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys)
     assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err
 
 
+def test_img2col_configuration_and_timg2col(capsys):
+    """A ConvTile's img2col setters are configuration only; TIMG2COL writes its Left tile on MTE1."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "img2col.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="img2col<true>"))
+    ops = [(s.op, s.pipe) for s in k.instructions()]
+    assert ("TIMG2COL", "MTE1") in ops and ops.index(("TIMG2COL", "MTE1")) < ops.index(("TMATMUL", "M"))
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "img2col<true>: 0 race(s), 0 flag problem(s)" in out and "img2col<false>: 2 race(s)" in out
+    assert "data race (RAW) on L0A bytes [0x0, 0x200): TMATMUL [M] reads a while TIMG2COL [MTE1] at 49:5" in err
+
+
 # ---------------------------------------------------------------- scalar operands
 
 

@@ -77,6 +77,9 @@ _TABLE: list[OpInfo] = [
     *_ops("TMOV", "move", "w r", n3="w r rw"),
     *_ops("TEXTRACT", "move", "w r", n3="w w r"),
     *_ops("TINSERT", "insert", "w r"),
+    # TIMG2COL(dst, convSrc[, posM, posK]): MTE1 expands an L1 feature map (a ConvTile, read whole)
+    # into a Left tile, as the SETFMATRIX/SET_IMG2COL_* configuration says.
+    *_ops("TIMG2COL", "MTE1", "w r"),
     # Fixpipe quantisation forms: (dst, src, fp[, indexRow, indexCol]) move an accumulator through
     # the fixpipe, which reads its per-channel parameters from the Scaling (fixpipe buffer) tile.
     *_ops("TSTORE_FP", "store", "r r", gm="w"),

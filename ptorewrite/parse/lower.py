@@ -95,6 +95,12 @@ IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
 # Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
 TILE_MODE_SETTERS = frozenset({"SetKAligned", "SetMadTF32Mode", "ResetMadMode"})
+# A ConvTile's img2col configuration (feature map, filter, padding, strides, repeats, where the
+# output goes in the destination): read by SETFMATRIX/TIMG2COL, which touch both tiles whole.
+CONV_TILE_SETTERS = frozenset({
+    "SetFmapH", "SetFmapW", "SetPadList", "SetPadListArray", "SetFilterH", "SetFilterW", "SetDilationH",
+    "SetDilationW", "SetStrideH", "SetStrideW", "SetPadValue", "SetChannelSize", "SetRepeatStride",
+    "SetRepeatTime", "SetRepeatMode", "SetTranspose", "SetDstStride", "SetDstMposition"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx", "get_subblockdim": "subblock_num"}
@@ -1362,9 +1368,26 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 node.callee.name in TILE_MODE_SETTERS:
             self.lower_tile_mode(node, scope, loc)
             return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in CONV_TILE_SETTERS:
+            self.lower_conv_setting(node, scope)
+            return
         if not isinstance(node, cp.Call) or not isinstance(node.callee, cp.Name):
             raise self.error("unsupported statement", cursor=c)
         self.lower_call(node, scope, loc, out, c)
+
+    def lower_conv_setting(self, node: cp.Call, scope: Scope) -> None:
+        """`fmap.SetFmapH(h);`: img2col configuration held by a ConvTile. It changes the values
+        TIMG2COL computes, not which bytes it touches: a ConvTile is read whole and the cube tile
+        written has fractal boxes, touched whole too (execution.tile_footprint)."""
+        name = node.callee.name
+        base = self.eval(node.callee.base, scope)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if not isinstance(base, ir.TileRef) or not base.tile.slayout.startswith("Conv"):
+            raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
+        for a in node.args:
+            self.eval(a, scope)
 
     def lower_tile_mode(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> None:
         """`a.SetKAligned(true);`, `a.SetMadTF32Mode(mode);`: settings of a cube tile that change how

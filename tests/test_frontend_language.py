@@ -458,6 +458,39 @@ def test_an_mx_scale_view_of_run_time_extent_is_refused(capsys, tmp_path):
     assert "an MX scale layout with a run-time extent is not supported" in capsys.readouterr().err
 
 
+VIEW_2D_BY_CONSTRUCTOR = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *in)
+{
+    using VS = TileShape2D<float, -1, -1, Layout::LAYOUT>;
+    using WS = BaseShape2D<float, -1, -1, Layout::LAYOUT>;
+    VS validShape(16, 32);
+    WS wholeShape(32, 64);
+    using T = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor>;
+    T t;
+    TASSIGN(t, 0x0);
+    GlobalTensor<float, VS, WS, Layout::LAYOUT> g(in, validShape, wholeShape);
+    TLOAD(t, g);
+}
+"""
+
+
+@pytest.mark.parametrize("layout, shape, stride", [
+    ("ND", (1, 1, 1, 16, 32), (2048, 2048, 2048, 64, 1)),
+    ("DN", (1, 1, 1, 16, 32), (2048, 2048, 2048, 1, 32)),
+    # NZ: 8 floats per 32-byte row of a 16-row fractal.
+    ("NZ", (1, 4, 1, 16, 8), (2048, 256, 128, 8, 1)),
+])
+def test_2d_views_whose_constructors_give_the_extents(tmp_path, layout, shape, stride):
+    """`BaseShape2D<T, -1, -1, L> s(rows, cols)`: every stride that depends on the extents is
+    worked out from the constructor's values (not one value per -1 entry of the 5-D stride)."""
+    path = tmp_path / "view.cpp"
+    path.write_text(VIEW_2D_BY_CONSTRUCTOR.replace("LAYOUT", layout))
+    g = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5")).gm_tensors[0]
+    assert tuple(x.const_value() for x in g.shape) == shape
+    assert tuple(x.const_value() for x in g.stride) == stride
+
+
 def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
     """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
     touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""

@@ -723,9 +723,12 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if not args:
             return t
         values = [self.scalar(a, scope) for a in args]
+        if len(values) != t.dynamic_count():
+            raise self.error(f"{len(values)} values for a {t.kind} with {t.dynamic_count()} dynamic dimensions",
+                             offset)
+        if t.extents2d is not None:
+            return t.with_extents(values)
         dynamic = [i for i, d in enumerate(t.dims) if d.const_value() == ty.DYNAMIC]
-        if len(values) != len(dynamic):
-            raise self.error(f"{len(values)} values for a {t.kind} with {len(dynamic)} dynamic dimensions", offset)
         dims = list(t.dims)
         for i, v in zip(dynamic, values):
             dims[i] = v

@@ -632,6 +632,22 @@ def test_macro_uses_defining_a_kernel_and_its_launcher(capsys):
     assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (16, 16)}
 
 
+def test_tiles_given_a_new_valid_shape_and_defaulted_template_parameters(capsys):
+    """`tiles[i] = T(rows)` / `single = T(rows)`: a re-shaped tile counts its whole capacity (with a
+    warning where its declaration gave a valid extent); `ScaleAndStore(dst, tiles, ...)` deduces
+    the types after its defaulted `Factor`."""
+    path = LANG / "tile_reconstruct.cpp"
+    k = load(path, auto=False)
+    assert k.tile("single").valid_rows is None and k.tile("tiles").valid_rows is None
+    assert [s.op for s in k.instructions()] == ["TLOAD", "TMULS", "TSTORE", "TLOAD", "TSTORE"]
+    rc, out, err = run(capsys, "check", "--set", "rows=4", "--set", "ordered=1", path)
+    assert rc == 1 and "1 race(s)" in out, out + err
+    assert "41:5: warning: tile 'single' gets a new run-time valid shape here; `check` counts all its rows" in err
+    assert "45:5: error: data race (RAW) on UB bytes [0x2000, 0x3000): TSTORE [MTE3] reads single" in err
+    rc, out, err = run(capsys, "check", "--set", "rows=4", "--set", "ordered=0", path)
+    assert rc == 1 and "3 race(s)" in out, out + err
+
+
 def test_macro_expansion_pastes_and_stringizes():
     from ptorewrite.parse.macros import expand_use, function_macro
 

@@ -1430,6 +1430,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 self.eval(node.rhs, scope)
                 self.scalar_gm_writes.setdefault(ptr.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
+        tile = self._assigned_tile(node.lhs, scope) if node.op == "=" else None
+        if tile is not None:
+            self.reconstruct_tile(tile, node, scope, loc)
+            return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
@@ -1441,6 +1445,41 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if node.op != "=":
             rhs = binop(node.op[:-1], Var(b.value), rhs)
         return ir.Assign(b.value, rhs, loc)
+
+    def _assigned_tile(self, lhs: cp.Node, scope: Scope) -> ir.TileDecl | None:
+        """The tile `lhs` names (`t`, `tiles[i]`), or None when it names no tile."""
+        name = lhs.base if isinstance(lhs, cp.Index) else lhs
+        if not isinstance(name, cp.Name) or len(name.parts) != 1:
+            return None
+        b = scope.lookup(name.parts[0])
+        if b is None or b.kind not in ("tile", "ref"):
+            return None
+        target = self.eval(lhs, scope)
+        if isinstance(target, ir.TileRef):
+            return target.tile
+        return target if isinstance(target, ir.TileDecl) else None
+
+    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> None:
+        """`t = TileT(rows);`, `tiles[i] = TileT(rows);`: a tile of the same type gets a new run-time
+        valid shape. Which value each later instruction sees is not tracked: a valid extent the
+        constructor gives counts as the whole capacity extent from then on, in the whole kernel
+        (instructions touch at most that much)."""
+        value = self.eval(node.rhs, scope)
+        if not isinstance(value, TileConstruction):
+            raise self.error(f"assigning {describe(value)} to tile '{tile.cpp_name}' is not supported "
+                             "(only a construction of its own type, `t = TileT(rows, cols)`)", node.rhs.offset)
+        t = value.type
+        if (t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.slayout) != \
+                (tile.tile_type, tile.dtype, tile.rows, tile.cols, tile.blayout, tile.slayout):
+            raise self.error(f"tile '{tile.cpp_name}' is assigned a tile of another type", node.rhs.offset)
+        widened = []
+        if t.valid_rows is None and tile.valid_rows is not None:
+            tile.valid_rows, widened = None, [*widened, "rows"]
+        if t.valid_cols is None and tile.valid_cols is not None:
+            tile.valid_cols, widened = None, [*widened, "columns"]
+        if widened:
+            self.reporter.warn(f"tile '{tile.cpp_name}' gets a new run-time valid shape here; `check` counts "
+                               f"all its {' and '.join(widened)} (its capacity) wherever it is used", loc)
 
     def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
         """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""

@@ -14,7 +14,7 @@ from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.values import NAMESPACES, Binding, LoweringError, Scope
+from ptorewrite.parse.values import NAMESPACES, USE_DEFAULT, Binding, LoweringError, Scope
 
 # Standard type traits a kernel body may test (`if constexpr (std::is_same_v<T, half>)`).
 VALUE_TRAITS = frozenset({"is_same_v", "is_same", "is_floating_point_v", "is_floating_point", "is_integral_v",
@@ -272,7 +272,7 @@ class TypeResolution:
 
     def bind_template_params(self, params, args, scope: Scope, src: SourceFile) -> None:
         for i, (kind, pname, default) in enumerate(params):
-            if i < len(args):
+            if i < len(args) and args[i] is not USE_DEFAULT:
                 v = args[i]
             elif default is not None:
                 node = self.parse(default[0], default[1], scope)

@@ -209,6 +209,10 @@ def tile_type_of(t: ir.TileDecl) -> ty.TileType:
                        t.slayout, t.type_text)
 
 
+# A template argument left to its parameter's default (a defaulted parameter before deduced ones).
+USE_DEFAULT = object()
+
+
 def deduce_type(a):
     if isinstance(a, ir.TileRef):
         return tile_type_of(a.tile)

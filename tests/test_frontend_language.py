@@ -605,6 +605,19 @@ def test_on_chip_pointer_from_a_tile_counts_in_elements(capsys):
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
 
 
+def test_scalar_read_through_a_pointer_to_a_tile(capsys, tmp_path):
+    """`p[i]` with `p = (T *)t.data()`: a scalar-unit read of tile t, ordered by MTE2 -> S flags;
+    a pointer moved off the tile's start is refused (which tile it reads is not known)."""
+    path = LANG / "onchip_pointer_read.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 1 and "scale_by_first<true>: 0 race(s)" in out and "scale_by_first<false>: 1 race(s)" in out
+    assert "26:5: error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads s while TLOAD [MTE2]" in err
+    moved = tmp_path / "moved.cpp"
+    moved.write_text(path.read_text().replace("float scale = first[0];", "float scale = (first + 1)[0];"))
+    rc, out, err = run(capsys, "check", moved)
+    assert rc == 2 and "26:26: error: subscript of an on-chip pointer is not supported" in err, err
+
+
 def test_entries_written_by_a_macro_use(capsys):
     k = load(LANG / "macro_entries.cpp", auto=False, entry="scaleCase2")
     assert [p.name for p in k.params] == ["out", "in", "scale"]
@@ -627,9 +640,14 @@ def test_macro_uses_defining_a_kernel_and_its_launcher(capsys):
     rc, out, err = run(capsys, "check", path)
     assert rc == 0, out + err
     assert [ln.split(": ")[1] for ln in out.splitlines() if "race(s)" in ln] == \
-        ["addOne_wide", "addOneBytes_narrow", "addOne_square"], out
+        ["addOne_wide", "addOneBytes_narrow", "addOne_square", "addOne_both", "addOneBytes_both"], out
     k = load(path, auto=False, entry="addOne_square")
     assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (16, 16)}
+    k = load(path, auto=False, entry="addOneBytes_both")
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (2, 128)}
+    bad = LANG / "bad" / "simt_launch.cpp"
+    rc, out, err = run(capsys, "check", bad)
+    assert rc == 2 and err.startswith(f"{bad}:14:10: error: 'cce::async_invoke' launches a SIMT vector function"), err
 
 
 def test_tiles_given_a_new_valid_shape_and_defaulted_template_parameters(capsys):

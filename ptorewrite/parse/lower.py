@@ -507,9 +507,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, LocalPtr) and isinstance(rhs, Expr) and node.op in "+-":
-            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))))
+            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))),
+                           tile=None)
         if isinstance(rhs, LocalPtr) and isinstance(lhs, Expr) and node.op == "+":
-            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
+            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))),
+                           tile=None)
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
@@ -608,6 +610,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return ir.TileRef(base, idx)
         if isinstance(base, Ptr):
             return self.scalar_gm_read(base, self.node_text(node) or f"{base.param}[]", node.offset)
+        if isinstance(base, LocalPtr) and base.tile is not None:
+            # `p[i]` with `p = (T *)t.data()`: the scalar unit reads an element of tile t, as
+            # `t.GetValue(i)` (the whole valid region is read; the index stays inside the tile).
+            text = f"{self.node_text(node.base) or base.tile}[{self.node_text(node.index)}]"
+            return self.scalar_tile_read(base.tile, node.index, scope, node.offset, text)
         raise self.error(f"subscript of {describe(base)} is not supported", node.offset)
 
     def scalar_gm_read(self, ptr: Ptr, text: str, offset: int) -> Var:
@@ -648,14 +655,13 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
-    def scalar_tile_read(self, ref: ir.TileRef, node: cp.Call, scope: Scope) -> Var:
+    def scalar_tile_read(self, ref: ir.TileRef, index_node: cp.Node, scope: Scope, offset: int, text: str) -> Var:
         """`t.GetValue(i)`: the scalar unit reads one element of a tile. It is an access like an
         instruction's, on PIPE_S (flags to PIPE_S order it), taken as a read of the tile's whole
         valid region; it runs before the statement it is written in (see lower_stmt), and its
         value is data known only at run time."""
-        index = self.scalar(node.args[0], scope)
-        text = f"{self.node_text(node.callee.base) or ref}.GetValue({self.node_text(node.args[0])})"
-        loc = self.src.range(node.offset, node.offset)  # until lower_stmt gives it its statement's
+        index = self.scalar(index_node, scope)
+        loc = self.src.range(offset, offset)  # until lower_stmt gives it its statement's
         self._scalar_unit_reads.append(ir.Instr(
             "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
             self.via, uid=next(self._uid)))
@@ -694,9 +700,10 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             if addr is None:
                 raise self.error(f"the address of '{base}' is not known here (it needs one TASSIGN with a "
                                  "constant slot before this use)", node.offset)
-            return LocalPtr(addr, base.tile.dtype)
+            return LocalPtr(addr, base.tile.dtype, base)
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
-            return self.scalar_tile_read(base, node, scope)
+            text = f"{self.node_text(callee.base) or base}.GetValue({self.node_text(node.args[0])})"
+            return self.scalar_tile_read(base, node.args[0], scope, node.offset, text)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -1069,8 +1076,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
                 and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
             # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
-            address = value.address if isinstance(value, LocalPtr) else value
-            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype)))
+            address, tile = (value.address, value.tile) if isinstance(value, LocalPtr) else (value, None)
+            scope.define(decl.name, Binding("value", LocalPtr(address, t.dtype, tile)))
             return
         if isinstance(t, ty.PointerType) or isinstance(value, Ptr):
             if not isinstance(value, Ptr):
@@ -1331,6 +1338,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
+        if [t.text for t in tokens[:3]] == ["cce", "::", "async_invoke"]:
+            raise self.error("'cce::async_invoke' launches a SIMT vector function on the vector core's SIMT "
+                             "lanes, whose scalar GM and UB accesses ptorewrite does not model", tokens[2].offset)
         if first and first[0].text in self.function_macros and expanded is None:
             if _without_effect(c):
                 return  # e.g. an assert macro compiled out to `((void)0)`

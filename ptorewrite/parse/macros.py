@@ -177,14 +177,14 @@ def expand_function_at(text: str, offset: int, name: str,
     """The definition of function `name` that the function-like macro used at `offset` expands to
     (`DEF_CASE(1, 32)` defining `launchCase1`); None when `offset` holds no such use. Only bodies made
     of statements that end in `;` at top level are split into statements (no nested blocks)."""
-    expansion, fm = text[offset:], None
-    for _ in range(MAX_DEPTH):  # a macro whose expansion is the use of another (`DEF_A(x)` -> `DEF_B(x, 1)`)
-        expansion = _expand_leading_use(expansion, functions)
+    expansion, fm = _expand_leading_use(text[offset:], functions), None
+    for _ in range(MAX_DEPTH):  # a macro whose expansion uses others (`DEF_ALL(x)` -> `DEF_A(x) DEF_B(x)`)
         if expansion is None:
             return None
         fm = re.search(rf"\b{re.escape(name)}\s*\(", expansion)
         if fm is not None:
             break
+        expansion = _expand_uses(expansion, functions)
     if fm is None:
         return None
     full = text[:offset] + expansion
@@ -225,6 +225,21 @@ def _expand_leading_use(text: str, functions: dict[str, FunctionMacro | None]) -
         return None
     args = _split_top(text[open_at + 1:close])
     return expand_use(macro, [a for a, _ in args] if args != [("", 0)] else [])
+
+
+def _expand_uses(text: str, functions: dict[str, FunctionMacro | None]) -> str | None:
+    """`text` with every function-like macro use in it expanded once; None when it has none."""
+    out, at, found = [], 0, False
+    for m in re.finditer(r"[A-Za-z_]\w*", text):
+        if m.start() < at or functions.get(m.group()) is None:
+            continue
+        expanded = _expand_leading_use(text[m.start():], functions)
+        if expanded is None:
+            continue
+        close = _matching(text, text.index("(", m.end()), "(", ")")
+        out += [text[at:m.start()], " ", expanded, " "]
+        at, found = close + 1, True
+    return "".join(out) + text[at:] if found else None
 
 
 def _matching(text: str, open_at: int, opening: str, closing: str) -> int:

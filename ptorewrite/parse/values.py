@@ -70,6 +70,7 @@ class LocalPtr:
 
     address: Expr
     dtype: str
+    tile: object = None  # the ir.TileRef whose `.data()` it is, while it still points at its start
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 // Each case is written by one macro use that defines both the kernel entry and the host function
-// launching it with `<<<...>>>`; a third macro forwards to the first with a square shape. Only the
-// `__global__` functions are kernels; the launchers are host code.
+// launching it with `<<<...>>>`; a third macro forwards to the first with a square shape, a fourth
+// uses the first two. Only the `__global__` functions are kernels; the launchers are host code.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -44,7 +44,9 @@ AICORE void AddOne(__gm__ float *out, __gm__ float *in)
     }
 
 #define ADD_ONE_SQUARE(NAME, S) ADD_ONE_CASE(NAME, S, S)
+#define ADD_ONE_BOTH(NAME, R, C) ADD_ONE_CASE(NAME, R, C) ADD_ONE_BYTES(NAME, R, C)
 
 ADD_ONE_CASE(wide, 4, 64)
 ADD_ONE_BYTES(narrow, 8, 32)
 ADD_ONE_SQUARE(square, 16)
+ADD_ONE_BOTH(both, 2, 128)

@@ -519,6 +519,25 @@ def test_img2col_configuration_and_timg2col(capsys):
     assert "data race (RAW) on L0A bytes [0x0, 0x200): TMATMUL [M] reads a while TIMG2COL [MTE1] at 49:5" in err
 
 
+def test_mx_matmul_scale_tiles_and_packed_cube_tiles(capsys, tmp_path):
+    """a5 MX: scale tiles in the L0A / L0B scale buffers, moved on MTE1, read by TMATMUL_MX; the
+    accumulating call (acc named twice) needs no barrier after the first; 4-bit cube tiles take
+    two values a byte (the pong tiles after 8 KiB pings do not overlap them)."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "mx_matmul.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5", entry="mx_matmul<true>"))
+    assert (k.tile("leftScale").tile_type, k.tile("rightScale").tile_type) == ("ScaleLeft", "ScaleRight")
+    assert k.tile("left").storage_bytes == 64 * 256 // 2
+    ops = [(s.op, s.pipe) for s in k.instructions()]
+    assert ("TMOV", "MTE1") in ops and ops[-3:-1] == [("TMATMUL_MX", "M"), ("TMATMUL_MX_ACC", "M")]
+    assert cli_main(["check", "--arch", "a5", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "mx_matmul<true>: 0 race(s), 0 flag problem(s)" in out and "mx_matmul<false>: 8 race(s)" in out
+    assert "data race (RAW) on L0A_SCALE bytes [0x0, 0x200): TMATMUL_MX [M] reads leftScale while TMOV [MTE1]" in err
+    assert "two values a byte" in err
+    assert cli_main(["check", "--arch", "a2a3", "--entry", "mx_matmul<true>", str(path)]) == 2
+    assert "tiles of type ScaleLeft have no buffer on a2a3" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- scalar operands
 
 

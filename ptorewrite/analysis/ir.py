@@ -97,9 +97,12 @@ class TileDecl:
 
     @property
     def storage_bytes(self) -> int:
-        """Bytes pto-isa's headers size the tile at: `Rows * Cols * sizeof(DType)`, where the
-        storage type of a packed 4-bit tile is one byte (its vector paths step one byte per
-        column). Its capacity counts half a byte per element; the larger is what may be touched."""
+        """Bytes an instruction may touch of the tile. pto-isa's headers size a UB tile at
+        `Rows * Cols * sizeof(DType)`, where the storage type of a packed 4-bit tile is one byte
+        (its vector paths step one byte per column); the cube-side paths (L1, L0A/L0B) move packed
+        values two per byte (a5's GetByteSize), so there the capacity is what may be touched."""
+        if self.packed and self.tile_type != "Vec":
+            return self.capacity_bytes
         return self.rows * self.cols * max(1, int(self.elem_bytes))
 
     @property

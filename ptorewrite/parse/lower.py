@@ -33,12 +33,13 @@ from ptorewrite.analysis.instructions import (
     ALIAS_OPS,
     CONFIG_OPS,
     CROSS_CORE_OPS,
+    MX_ACCUMULATING_FORMS,
     PipeRuleError,
     lookup,
     pipe_of,
     tile_accesses,
 )
-from ptorewrite.arch import PIPE_ENUM, ArchProfile
+from ptorewrite.arch import PIPE_ENUM, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import macros
@@ -1214,8 +1215,11 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
             declarator=decl.name_offset,
         )
-        if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling"):
+        if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
+        if TILE_TYPE_BUFFER.get(t.tile_type) not in self.arch.buffers:
+            raise self.error(f"tiles of type {t.tile_type} have no buffer on {self.arch.name} (the MX scale buffers "
+                             "are a5's)", decl.name_offset)
         self.tiles.append(tile)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
@@ -1583,6 +1587,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
         kinds = [(v.tile if isinstance(v, ir.TileRef) else v).tile_type for _, v in evaluated
                  if isinstance(v, (ir.TileRef, ir.TileDecl))]
         n_tiles = len(kinds)
+        if op.name in MX_ACCUMULATING_FORMS and n_tiles == 6 and kinds[1] == "Acc":
+            op = lookup(MX_ACCUMULATING_FORMS[op.name], self.arch)
         try:
             accesses = tile_accesses(op, kinds, self.arch.name)
         except IndexError:

@@ -210,6 +210,11 @@ _ALIAS_TILES = {
     "TileRightCompact": ("Right", {"a2a3": "RowMajor", "a5": "RowMajor"}, "ColMajor"),
     "TileAcc": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
     "TileAccCompact": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
+    # a5 MX: the per-group scales of a Left / Right operand, in their own L0A / L0B scale buffers.
+    "TileLeftScale": ("ScaleLeft", {"a2a3": "RowMajor", "a5": "RowMajor"}, "RowMajor"),
+    "TileLeftScaleCompact": ("ScaleLeft", {"a2a3": "RowMajor", "a5": "RowMajor"}, "RowMajor"),
+    "TileRightScale": ("ScaleRight", {"a2a3": "ColMajor", "a5": "ColMajor"}, "ColMajor"),
+    "TileRightScaleCompact": ("ScaleRight", {"a2a3": "ColMajor", "a5": "ColMajor"}, "ColMajor"),
 }
 
 

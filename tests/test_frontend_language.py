@@ -630,11 +630,16 @@ def test_scalar_read_through_a_pointer_to_a_tile(capsys, tmp_path):
     path = LANG / "onchip_pointer_read.cpp"
     rc, out, err = run(capsys, "check", path)
     assert rc == 1 and "scale_by_first<true>: 0 race(s)" in out and "scale_by_first<false>: 1 race(s)" in out
-    assert "26:5: error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads s while TLOAD [MTE2]" in err
+    assert "28:5: error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads s while TLOAD [MTE2]" in err
     moved = tmp_path / "moved.cpp"
     moved.write_text(path.read_text().replace("float scale = first[0];", "float scale = (first + 1)[0];"))
     rc, out, err = run(capsys, "check", moved)
-    assert rc == 2 and "26:26: error: subscript of an on-chip pointer is not supported" in err, err
+    assert rc == 2 and "28:26: error: subscript of an on-chip pointer is not supported" in err, err
+    raw = tmp_path / "raw_mx.cpp"
+    raw.write_text(path.read_text().replace("float scale = first[0];",
+                                            "load_cbuf_to_ca_mx(0, (void *)raw, 0, 0, 1, 1, 1, 1); float scale = 1.0f;"))
+    rc, out, err = run(capsys, "check", raw)
+    assert rc == 2 and "28:5: error: 'load_cbuf_to_ca_mx' moves data below the PTO instructions" in err, err
 
 
 def test_entries_written_by_a_macro_use(capsys):

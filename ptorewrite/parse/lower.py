@@ -89,7 +89,8 @@ CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # Device intrinsics that copy or fill buffers directly (declared in the bundled headers).
 RAW_DATA_INTRINSICS = frozenset({
     "copy_gm_to_ubuf", "copy_ubuf_to_gm", "copy_ubuf_to_gm_align_v2", "copy_gm_to_cbuf", "copy_gm_to_cbuf_align_v2",
-    "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"})
+    "copy_cbuf_to_gm", "copy_cbuf_to_ubuf", "copy_ubuf_to_cbuf", "create_cbuf_matrix", "vector_dup"}) | \
+    frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})  # a5 MX: scale moves, the MX cube op
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
@@ -1092,6 +1093,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
+            return
+        if isinstance(value, LocalPtr) and not self._is_assigned_later(d):
+            scope.define(decl.name, Binding("value", value))  # `auto &a = tile.data();`
             return
         if isinstance(value, TileConstruction) and decl.array is None:
             # `auto t = MakeTile<T>(rows, cols);`: a helper returned a tile it constructed.

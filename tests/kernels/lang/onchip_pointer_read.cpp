@@ -1,5 +1,6 @@
-// The scalar unit reads a loaded scale through a pointer to the tile's start (`p[0]`), as
-// `t.GetValue(0)` would: the read waits for the load only with an MTE2 -> S flag.
+// The scalar unit reads a loaded scale through a pointer to the tile's start (`p[0]`, the pointer
+// taken through a reference to `s.data()`), as `t.GetValue(0)` would: the read waits for the load
+// only with an MTE2 -> S flag.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -18,7 +19,8 @@ __global__ AICORE void scale_by_first(__gm__ float *out, __gm__ float *in, __gm_
     Gm dst(out);
     TLOAD(s, sc);
     TLOAD(x, src);
-    __ubuf__ const float *first = (__ubuf__ const float *)s.data();
+    auto &raw = s.data();
+    __ubuf__ const float *first = (__ubuf__ const float *)raw;
     if constexpr (kOrdered) {
         set_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);
         wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);

@@ -323,6 +323,11 @@ template <typename... Config> AICORE void copy_ubuf_to_cbuf(void *dst, void *src
 template <typename T, typename... Config> AICORE void create_cbuf_matrix(T *dst, Config... config);
 template <typename T, typename V, typename... Config> AICORE void vector_dup(T *dst, V value, Config... config);
 AICORE void set_nd_para(uint64_t config);
+// a5 MX: scales from L1 into the L0A / L0B scale buffers (the destination is an address / 16).
+template <typename... Config> AICORE void load_cbuf_to_ca_mx(uint64_t dst, void *src, Config... config);
+template <typename... Config> AICORE void load_cbuf_to_cb_mx(uint64_t dst, void *src, Config... config);
+// a5 MX cube multiply-accumulate on raw L0 addresses (what TMATMUL_MX runs).
+template <typename C, typename A, typename B, typename... Config> AICORE void mad_mx(C *c, A *a, B *b, Config... config);
 // The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.
 template <typename Handle> AICORE Handle __cce_get_tile_ptr(Handle tile);
 

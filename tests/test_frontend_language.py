@@ -538,6 +538,21 @@ def test_mx_matmul_scale_tiles_and_packed_cube_tiles(capsys, tmp_path):
     assert "tiles of type ScaleLeft have no buffer on a2a3" in capsys.readouterr().err
 
 
+def test_compact_tiles_store_their_valid_region(capsys):
+    """TileLeftCompact<half, 256, 256, 32, 64>: 4 KiB of fractals, not the 128 KiB its declared shape
+    would take; the tile right after it does not overlap it; the emulator refuses compact tiles."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "compact_tiles.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="compact_tiles<true>"))
+    assert (k.tile("left0").compact, k.tile("left0").nbytes, k.tile("acc").nbytes) == (True, 4096, 4096)
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "compact_tiles<true>: 0 race(s), 0 flag problem(s)" in out and "compact_tiles<false>: 4 race(s)" in out
+    assert "data race (RAW) on L0A bytes [0x1000, 0x2000): TMATMUL_ACC [M] reads left1" in err
+    assert "outside" not in err
+    assert cli_main(["simulate", "--entry", "compact_tiles<true>", str(path)]) == 2
+    assert "compact tile 'left0': the emulator does not lay out compact-mode tiles" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- scalar operands
 
 

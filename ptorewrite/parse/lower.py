@@ -1217,7 +1217,7 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset,
+            declarator=decl.name_offset, compact=t.compact,
         )
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)

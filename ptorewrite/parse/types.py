@@ -72,6 +72,7 @@ class TileType:
     valid_cols: Expr | None
     slayout: str
     text: str
+    compact: bool = False  # CompactMode::Normal: only the valid region is stored, densely
 
     @property
     def row_stride(self) -> int:
@@ -189,7 +190,8 @@ def make_tile(args: list, text: str) -> TileType:
     vr = args[5] if len(args) > 5 else Const(rows)
     vc = args[6] if len(args) > 6 else Const(cols)
     slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
-    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text)
+    compact = len(args) > 10 and enum_member(args[10], "CompactMode") == "Normal"
+    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact)
 
 
 def _valid(v) -> Expr | None:
@@ -225,7 +227,8 @@ def make_alias_tile(name: str, args: list, arch: str, text: str) -> TileType:
     rows, cols = _int(args[1]), _int(args[2])
     vr = args[3] if len(args) > 3 else Const(rows)
     vc = args[4] if len(args) > 4 else Const(cols)
-    return TileType(loc, dtype, rows, cols, blayouts[arch], _valid(vr), _valid(vc), slayout, text)
+    return TileType(loc, dtype, rows, cols, blayouts[arch], _valid(vr), _valid(vc), slayout, text,
+                    name.endswith("Compact"))
 
 
 def make_dims(kind: str, args: list) -> DimsType:

@@ -705,6 +705,18 @@ def test_tiles_given_a_new_valid_shape_and_defaulted_template_parameters(capsys)
     assert rc == 1 and "3 race(s)" in out, out + err
 
 
+def test_register_level_vector_code_is_refused_by_name(capsys, tmp_path):
+    """a5 `__VEC_SCOPE__` blocks parse with the bundled headers; the first register-level construct
+    the kernel runs gets a located error (an intrinsic call, or a vector-register variable)."""
+    path = LANG / "bad" / "vector_registers.cpp"
+    rc, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert rc == 2 and err.startswith(f"{path}:32:9: error: 'mem_bar' is register-level vector code"), err
+    helper_first = tmp_path / "helper_first.cpp"
+    helper_first.write_text(path.read_text().replace("        mem_bar(VST_VLD);\n", ""))
+    rc, _, err = run(capsys, "check", "--arch", "a5", helper_first)
+    assert rc == 2 and f"{helper_first}:9:5: error: 'RegTensor' is register-level vector code" in err, err
+
+
 def test_macro_expansion_pastes_and_stringizes():
     from ptorewrite.parse.macros import expand_use, function_macro
 

@@ -52,7 +52,13 @@ from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
+from ptorewrite.parse.typeres import (
+    TYPE_TRAITS,
+    VALUE_TRAITS,
+    VECTOR_REGISTER_CODE,
+    TypeResolution,
+    vector_register_refusal,
+)
 from ptorewrite.parse.values import (
     NAMESPACES,
     NULL_POINTER,
@@ -1574,6 +1580,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
+        if name in VECTOR_REGISTER_CODE:
+            raise self.error(vector_register_refusal(name), node.offset)
         if name in RAW_DATA_INTRINSICS:
             raise self.error(f"'{name}' moves data below the PTO instructions; ptorewrite does not model which "
                              "bytes it touches or on which pipe, so it cannot analyse a kernel that runs it",

@@ -22,6 +22,16 @@ VALUE_TRAITS = frozenset({"is_same_v", "is_same", "is_floating_point_v", "is_flo
 TYPE_TRAITS = frozenset({"conditional_t", "conditional"})
 
 
+# a5 register-level vector code (inside `__VEC_SCOPE__` blocks): its types and intrinsics.
+VECTOR_REGISTER_TYPES = frozenset({"RegTensor", "UnalignReg", "MaskReg"})
+VECTOR_REGISTER_CODE = VECTOR_REGISTER_TYPES | {"CreatePredicate", "mem_bar", "vldas", "vldus", "vlds", "vsts"}
+
+
+def vector_register_refusal(name: str) -> str:
+    return (f"'{name}' is register-level vector code (a5 `__VEC_SCOPE__` blocks of vector-register loads and "
+            "stores), which ptorewrite does not model")
+
+
 class TypeResolution:
     def value_trait(self, name: str, node: cp.Name, scope: Scope) -> Const:
         """`std::is_same_v<T, half>` and friends, on resolved types."""
@@ -231,6 +241,8 @@ class TypeResolution:
             return ty.OpaqueType(name)
         if name in self._enum_names:
             return ty.ScalarType("int32")  # an enumeration: its values stay `Enum::Name` constants
+        if name in VECTOR_REGISTER_TYPES:
+            raise self.error(vector_register_refusal(name), node.offset)
         raise self.error(f"unknown type '{base.text}'", node.offset)
 
     def node_text(self, node: cp.Node) -> str:

@@ -331,6 +331,22 @@ template <typename C, typename A, typename B, typename... Config> AICORE void ma
 // The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.
 template <typename Handle> AICORE Handle __cce_get_tile_ptr(Handle tile);
 
+// a5 register-level vector code (a `__VEC_SCOPE__ { ... }` block of vector-register loads, stores
+// and predicates). Declared so that kernels using it parse; ptorewrite does not model it and
+// refuses it where a kernel runs it.
+#define __VEC_SCOPE__
+template <typename T> struct RegTensor {};
+struct UnalignReg {};
+struct MaskReg {};
+enum PtorewriteMemBar { VST_VLD, VLD_VST, VST_VST, VLD_VLD };
+enum PtorewriteStoreDist { NORM, NORM_B8, NORM_B16, NORM_B32 };
+template <typename T, typename N> AICORE MaskReg CreatePredicate(N &count);
+AICORE void mem_bar(PtorewriteMemBar kind);
+template <typename T> AICORE void vldas(UnalignReg &align, T *addr);
+template <typename T> AICORE void vldus(RegTensor<T> &reg, UnalignReg &align, T *addr);
+template <typename T, typename... Config> AICORE void vlds(RegTensor<T> &reg, T *addr, Config... config);
+template <typename T, typename... Config> AICORE void vsts(RegTensor<T> &reg, T *addr, Config... config);
+
 // Data-cache clean/invalidate of GM lines the scalar unit touched.
 enum class cache_line_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE = 1 };
 AICORE void dcci(void *addr, cache_line_t scope);

@@ -717,6 +717,18 @@ def test_register_level_vector_code_is_refused_by_name(capsys, tmp_path):
     assert rc == 2 and f"{helper_first}:9:5: error: 'RegTensor' is register-level vector code" in err, err
 
 
+def test_spec_struct_of_the_kernels_namespace(capsys):
+    """`add_spec<spec_tests::AddSpec<float, 4, 20>>` (as clang names it): the spec's member alias
+    names its static member `padded` (32), the parameters read `Spec::Global::RawDType`."""
+    path = LANG / "spec_struct.cpp"
+    k = load(path, auto=False)
+    t = k.tile("t")
+    assert (t.rows, t.cols, t.valid_cols.const_value(), t.dtype) == (4, 32, 20, "fp32")
+    assert [p.dtype for p in k.params] == ["fp32", "fp32"]
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
 def test_macro_expansion_pastes_and_stringizes():
     from ptorewrite.parse.macros import expand_use, function_macro
 

@@ -580,7 +580,7 @@ def _with_note(d: Diagnostic, note: Diagnostic) -> Diagnostic:
 def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope: Scope, top: list[Cursor]) -> None:
     """Bind the template's parameters to the instantiation's arguments (as clang printed them)."""
     src = low.file_of(entry)
-    text = _qualify_enum_constants(inst.args, top) + ">"
+    text = _without_user_namespaces(_qualify_enum_constants(inst.args, top), top, low.user_files) + ">"
     try:
         with low.frame(SourceFile(f"<{inst.display}>", text.encode("latin-1")), (), "instantiation"):
             nodes = low.parser(text, 0, low.globals).template_arguments()
@@ -588,6 +588,16 @@ def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope
         low.bind_template_params(template_params(entry, src), values, scope, src)
     except (LoweringError, cp.ParseError) as e:
         raise PtoError(f"cannot analyse {inst.display}: {e}", inst.loc) from None
+
+
+def _without_user_namespaces(args: str, top: list[Cursor], user_files) -> str:
+    """clang prints a type of the kernel's own namespace qualified (`MyTests::Spec<half, 16>`); the
+    front end reads the file's namespaces as one scope, so the qualifier is dropped."""
+    names = {c.spelling for c in top if c.kind == CursorKind.NAMESPACE and c.spelling not in NAMESPACES
+             and c.location.file is not None and c.location.file.name in user_files}
+    if not names:
+        return args
+    return re.sub(r"(?<![\w:])(?:" + "|".join(map(re.escape, sorted(names))) + r")::", "", args)
 
 
 def _qualify_enum_constants(args: str, top: list[Cursor]) -> str:

@@ -125,7 +125,8 @@ class TypeResolution:
                 if c.spelling != member:
                     continue
                 if c.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
-                    return self._resolve_alias_cursor(c, t.scope)
+                    # A member alias may name the static members before it (`Tile<T, 1, kCols>`).
+                    return self._resolve_alias_cursor(c, self._class_member_scope(t, c, offset))
                 if c.kind == CursorKind.VAR_DECL:
                     key = (id(t), member)
                     cache = self.__dict__.setdefault("_class_members", {})
@@ -158,7 +159,7 @@ class TypeResolution:
                 return Const("BLayout::" + t.blayout)
             if member == "SFractal":
                 return Const("SLayout::" + t.slayout)
-        if isinstance(t, ty.GmType) and member == "DType":
+        if isinstance(t, ty.GmType) and member in ("DType", "RawDType"):  # RawDType: DType without __gm__
             return ty.ScalarType(t.dtype)
         if isinstance(t, ty.GmType) and member == "layout":
             return Const("Layout::" + t.layout)
@@ -190,6 +191,8 @@ class TypeResolution:
         if len(parts) > 1:
             targs = base.targs if len(parts) == 2 else None
             head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)
+            for middle in parts[1:-1]:  # `Spec::SrcGlobal::DType`: a member type of a member type
+                head = self.member_of_type(head, middle, node.offset)
             # A static constexpr member is a value: `F<Traits<160>::MOVE_NUM>()` reads it as a
             # template argument, which parses as a type-id.
             return self.member_of_type(head, name, node.offset)

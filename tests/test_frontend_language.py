@@ -667,7 +667,7 @@ def test_entries_written_by_a_macro_use(capsys):
     assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
     path = LANG / "bad" / "macro_entry_block.cpp"
     rc, out, err = run(capsys, "check", path)
-    assert rc == 2 and err.startswith(f"{path}:14:1: error: the body of 'blockCase1' comes from a macro "
+    assert rc == 2 and err.startswith(f"{path}:15:1: error: the body of 'blockCase1' comes from a macro "
                                       "expansion; ptorewrite reads such a body only when it is a list of "
                                       "expression statements")
 
@@ -727,6 +727,20 @@ def test_spec_struct_of_the_kernels_namespace(capsys):
     assert [p.dtype for p in k.params] == ["fp32", "fp32"]
     rc, out, err = run(capsys, "check", path)
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_scalar_only_kernels_have_nothing_to_check(capsys, tmp_path):
+    """A kernel whose code runs only on the scalar unit (records behind raw addresses, a struct
+    copy, a barrier) cannot race: `check` says so with a warning instead of stopping on C++ it does
+    not read. One flag to another pipe is enough to need the body read."""
+    path = LANG / "scalar_only.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (0 instructions and 0 syncs issued)" in out, out + err
+    assert f"{path}:22:24: warning: kernel 'scalar_only' runs scalar code only" in err
+    signalling = tmp_path / "signalling.cpp"
+    signalling.write_text(path.read_text().replace("pipe_barrier(PIPE_ALL);", "set_flag(PIPE_S, PIPE_V, EVENT_ID0);"))
+    rc, out, err = run(capsys, "check", signalling)
+    assert rc == 2 and "error: cannot parse expression" in err and "warning" not in err, err
 
 
 def test_macro_expansion_pastes_and_stringizes():

@@ -21,7 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import first_cross_core_use, user_functions
+from ptorewrite.parse.cross_core import first_cross_core_use, first_pipe_work, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -461,7 +461,18 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                            "between the cube and vector cores, and ptorewrite analyses the pipes of one core type "
                            "at a time", low.range_of(c))
         _define_header_scalar_types(parsed.top, low)
-        kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+        try:
+            kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+        except PtoError as e:
+            if first_pipe_work(entry, user_fns) is not None:
+                raise
+            # Scalar code only: it runs in program order on one unit, so nothing in it can race
+            # or wait, whatever C++ it uses that the front end does not read.
+            reporter.warn(f"kernel '{inst.display if inst is not None else entry.spelling}' runs scalar code only "
+                          "(no PTO instruction, flag or intrinsic): nothing in it can race; its body is not read "
+                          f"({e.diagnostics[0].message})", _loc(entry))
+            result.sync_only.append((_scalar_only_kernel(entry, inst, core, arch, parsed), entry.extent.start.offset))
+            continue
         if any(True for _ in kernel.instructions()):
             result.kernels.append(kernel)
             result.order.append(entry.extent.start.offset)
@@ -470,6 +481,14 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             if any(isinstance(s, ir.Sync) for s in ir.walk(kernel.body)):
                 result.sync_only.append((kernel, entry.extent.start.offset))
     return result
+
+
+def _scalar_only_kernel(entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
+                        parsed: ParsedFile) -> ir.Kernel:
+    """A kernel of scalar code only, as one with nothing to analyse."""
+    return ir.Kernel(name=inst.display if inst is not None else entry.spelling, file=parsed.source.path,
+                     arch=arch.name, core=core, params=[], tiles=[], gm_tensors=[], body=ir.Block([], uid=0),
+                     source=parsed.original, mode="manual")
 
 
 def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,

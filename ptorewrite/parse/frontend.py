@@ -21,7 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import first_cross_core_use, first_pipe_work, user_functions
+from ptorewrite.parse.cross_core import first_cross_core_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -36,6 +36,7 @@ from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is par
 from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
 from ptorewrite.parse.macros import FunctionMacro, expand_function_at, function_macro
+from ptorewrite.parse.scalar_only import first_pipe_work
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES
 

@@ -45,10 +45,9 @@ def first_pipe_work(entry: Cursor, functions: dict[str, list[Cursor]]) -> Cursor
 
 
 def _builtin_operation(call: Cursor) -> bool:
-    """A call clang lists that runs no code of a function: an implicit conversion, or a
-    constructor or assignment the compiler generates for a struct (`a = b` of two records)."""
-    if call.spelling == "":
-        return True
+    """A call clang lists that runs no code of a function: a constructor or assignment the
+    compiler generates for a struct (`a = b` of two records). A call it cannot resolve (a member
+    of a dependent type in a template) is not one."""
     ref = call.referenced
     if ref is None or ref.kind not in (CursorKind.CONSTRUCTOR, CursorKind.CXX_METHOD):
         return False

@@ -650,6 +650,10 @@ def test_scalar_read_through_a_pointer_to_a_tile(capsys, tmp_path):
     moved.write_text(path.read_text().replace("float scale = first[0];", "float scale = (first + 1)[0];"))
     rc, out, err = run(capsys, "check", moved)
     assert rc == 2 and "28:26: error: subscript of an on-chip pointer is not supported" in err, err
+    handle = tmp_path / "handle.cpp"  # the address behind a tile handle, as pto-isa's __tf__ helpers take it
+    handle.write_text(path.read_text().replace("auto &raw = s.data();", "auto raw = __cce_get_tile_ptr(s.data());"))
+    rc, out, err = run(capsys, "check", handle)
+    assert rc == 1 and "scale_by_first<false>: 1 race(s)" in out, out + err
     raw = tmp_path / "raw_mx.cpp"
     raw.write_text(path.read_text().replace("float scale = first[0];",
                                             "load_cbuf_to_ca_mx(0, (void *)raw, 0, 0, 1, 1, 1, 1); float scale = 1.0f;"))

@@ -649,6 +649,8 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, LoopLo
                 return Var(var)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
+            if name == "__cce_get_tile_ptr" and len(node.args) == 1:
+                return self.eval(node.args[0], scope)  # the buffer address behind a tile handle: the handle
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)

@@ -67,4 +67,3 @@ def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]]) -> t
                     return c, bare
             stack.extend(reversed(list(c.get_children())))
     return None
-

@@ -67,6 +67,8 @@ TILE_TYPE_BUFFER = {
     "Acc": "L0C",
     "Bias": "BIAS",
     "Scaling": "FB",
+    "ScaleLeft": "L0A_SCALE",
+    "ScaleRight": "L0B_SCALE",
 }
 
 _ALL_KINDS = frozenset({"raw", "war", "waw"})
@@ -104,6 +106,9 @@ A5 = ArchProfile(
         "L0C": Buffer("L0C", 256 * KiB, 256 * KiB, 512),
         "BIAS": Buffer("BIAS", 4 * KiB, 4 * KiB, 64),
         "FB": Buffer("FB", 4 * KiB, 4 * KiB, 64),
+        # The MX scale buffers beside L0A / L0B (ScaleLeft / ScaleRight tiles).
+        "L0A_SCALE": Buffer("L0A_SCALE", 4 * KiB, 4 * KiB, 32),
+        "L0B_SCALE": Buffer("L0B_SCALE", 4 * KiB, 4 * KiB, 32),
     },
     same_pipe_barrier={
         "M": _ALL_KINDS,

@@ -573,6 +573,7 @@ def test_instruction_table_names_are_declared() -> None:
     wanted = set(instructions.INSTRUCTIONS)
     for group in ("ALIAS_OPS", "CONFIG_OPS", "CROSS_CORE_OPS"):
         wanted |= set(getattr(instructions, group, ()))
+    wanted -= set(instructions.MX_ACCUMULATING_FORMS.values())  # forms a call is read as, not names
     tu = _parse("#include <pto/pto-inst.hpp>\n", parse_args("a2a3", "vec"))
     assert sorted(wanted - _pto_function_names(tu)) == []
 

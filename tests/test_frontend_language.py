@@ -458,6 +458,39 @@ def test_an_mx_scale_view_of_run_time_extent_is_refused(capsys, tmp_path):
     assert "an MX scale layout with a run-time extent is not supported" in capsys.readouterr().err
 
 
+VIEW_2D_BY_CONSTRUCTOR = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void k(__gm__ float *in)
+{
+    using VS = TileShape2D<float, -1, -1, Layout::LAYOUT>;
+    using WS = BaseShape2D<float, -1, -1, Layout::LAYOUT>;
+    VS validShape(16, 32);
+    WS wholeShape(32, 64);
+    using T = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor>;
+    T t;
+    TASSIGN(t, 0x0);
+    GlobalTensor<float, VS, WS, Layout::LAYOUT> g(in, validShape, wholeShape);
+    TLOAD(t, g);
+}
+"""
+
+
+@pytest.mark.parametrize("layout, shape, stride", [
+    ("ND", (1, 1, 1, 16, 32), (2048, 2048, 2048, 64, 1)),
+    ("DN", (1, 1, 1, 16, 32), (2048, 2048, 2048, 1, 32)),
+    # NZ: 8 floats per 32-byte row of a 16-row fractal.
+    ("NZ", (1, 4, 1, 16, 8), (2048, 256, 128, 8, 1)),
+])
+def test_2d_views_whose_constructors_give_the_extents(tmp_path, layout, shape, stride):
+    """`BaseShape2D<T, -1, -1, L> s(rows, cols)`: every stride that depends on the extents is
+    worked out from the constructor's values (not one value per -1 entry of the 5-D stride)."""
+    path = tmp_path / "view.cpp"
+    path.write_text(VIEW_2D_BY_CONSTRUCTOR.replace("LAYOUT", layout))
+    g = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5")).gm_tensors[0]
+    assert tuple(x.const_value() for x in g.shape) == shape
+    assert tuple(x.const_value() for x in g.stride) == stride
+
+
 def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
     """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
     touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""
@@ -472,6 +505,52 @@ def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys)
     assert "data race (RAW) on UB bytes [0x200, 0x400): TSTORE [MTE3] reads flatOut while TTRANS [V]" in err
     assert cli_main(["simulate", "--entry", "conv_tiles<true>", str(path)]) == 2
     assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err
+
+
+def test_img2col_configuration_and_timg2col(capsys):
+    """A ConvTile's img2col setters are configuration only; TIMG2COL writes its Left tile on MTE1."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "img2col.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="img2col<true>"))
+    ops = [(s.op, s.pipe) for s in k.instructions()]
+    assert ("TIMG2COL", "MTE1") in ops and ops.index(("TIMG2COL", "MTE1")) < ops.index(("TMATMUL", "M"))
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "img2col<true>: 0 race(s), 0 flag problem(s)" in out and "img2col<false>: 2 race(s)" in out
+    assert "data race (RAW) on L0A bytes [0x0, 0x200): TMATMUL [M] reads a while TIMG2COL [MTE1] at 49:5" in err
+
+
+def test_mx_matmul_scale_tiles_and_packed_cube_tiles(capsys, tmp_path):
+    """a5 MX: scale tiles in the L0A / L0B scale buffers, moved on MTE1, read by TMATMUL_MX; the
+    accumulating call (acc named twice) needs no barrier after the first; 4-bit cube tiles take
+    two values a byte (the pong tiles after 8 KiB pings do not overlap them)."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "mx_matmul.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5", entry="mx_matmul<true>"))
+    assert (k.tile("leftScale").tile_type, k.tile("rightScale").tile_type) == ("ScaleLeft", "ScaleRight")
+    assert k.tile("left").storage_bytes == 64 * 256 // 2
+    ops = [(s.op, s.pipe) for s in k.instructions()]
+    assert ("TMOV", "MTE1") in ops and ops[-3:-1] == [("TMATMUL_MX", "M"), ("TMATMUL_MX_ACC", "M")]
+    assert cli_main(["check", "--arch", "a5", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "mx_matmul<true>: 0 race(s), 0 flag problem(s)" in out and "mx_matmul<false>: 8 race(s)" in out
+    assert "data race (RAW) on L0A_SCALE bytes [0x0, 0x200): TMATMUL_MX [M] reads leftScale while TMOV [MTE1]" in err
+    assert "two values a byte" in err
+    assert cli_main(["check", "--arch", "a2a3", "--entry", "mx_matmul<true>", str(path)]) == 2
+    assert "tiles of type ScaleLeft have no buffer on a2a3" in capsys.readouterr().err
+
+
+def test_compact_tiles_store_their_valid_region(capsys):
+    """TileLeftCompact<half, 256, 256, 32, 64>: 4 KiB of fractals, not the 128 KiB its declared shape
+    would take; the tile right after it does not overlap it; the emulator refuses compact tiles."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "compact_tiles.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="compact_tiles<true>"))
+    assert (k.tile("left0").compact, k.tile("left0").nbytes, k.tile("acc").nbytes) == (True, 4096, 4096)
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "compact_tiles<true>: 0 race(s), 0 flag problem(s)" in out and "compact_tiles<false>: 4 race(s)" in out
+    assert "data race (RAW) on L0A bytes [0x1000, 0x2000): TMATMUL_ACC [M] reads left1" in err
+    assert "outside" not in err
+    assert cli_main(["simulate", "--entry", "compact_tiles<true>", str(path)]) == 2
+    assert "compact tile 'left0': the emulator does not lay out compact-mode tiles" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- scalar operands
@@ -570,6 +649,28 @@ def test_on_chip_pointer_from_a_tile_counts_in_elements(capsys):
     assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
 
 
+def test_scalar_read_through_a_pointer_to_a_tile(capsys, tmp_path):
+    """`p[i]` with `p = (T *)t.data()`: a scalar-unit read of tile t, ordered by MTE2 -> S flags;
+    a pointer moved off the tile's start is refused (which tile it reads is not known)."""
+    path = LANG / "onchip_pointer_read.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 1 and "scale_by_first<true>: 0 race(s)" in out and "scale_by_first<false>: 1 race(s)" in out
+    assert "28:5: error: data race (RAW) on UB bytes [0x100, 0x200): GetValue [S] reads s while TLOAD [MTE2]" in err
+    moved = tmp_path / "moved.cpp"
+    moved.write_text(path.read_text().replace("float scale = first[0];", "float scale = (first + 1)[0];"))
+    rc, out, err = run(capsys, "check", moved)
+    assert rc == 2 and "28:26: error: subscript of an on-chip pointer is not supported" in err, err
+    handle = tmp_path / "handle.cpp"  # the address behind a tile handle, as pto-isa's __tf__ helpers take it
+    handle.write_text(path.read_text().replace("auto &raw = s.data();", "auto raw = __cce_get_tile_ptr(s.data());"))
+    rc, out, err = run(capsys, "check", handle)
+    assert rc == 1 and "scale_by_first<false>: 1 race(s)" in out, out + err
+    raw = tmp_path / "raw_mx.cpp"
+    raw.write_text(path.read_text().replace("float scale = first[0];",
+                                            "load_cbuf_to_ca_mx(0, (void *)raw, 0, 0, 1, 1, 1, 1); float scale = 1.0f;"))
+    rc, out, err = run(capsys, "check", raw)
+    assert rc == 2 and "28:5: error: 'load_cbuf_to_ca_mx' moves data below the PTO instructions" in err, err
+
+
 def test_entries_written_by_a_macro_use(capsys):
     k = load(LANG / "macro_entries.cpp", auto=False, entry="scaleCase2")
     assert [p.name for p in k.params] == ["out", "in", "scale"]
@@ -580,9 +681,80 @@ def test_entries_written_by_a_macro_use(capsys):
     assert rc == 0 and out.count("0 race(s), 0 flag problem(s)") == 2, out + err
     path = LANG / "bad" / "macro_entry_block.cpp"
     rc, out, err = run(capsys, "check", path)
-    assert rc == 2 and err.startswith(f"{path}:14:1: error: the body of 'blockCase1' comes from a macro "
+    assert rc == 2 and err.startswith(f"{path}:15:1: error: the body of 'blockCase1' comes from a macro "
                                       "expansion; ptorewrite reads such a body only when it is a list of "
                                       "expression statements")
+
+
+def test_macro_uses_defining_a_kernel_and_its_launcher(capsys):
+    # The launcher each use also defines is host code, not a kernel; a macro forwarding to the
+    # kernel-defining one is expanded again.
+    path = LANG / "macro_launchers.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0, out + err
+    assert [ln.split(": ")[1] for ln in out.splitlines() if "race(s)" in ln] == \
+        ["addOne_wide", "addOneBytes_narrow", "addOne_square", "addOne_both", "addOneBytes_both"], out
+    k = load(path, auto=False, entry="addOne_square")
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (16, 16)}
+    k = load(path, auto=False, entry="addOneBytes_both")
+    assert {t.cpp_name: (t.rows, t.cols) for t in k.tiles} == {"x": (2, 128)}
+    bad = LANG / "bad" / "simt_launch.cpp"
+    rc, out, err = run(capsys, "check", bad)
+    assert rc == 2 and err.startswith(f"{bad}:14:10: error: 'cce::async_invoke' launches a SIMT vector function"), err
+
+
+def test_tiles_given_a_new_valid_shape_and_defaulted_template_parameters(capsys):
+    """`tiles[i] = T(rows)` / `single = T(rows)`: a re-shaped tile counts its whole capacity (with a
+    warning where its declaration gave a valid extent); `ScaleAndStore(dst, tiles, ...)` deduces
+    the types after its defaulted `Factor`."""
+    path = LANG / "tile_reconstruct.cpp"
+    k = load(path, auto=False)
+    assert k.tile("single").valid_rows is None and k.tile("tiles").valid_rows is None
+    assert [s.op for s in k.instructions()] == ["TLOAD", "TMULS", "TSTORE", "TLOAD", "TSTORE"]
+    rc, out, err = run(capsys, "check", "--set", "rows=4", "--set", "ordered=1", path)
+    assert rc == 1 and "1 race(s)" in out, out + err
+    assert "41:5: warning: tile 'single' gets a new run-time valid shape here; `check` counts all its rows" in err
+    assert "45:5: error: data race (RAW) on UB bytes [0x2000, 0x3000): TSTORE [MTE3] reads single" in err
+    rc, out, err = run(capsys, "check", "--set", "rows=4", "--set", "ordered=0", path)
+    assert rc == 1 and "3 race(s)" in out, out + err
+
+
+def test_register_level_vector_code_is_refused_by_name(capsys, tmp_path):
+    """a5 `__VEC_SCOPE__` blocks parse with the bundled headers; the first register-level construct
+    the kernel runs gets a located error (an intrinsic call, or a vector-register variable)."""
+    path = LANG / "bad" / "vector_registers.cpp"
+    rc, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert rc == 2 and err.startswith(f"{path}:32:9: error: 'mem_bar' is register-level vector code"), err
+    helper_first = tmp_path / "helper_first.cpp"
+    helper_first.write_text(path.read_text().replace("        mem_bar(VST_VLD);\n", ""))
+    rc, _, err = run(capsys, "check", "--arch", "a5", helper_first)
+    assert rc == 2 and f"{helper_first}:9:5: error: 'RegTensor' is register-level vector code" in err, err
+
+
+def test_spec_struct_of_the_kernels_namespace(capsys):
+    """`add_spec<spec_tests::AddSpec<float, 4, 20>>` (as clang names it): the spec's member alias
+    names its static member `padded` (32), the parameters read `Spec::Global::RawDType`."""
+    path = LANG / "spec_struct.cpp"
+    k = load(path, auto=False)
+    t = k.tile("t")
+    assert (t.rows, t.cols, t.valid_cols.const_value(), t.dtype) == (4, 32, 20, "fp32")
+    assert [p.dtype for p in k.params] == ["fp32", "fp32"]
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_scalar_only_kernels_have_nothing_to_check(capsys, tmp_path):
+    """A kernel whose code runs only on the scalar unit (records behind raw addresses, a struct
+    copy, a barrier) cannot race: `check` says so with a warning instead of stopping on C++ it does
+    not read. One flag to another pipe is enough to need the body read."""
+    path = LANG / "scalar_only.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (0 instructions and 0 syncs issued)" in out, out + err
+    assert f"{path}:22:24: warning: kernel 'scalar_only' runs scalar code only" in err
+    signalling = tmp_path / "signalling.cpp"
+    signalling.write_text(path.read_text().replace("pipe_barrier(PIPE_ALL);", "set_flag(PIPE_S, PIPE_V, EVENT_ID0);"))
+    rc, out, err = run(capsys, "check", signalling)
+    assert rc == 2 and "error: cannot parse expression" in err and "warning" not in err, err
 
 
 def test_macro_expansion_pastes_and_stringizes():

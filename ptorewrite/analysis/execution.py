@@ -778,6 +778,9 @@ class Machine:
             raise located(f"packed {decl.dtype} tiles are not supported by the emulator", s)
         if decl.slayout.startswith("Conv") and self.require_semantics:
             raise located(f"ConvTile '{ref}': the emulator does not compute N-D ({decl.slayout[4:]}) tiles", s)
+        if decl.compact and self.require_semantics:
+            raise located(f"compact tile '{ref}': the emulator does not lay out compact-mode tiles (their valid "
+                          "region stored densely)", s)
         if scratch:  # used by its address and capacity shape; its valid shape does not matter
             vr, vc = decl.rows, decl.cols
         else:
@@ -902,6 +905,13 @@ class Machine:
     def tile_footprint(self, o: TileOperand, window, s) -> Footprint | None:
         if o.decl.packed:  # half-byte elements: the whole tile, a byte per column (see TileDecl.storage_bytes)
             fp = single(o.place.buffer, o.place.address, o.place.address + o.decl.storage_bytes)
+            if fp.hi > self.buffer_size[o.place.buffer]:
+                self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
+                            f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)
+            return fp
+        if o.decl.compact and o.decl.slayout != "NoneBox":
+            # Only the valid region is stored, densely from the tile's address: all of it.
+            fp = single(o.place.buffer, o.place.address, o.place.address + o.decl.compact_bytes(*o.valid))
             if fp.hi > self.buffer_size[o.place.buffer]:
                 self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
                             f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)

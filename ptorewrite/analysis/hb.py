@@ -118,8 +118,9 @@ def same_pipe_ordered(arch: ArchProfile, pipe: str, hazard: str, earlier_op: str
     if hazard not in arch.same_pipe_barrier.get(pipe, frozenset()):
         return True
     # Accumulating matmuls into one L0C tile rely on in-order accumulation (spec §4).
-    return pipe == "M" and same_tile and later_op in ("TMATMUL_ACC", "TGEMV_ACC") and \
-        earlier_op in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
+    return pipe == "M" and same_tile and later_op in ("TMATMUL_ACC", "TGEMV_ACC", "TMATMUL_MX_ACC", "TGEMV_MX_ACC") \
+        and earlier_op in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS",
+                           "TMATMUL_MX", "TGEMV_MX", "TMATMUL_MX_ACC", "TGEMV_MX_ACC")
 
 
 # ---------------------------------------------------------------- the planner's happens-before

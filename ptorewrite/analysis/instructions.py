@@ -77,6 +77,9 @@ _TABLE: list[OpInfo] = [
     *_ops("TMOV", "move", "w r", n3="w r rw"),
     *_ops("TEXTRACT", "move", "w r", n3="w w r"),
     *_ops("TINSERT", "insert", "w r"),
+    # TIMG2COL(dst, convSrc[, posM, posK]): MTE1 expands an L1 feature map (a ConvTile, read whole)
+    # into a Left tile, as the SETFMATRIX/SET_IMG2COL_* configuration says.
+    *_ops("TIMG2COL", "MTE1", "w r"),
     # Fixpipe quantisation forms: (dst, src, fp[, indexRow, indexCol]) move an accumulator through
     # the fixpipe, which reads its per-channel parameters from the Scaling (fixpipe buffer) tile.
     *_ops("TSTORE_FP", "store", "r r", gm="w"),
@@ -85,6 +88,12 @@ _TABLE: list[OpInfo] = [
     # Cube. TMATMUL_ACC(acc, left, right) accumulates in place; (out, in, left, right) reads `in`.
     *_ops("TMATMUL TMATMUL_BIAS TGEMV TGEMV_BIAS", "M", "w r*"),
     *_ops("TMATMUL_ACC TGEMV_ACC", "M", "w r r r", n3="rw r r"),
+    # a5 MX: (c, a, aScale, b, bScale[, bias]) or (cOut, cIn, a, aScale, b, bScale): every operand
+    # after the result is read, the scales from the L0A / L0B scale buffers.
+    *_ops("TMATMUL_MX TGEMV_MX", "M", "w r*"),
+    # Their accumulating form (cOut, cIn, ...) is read as an instruction of its own, so that
+    # in-order accumulation into one L0C tile applies to it as to TMATMUL_ACC.
+    *_ops("TMATMUL_MX_ACC TGEMV_MX_ACC", "M", "w r r r r r"),
     # Vector: elementwise.
     *_ops("TADD TSUB TMUL TDIV TMIN TMAX TAND TOR TXOR TSHL TSHR TCMP TADDC TSUBC TFMOD",
           "V", "w r*"),
@@ -149,7 +158,10 @@ _TABLE: list[OpInfo] = [
 ]
 
 # pto-isa offers these on a5 only.
-_A5_ONLY = frozenset({"TINTERLEAVE", "TDEINTERLEAVE"})
+_A5_ONLY = frozenset({"TINTERLEAVE", "TDEINTERLEAVE", "TMATMUL_MX", "TGEMV_MX", "TMATMUL_MX_ACC", "TGEMV_MX_ACC"})
+
+# MX matmul calls whose second tile is an accumulator: the accumulating form.
+MX_ACCUMULATING_FORMS = {"TMATMUL_MX": "TMATMUL_MX_ACC", "TGEMV_MX": "TGEMV_MX_ACC"}
 _TABLE = [replace(op, archs=frozenset({"a5"})) if op.name in _A5_ONLY else op for op in _TABLE]
 
 INSTRUCTIONS: dict[str, OpInfo] = {op.name: op for op in _TABLE}
@@ -200,6 +212,8 @@ MOVE_PIPES = {
     ("Left", "Mat"): "MTE1",
     ("Right", "Mat"): "MTE1",
     ("Bias", "Mat"): "MTE1",
+    ("ScaleLeft", "Mat"): "MTE1",  # a5 MX scales: load_cbuf_to_ca_mx / _cb_mx
+    ("ScaleRight", "Mat"): "MTE1",
     ("Scaling", "Mat"): "FIX",
     ("Mat", "Acc"): "FIX",
     ("Vec", "Acc"): "FIX",
@@ -337,6 +351,10 @@ OPERAND_RULES: dict[str, OperandRule] = {
     **_rules("TMATMUL TGEMV", "Acc Left Right", n3="Acc Left Right"),
     **_rules("TMATMUL_BIAS TGEMV_BIAS", "Acc Left Right Bias"),
     **_rules("TMATMUL_ACC TGEMV_ACC", "Acc Acc Left Right", n3="Acc Left Right"),
+    # a5 MX: (acc, left, leftScale, right, rightScale), then a bias, or the accumulator read first.
+    **_rules("TMATMUL_MX TGEMV_MX", "Acc Left ScaleLeft Right ScaleRight",
+             n6="Acc Left Left|ScaleLeft ScaleLeft|Right Right|ScaleRight ScaleRight|Bias"),
+    **_rules("TMATMUL_MX_ACC TGEMV_MX_ACC", "Acc Acc Left ScaleLeft Right ScaleRight"),
 }
 
 # (acc, left, right) element types a matmul accepts.
@@ -347,6 +365,11 @@ MATMUL_DTYPES: dict[str, frozenset[tuple[str, str, str]]] = {
                      ("fp32", "bf16", "bf16"), ("fp32", "fp8_e4m3", "fp8_e4m3"), ("fp32", "fp8_e4m3", "fp8_e5m2"),
                      ("fp32", "fp8_e5m2", "fp8_e4m3"), ("fp32", "fp8_e5m2", "fp8_e5m2"), ("fp32", "hif8", "hif8")}),
 }
+
+# (acc, left, right) element types the a5 MX matmuls accept: 4-bit pairs or 8-bit floats.
+_FP4 = ("fp4_e1m2", "fp4_e2m1")
+_FP8 = ("fp8_e4m3", "fp8_e5m2")
+MX_MATMUL_DTYPES = frozenset({("fp32", a, b) for a in _FP4 for b in _FP4} | {("fp32", a, b) for a in _FP8 for b in _FP8})
 
 # A row of a RowMajor tile without fractal boxes (a column of a ColMajor one) is a whole number
 # of these blocks.

@@ -80,6 +80,8 @@ class TileDecl:
     declarator: int = -1  # offset of its name: tells apart the tiles of one declaration (`TileT a, b;`)
     # AUTO mode: bytes past the capacity that a TSUBVIEW of this tile reaches; its place reserves them.
     overhang: int = 0
+    # CompactMode::Normal (cube tiles): only the valid region is stored, densely, in whole fractals.
+    compact: bool = False
 
     @property
     def elem_bytes(self) -> float:
@@ -97,14 +99,30 @@ class TileDecl:
 
     @property
     def storage_bytes(self) -> int:
-        """Bytes pto-isa's headers size the tile at: `Rows * Cols * sizeof(DType)`, where the
-        storage type of a packed 4-bit tile is one byte (its vector paths step one byte per
-        column). Its capacity counts half a byte per element; the larger is what may be touched."""
+        """Bytes an instruction may touch of the tile. pto-isa's headers size a UB tile at
+        `Rows * Cols * sizeof(DType)`, where the storage type of a packed 4-bit tile is one byte
+        (its vector paths step one byte per column); the cube-side paths (L1, L0A/L0B) move packed
+        values two per byte (a5's GetByteSize), so there the capacity is what may be touched."""
+        if self.packed and self.tile_type != "Vec":
+            return self.capacity_bytes
         return self.rows * self.cols * max(1, int(self.elem_bytes))
+
+    def compact_bytes(self, valid_rows: int, valid_cols: int) -> int:
+        """Bytes a compact tile with this valid shape stores: its valid rows and columns each
+        rounded up to whole fractals. pto-isa rounds rows to 16 or to the 32-byte block (C0) and
+        columns to the other, or both to the fractal edge when transposing; rounding both to the
+        larger of 16 and C0 covers every form."""
+        edge = max(16, int(32 / self.elem_bytes))
+        return int(-(-valid_rows // edge) * edge * -(-valid_cols // edge) * edge * self.elem_bytes)
 
     @property
     def nbytes(self) -> int:
-        """Bytes one tile (one array element) occupies: its capacity, plus any AUTO-mode overhang."""
+        """Bytes one tile (one array element) occupies: its capacity, plus any AUTO-mode overhang;
+        for a compact tile whose valid shape is known, the valid region it stores."""
+        vr = self.valid_rows.const_value() if self.valid_rows is not None else None
+        vc = self.valid_cols.const_value() if self.valid_cols is not None else None
+        if self.compact and isinstance(vr, int) and isinstance(vc, int):
+            return self.compact_bytes(vr, vc) + self.overhang
         return self.capacity_bytes + self.overhang
 
     @property

@@ -35,7 +35,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.instructions import BLOCK_BYTES, MATMUL_DTYPES, OPERAND_RULES, base_form
+from ptorewrite.analysis.instructions import (
+    BLOCK_BYTES,
+    MATMUL_DTYPES,
+    MX_MATMUL_DTYPES,
+    OPERAND_RULES,
+    base_form,
+)
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 
@@ -59,9 +65,11 @@ def check_operands(kernel: ir.Kernel, arch: ArchProfile, reporter: Reporter | No
     for tile in kernel.tiles:
         _check_tile_shape(tile, error)
         if tile.packed and reporter is not None:
+            step = "a byte per column, as pto-isa's vector paths step" if tile.tile_type == "Vec" else \
+                "two values a byte, as pto-isa's cube-side paths move them"
             reporter.warn(f"tile '{tile.cpp_name or tile.name}' holds packed {tile.dtype} values: every access counts "
-                          f"as touching its whole {tile.storage_bytes} B (a byte per column, as pto-isa's vector "
-                          "paths step), and the emulator does not compute them", tile.loc)
+                          f"as touching its whole {tile.storage_bytes} B ({step}), and the emulator does not compute "
+                          "them", tile.loc)
     _check_scalar_gm_walks(kernel, error)
     if kernel.mode == "auto":
         reserve_alias_reach(kernel, reporter)  # the front end has done it; kernels built otherwise
@@ -233,7 +241,7 @@ def _check_matmul(s: ir.Instr, refs: list[ir.TileRef], tiles: list[ir.Arg], arch
     if not all(k in by_type for k in ("Acc", "Left", "Right")):
         return  # the TileType check has said what is missing
     (acc_arg, acc), (left_arg, left), (right_arg, right) = by_type["Acc"], by_type["Left"], by_type["Right"]
-    combos = MATMUL_DTYPES.get(arch.name, frozenset())
+    combos = MX_MATMUL_DTYPES if "_MX" in s.op else MATMUL_DTYPES.get(arch.name, frozenset())
     if (acc.dtype, left.dtype, right.dtype) not in combos:
         known = ", ".join(f"{a} <- {l_} x {r}" for a, l_, r in sorted(combos))
         error(f"{s.op} multiplies '{left_arg.text}' ({left.dtype}) by '{right_arg.text}' ({right.dtype}) into "

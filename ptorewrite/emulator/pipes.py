@@ -55,9 +55,10 @@ from ptorewrite.diagnostics import Diagnostic, to_location
 
 PIPES = ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX")
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
-MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"})
+MATMULS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMATMUL_MX", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS",
+                     "TGEMV_MX", "TMATMUL_MX_ACC", "TGEMV_MX_ACC"})
 # Matmuls that add to their destination: in-order accumulation needs no barrier before them (spec §4).
-ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC"})
+ACCUMULATING = frozenset({"TMATMUL_ACC", "TGEMV_ACC", "TMATMUL_MX_ACC", "TGEMV_MX_ACC"})
 SCALAR_STORES = frozenset({"ScalarStore"})
 
 

@@ -22,7 +22,7 @@ from ptorewrite.parse.cursor_text import (
 )
 from ptorewrite.parse.events import EventObject
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.values import Binding, Function, Ptr, RecordValue, Scope, deduce_type
+from ptorewrite.parse.values import USE_DEFAULT, Binding, Function, Ptr, RecordValue, Scope, deduce_type
 
 
 class CallInlining:
@@ -131,7 +131,7 @@ class CallInlining:
                 if pname in deduced and deduced[pname] is not None:
                     bound.append(deduced[pname])
                 elif default is not None:
-                    break
+                    bound.append(USE_DEFAULT)  # defaulted, yet later parameters may be deduced
                 else:
                     raise self.error(f"cannot deduce template parameter '{pname}' of '{fn.name}'; "
                                      "give it explicitly", node.offset)

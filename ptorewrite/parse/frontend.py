@@ -35,7 +35,8 @@ from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is par
 )
 from ptorewrite.parse.launch_syntax import blank_launch_configs
 from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
-from ptorewrite.parse.macros import FunctionMacro, function_macro
+from ptorewrite.parse.macros import FunctionMacro, expand_function_at, function_macro
+from ptorewrite.parse.scalar_only import first_pipe_work
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES
 
@@ -118,6 +119,14 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
     """Object-like macros (name -> replacement text) and function-like macros (name -> parameters
     and replacement text; None where the replacement pastes or stringizes, which expressions do not
     need)."""
+    objects, functions = macro_definitions(tu, top)
+    objects.update(predefined_macros(opts, core))
+    return objects, functions
+
+
+def macro_definitions(tu: TranslationUnit, top: list[Cursor] | None = None
+                      ) -> tuple[dict[str, str], dict[str, FunctionMacro | None]]:
+    """The macros the translation unit defines: (object-like, function-like), as collect_macros."""
     objects: dict[str, str] = {}
     functions: dict[str, FunctionMacro | None] = {}
     texts: dict[str, str] = {}
@@ -137,7 +146,6 @@ def collect_macros(tu: TranslationUnit, opts: FrontendOptions, core: str,
             objects.pop(c.spelling, None)
         else:
             objects[c.spelling] = guards.code_only(body).strip()
-    objects.update(predefined_macros(opts, core))
     return objects, functions
 
 
@@ -156,8 +164,10 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
                  top: list[Cursor] | None = None) -> list[Cursor]:
     """Kernel entry points: `__global__` function definitions in the main file."""
     found = []
+    written: dict[str, FunctionMacro | None] | None = None  # function-like macros, read when first needed
 
     def visit(cursor: Cursor | None):
+        nonlocal written
         for c in cursor.get_children() if cursor is not None else top:
             if c.kind not in _SCOPES and c.kind not in kinds:
                 continue  # checked first: asking libclang for a cursor's file is slow
@@ -166,10 +176,18 @@ def find_entries(tu: TranslationUnit, main: str, kinds=(CursorKind.FUNCTION_DECL
             if c.kind in _SCOPES:
                 visit(c)
             elif c.kind in kinds and c.is_definition():
-                head = " ".join(t.spelling for t in itertools_head(c))
-                annotated = any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global"
-                                for k in c.get_children())
-                if annotated or "__global__" in head.split() or _global_before(c, main):
+                if any(k.kind == CursorKind.ANNOTATE_ATTR and k.spelling == "pto.global" for k in c.get_children()):
+                    found.append(c)
+                    continue
+                head = declaration_head(c)
+                if head is None:
+                    # Written by a macro use (`DEFINE_CASE(...)` defining a kernel and its host
+                    # launcher): the tokens libclang gives are not the declaration's; read the
+                    # expansion's.
+                    if written is None:
+                        written = macro_definitions(tu, top)[1]
+                    head = macro_written_head(c, written)
+                if "__global__" in (head or "").split() or _global_before(c, main):
                     found.append(c)
 
     visit(None if top is not None else tu.cursor)
@@ -185,12 +203,22 @@ def _global_before(c: Cursor, main: str) -> bool:
     return re.search(r"\b__global__\b", tail) is not None
 
 
-def itertools_head(c: Cursor):
-    """Tokens of a function declaration up to its name."""
+def declaration_head(c: Cursor) -> str | None:
+    """The tokens of a function declaration up to its name, joined by spaces; None when its tokens
+    never name it (a declaration a macro use writes)."""
+    head = []
     for t in c.get_tokens():
         if t.spelling == c.spelling:
-            return
-        yield t
+            return " ".join(head)
+        head.append(t.spelling)
+    return None
+
+
+def macro_written_head(c: Cursor, functions: dict[str, FunctionMacro | None]) -> str | None:
+    """The declaration head of function `c` in the expansion of the macro use it stands at."""
+    text = Path(c.location.file.name).read_bytes().decode("latin-1")
+    expanded = expand_function_at(text, c.extent.start.offset, c.spelling, functions)
+    return None if expanded is None else expanded.head
 
 
 def _core_guards(core: str) -> set[str]:
@@ -449,7 +477,18 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                            "the L2 cache in the background, driven through a UB scratch tile and a GM workspace, and "
                            "ptorewrite does not model what the engine touches or when", low.range_of(prefetch[0]))
         _define_header_scalar_types(parsed.top, low)
-        kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+        try:
+            kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+        except PtoError as e:
+            if first_pipe_work(entry, user_fns) is not None:
+                raise
+            # Scalar code only: it runs in program order on one unit, so nothing in it can race
+            # or wait, whatever C++ it uses that the front end does not read.
+            reporter.warn(f"kernel '{inst.display if inst is not None else entry.spelling}' runs scalar code only "
+                          "(no PTO instruction, flag or intrinsic): nothing in it can race; its body is not read "
+                          f"({e.diagnostics[0].message})", _loc(entry))
+            result.sync_only.append((_scalar_only_kernel(entry, inst, core, arch, parsed), entry.extent.start.offset))
+            continue
         # A core that only signals the other cores of its cluster still takes part in its run.
         if any(True for _ in kernel.instructions()) or is_cluster_kernel(kernel):
             result.kernels.append(kernel)
@@ -471,6 +510,14 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
 # The asynchronous L2 prefetch and the context it runs with (bundled pto/common/prefetch_async.hpp).
 ASYNC_PREFETCH = frozenset({"TPREFETCH_ASYNC"})
 ASYNC_PREFETCH_TYPES = frozenset({"PrefetchAsyncContext"})
+
+
+def _scalar_only_kernel(entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
+                        parsed: ParsedFile) -> ir.Kernel:
+    """A kernel of scalar code only, as one with nothing to analyse."""
+    return ir.Kernel(name=inst.display if inst is not None else entry.spelling, file=parsed.source.path,
+                     arch=arch.name, core=core, params=[], tiles=[], gm_tensors=[], body=ir.Block([], uid=0),
+                     source=parsed.original, mode="manual")
 
 
 def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
@@ -587,7 +634,7 @@ def _with_note(d: Diagnostic, note: Diagnostic) -> Diagnostic:
 def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope: Scope, top: list[Cursor]) -> None:
     """Bind the template's parameters to the instantiation's arguments (as clang printed them)."""
     src = low.file_of(entry)
-    text = _qualify_enum_constants(inst.args, top) + ">"
+    text = _without_user_namespaces(_qualify_enum_constants(inst.args, top), top, low.user_files) + ">"
     try:
         with low.frame(SourceFile(f"<{inst.display}>", text.encode("latin-1")), (), "instantiation"):
             nodes = low.parser(text, 0, low.globals).template_arguments()
@@ -595,6 +642,16 @@ def _bind_instantiation(low: Lowering, entry: Cursor, inst: Instantiation, scope
         low.bind_template_params(template_params(entry, src), values, scope, src)
     except (LoweringError, cp.ParseError) as e:
         raise PtoError(f"cannot analyse {inst.display}: {e}", inst.loc) from None
+
+
+def _without_user_namespaces(args: str, top: list[Cursor], user_files) -> str:
+    """clang prints a type of the kernel's own namespace qualified (`MyTests::Spec<half, 16>`); the
+    front end reads the file's namespaces as one scope, so the qualifier is dropped."""
+    names = {c.spelling for c in top if c.kind == CursorKind.NAMESPACE and c.spelling not in NAMESPACES
+             and c.location.file is not None and c.location.file.name in user_files}
+    if not names:
+        return args
+    return re.sub(r"(?<![\w:])(?:" + "|".join(map(re.escape, sorted(names))) + r")::", "", args)
 
 
 def _qualify_enum_constants(args: str, top: list[Cursor]) -> str:

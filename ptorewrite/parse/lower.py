@@ -33,12 +33,13 @@ from ptorewrite.analysis.instructions import (
     ALIAS_OPS,
     CONFIG_OPS,
     CROSS_CORE_OPS,
+    MX_ACCUMULATING_FORMS,
     PipeRuleError,
     lookup,
     pipe_of,
     tile_accesses,
 )
-from ptorewrite.arch import CROSS_CORE_SEMAPHORES, PIPE_ENUM, ArchProfile
+from ptorewrite.arch import CROSS_CORE_SEMAPHORES, PIPE_ENUM, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import macros
@@ -54,7 +55,13 @@ from ptorewrite.parse.loops import LoopLowering, has_jump
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.typeres import TYPE_TRAITS, VALUE_TRAITS, TypeResolution
+from ptorewrite.parse.typeres import (
+    TYPE_TRAITS,
+    VALUE_TRAITS,
+    VECTOR_REGISTER_CODE,
+    TypeResolution,
+    vector_register_refusal,
+)
 from ptorewrite.parse.values import (
     NAMESPACES,
     NULL_POINTER,
@@ -92,12 +99,21 @@ IGNORED_BUILTINS = frozenset({"set_ffts_base_addr", "set_atomic_none", "set_padd
 CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 # pto-isa's AccToVecMode by value: which vector core's UB an a5 accumulator-to-vector move writes.
 ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
+# a5 MX intrinsics (scale moves into L0A/L0B, the MX cube op), declared in the bundled headers but
+# not modelled: a kernel that runs one is refused.
+UNMODELLED_INTRINSICS = frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
 ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
 # Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
 TILE_MODE_SETTERS = frozenset({"SetKAligned", "SetMadTF32Mode", "ResetMadMode"})
+# A ConvTile's img2col configuration (feature map, filter, padding, strides, repeats, where the
+# output goes in the destination): read by SETFMATRIX/TIMG2COL, which touch both tiles whole.
+CONV_TILE_SETTERS = frozenset({
+    "SetFmapH", "SetFmapW", "SetPadList", "SetPadListArray", "SetFilterH", "SetFilterW", "SetDilationH",
+    "SetDilationW", "SetStrideH", "SetStrideW", "SetPadValue", "SetChannelSize", "SetRepeatStride",
+    "SetRepeatTime", "SetRepeatMode", "SetTranspose", "SetDstStride", "SetDstMposition"})
 RUNTIME_BUILTINS = {"block_idx": "block_idx", "block_num": "block_num"}
 RUNTIME_CALLS = {"get_block_idx": "block_idx", "get_block_num": "block_num", "GetBlockIdx": "block_idx",
                  "GetBlockNum": "block_num", "get_subblockid": "subblock_idx", "get_subblockdim": "subblock_num"}
@@ -549,9 +565,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, LocalPtr) and isinstance(rhs, Expr) and node.op in "+-":
-            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))))
+            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))),
+                           tile=None)
         if isinstance(rhs, LocalPtr) and isinstance(lhs, Expr) and node.op == "+":
-            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
+            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))),
+                           tile=None)
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):
@@ -759,6 +777,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return self.offset_of(node, scope)
             if name == "decltype" and len(node.args) == 1:
                 return self.decltype(node.args[0], scope)
+            if name == "__cce_get_tile_ptr" and len(node.args) == 1:
+                return self.eval(node.args[0], scope)  # the buffer address behind a tile handle: the handle
             if name in ("min", "max") and len(node.args) == 2:
                 a, b = (self.scalar(x, scope) for x in node.args)
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
@@ -776,14 +796,13 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return self.construct(target, list(node.args), scope, node.offset, name)
         raise self.error("this call is not supported inside an expression", node.offset)
 
-    def scalar_tile_read(self, ref: ir.TileRef, node: cp.Call, scope: Scope) -> Var:
+    def scalar_tile_read(self, ref: ir.TileRef, index_node: cp.Node, scope: Scope, offset: int, text: str) -> Var:
         """`t.GetValue(i)`: the scalar unit reads one element of a tile. It is an access like an
         instruction's, on PIPE_S (flags to PIPE_S order it), taken as a read of the tile's whole
         valid region; it runs before the statement it is written in (see lower_stmt), and its
         value is data known only at run time."""
-        index = self.scalar(node.args[0], scope)
-        text = f"{self.node_text(node.callee.base) or ref}.GetValue({self.node_text(node.args[0])})"
-        loc = self.src.range(node.offset, node.offset)  # until lower_stmt gives it its statement's
+        index = self.scalar(index_node, scope)
+        loc = self.src.range(offset, offset)  # until lower_stmt gives it its statement's
         self._scalar_unit_reads.append(ir.Instr(
             "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
             self.via, uid=next(self._uid)))
@@ -828,7 +847,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(base, ir.TileRef) and name == "data" and not node.args:
             return self.tile_pointer(base, node.offset)
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
-            return self.scalar_tile_read(base, node, scope)
+            text = f"{self.node_text(callee.base) or base}.GetValue({self.node_text(node.args[0])})"
+            return self.scalar_tile_read(base, node.args[0], scope, node.offset, text)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -857,9 +877,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not args:
             return t
         values = [self.scalar(a, scope) for a in args]
+        if len(values) != t.dynamic_count():
+            raise self.error(f"{len(values)} values for a {t.kind} with {t.dynamic_count()} dynamic dimensions",
+                             offset)
+        if t.extents2d is not None:
+            return t.with_extents(values)
         dynamic = [i for i, d in enumerate(t.dims) if d.const_value() == ty.DYNAMIC]
-        if len(values) != len(dynamic):
-            raise self.error(f"{len(values)} values for a {t.kind} with {len(dynamic)} dynamic dimensions", offset)
         dims = list(t.dims)
         for i, v in zip(dynamic, values):
             dims[i] = v
@@ -1273,6 +1296,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
             return
+        if isinstance(value, LocalPtr) and not self._is_assigned_later(d):
+            scope.define(decl.name, Binding("value", value))  # `auto &a = tile.data();`
+            return
         if isinstance(value, TileConstruction) and decl.array is None:
             # `auto t = MakeTile<T>(rows, cols);`: a helper returned a tile it constructed.
             self.declare_tile(d, decl, value.type, scope, group, out, value.args)
@@ -1393,10 +1419,13 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset,
+            declarator=decl.name_offset, compact=t.compact,
         )
-        if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling"):
+        if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
+        if TILE_TYPE_BUFFER.get(t.tile_type) not in self.arch.buffers:
+            raise self.error(f"tiles of type {t.tile_type} have no buffer on {self.arch.name} (the MX scale buffers "
+                             "are a5's)", decl.name_offset)
         self.tiles.append(tile)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
@@ -1522,6 +1551,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
+        if [t.text for t in tokens[:3]] == ["cce", "::", "async_invoke"]:
+            raise self.error("'cce::async_invoke' launches a SIMT vector function on the vector core's SIMT "
+                             "lanes, whose scalar GM and UB accesses ptorewrite does not model", tokens[2].offset)
         if first and first[0].text in self.function_macros and expanded is None \
                 and not self._scalar_only(tokens):
             if _without_effect(c):
@@ -1563,9 +1595,26 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 node.callee.name in TILE_MODE_SETTERS:
             self.lower_tile_mode(node, scope, loc)
             return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in CONV_TILE_SETTERS:
+            self.lower_conv_setting(node, scope)
+            return
         if not isinstance(node, cp.Call) or not isinstance(node.callee, cp.Name):
             raise self.error("unsupported statement", cursor=c)
         self.lower_call(node, scope, loc, out, c)
+
+    def lower_conv_setting(self, node: cp.Call, scope: Scope) -> None:
+        """`fmap.SetFmapH(h);`: img2col configuration held by a ConvTile. It changes the values
+        TIMG2COL computes, not which bytes it touches: a ConvTile is read whole and the cube tile
+        written has fractal boxes, touched whole too (execution.tile_footprint)."""
+        name = node.callee.name
+        base = self.eval(node.callee.base, scope)
+        if isinstance(base, ir.TileDecl) and base.count is None:
+            base = ir.TileRef(base, None)
+        if not isinstance(base, ir.TileRef) or not base.tile.slayout.startswith("Conv"):
+            raise self.error(f"member call '.{name}()' on {describe(base)} is not supported here", node.offset)
+        for a in node.args:
+            self.eval(a, scope)
 
     def lower_tile_mode(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> None:
         """`a.SetKAligned(true);`, `a.SetMadTF32Mode(mode);`: settings of a cube tile that change how
@@ -1639,6 +1688,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(base, RecordValue):
                 raise self.error(f"assignment to member '{node.lhs.name}' of a struct value is not supported",
                                  node.lhs.offset)
+        tile = self._assigned_tile(node.lhs, scope) if node.op == "=" else None
+        if tile is not None:
+            self.reconstruct_tile(tile, node, scope, loc)
+            return None
         if not isinstance(node.lhs, cp.Name) or len(node.lhs.parts) != 1:
             raise self.error("only assignments to local scalar variables are supported", node.offset)
         b = scope.lookup(node.lhs.parts[0])
@@ -1668,6 +1721,41 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if node.op != "=":
             rhs = binop(node.op[:-1], Var(b.value), rhs)
         return ir.Assign(b.value, rhs, loc)
+
+    def _assigned_tile(self, lhs: cp.Node, scope: Scope) -> ir.TileDecl | None:
+        """The tile `lhs` names (`t`, `tiles[i]`), or None when it names no tile."""
+        name = lhs.base if isinstance(lhs, cp.Index) else lhs
+        if not isinstance(name, cp.Name) or len(name.parts) != 1:
+            return None
+        b = scope.lookup(name.parts[0])
+        if b is None or b.kind not in ("tile", "ref"):
+            return None
+        target = self.eval(lhs, scope)
+        if isinstance(target, ir.TileRef):
+            return target.tile
+        return target if isinstance(target, ir.TileDecl) else None
+
+    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> None:
+        """`t = TileT(rows);`, `tiles[i] = TileT(rows);`: a tile of the same type gets a new run-time
+        valid shape. Which value each later instruction sees is not tracked: a valid extent the
+        constructor gives counts as the whole capacity extent from then on, in the whole kernel
+        (instructions touch at most that much)."""
+        value = self.eval(node.rhs, scope)
+        if not isinstance(value, TileConstruction):
+            raise self.error(f"assigning {describe(value)} to tile '{tile.cpp_name}' is not supported "
+                             "(only a construction of its own type, `t = TileT(rows, cols)`)", node.rhs.offset)
+        t = value.type
+        if (t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.slayout) != \
+                (tile.tile_type, tile.dtype, tile.rows, tile.cols, tile.blayout, tile.slayout):
+            raise self.error(f"tile '{tile.cpp_name}' is assigned a tile of another type", node.rhs.offset)
+        widened = []
+        if t.valid_rows is None and tile.valid_rows is not None:
+            tile.valid_rows, widened = None, [*widened, "rows"]
+        if t.valid_cols is None and tile.valid_cols is not None:
+            tile.valid_cols, widened = None, [*widened, "columns"]
+        if widened:
+            self.reporter.warn(f"tile '{tile.cpp_name}' gets a new run-time valid shape here; `check` counts "
+                               f"all its {' and '.join(widened)} (its capacity) wherever it is used", loc)
 
     def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
         """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""
@@ -1756,6 +1844,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
+        if name in VECTOR_REGISTER_CODE:
+            raise self.error(vector_register_refusal(name), node.offset)
+        if name in UNMODELLED_INTRINSICS:
+            raise self.error(f"'{name}' moves data below the PTO instructions; ptorewrite does not model which "
+                             "bytes it touches or on which pipe, so it cannot analyse a kernel that runs it",
+                             node.offset)
         raise self.error(f"unsupported call to '{callee.text}'", node.offset)
 
     def _args(self, node: cp.Call, scope: Scope) -> list[tuple[cp.Node, Any]]:
@@ -1769,6 +1863,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         kinds = [(v.tile if isinstance(v, ir.TileRef) else v).tile_type for _, v in evaluated
                  if isinstance(v, (ir.TileRef, ir.TileDecl))]
         n_tiles = len(kinds)
+        if op.name in MX_ACCUMULATING_FORMS and n_tiles == 6 and kinds[1] == "Acc":
+            op = lookup(MX_ACCUMULATING_FORMS[op.name], self.arch)
         try:
             accesses = tile_accesses(op, kinds, self.arch.name)
         except IndexError:

@@ -169,6 +169,7 @@ class ExpandedFunction:
     # Each statement of the body (without its `;`); None when the body holds more than a list of
     # simple statements (a block, a loop).
     statements: tuple[tuple[str, int], ...] | None
+    head: str = ""  # the declaration before the function's name (`extern "C" __global__ void`)
 
 
 def expand_function_at(text: str, offset: int, name: str,
@@ -176,22 +177,17 @@ def expand_function_at(text: str, offset: int, name: str,
     """The definition of function `name` that the function-like macro used at `offset` expands to
     (`DEF_CASE(1, 32)` defining `launchCase1`); None when `offset` holds no such use. Only bodies made
     of statements that end in `;` at top level are split into statements (no nested blocks)."""
-    m = re.match(r"[A-Za-z_]\w*", text[offset:])
-    macro = functions.get(m.group()) if m else None
-    if macro is None:
-        return None
-    open_at = text.find("(", offset + m.end())
-    if open_at < 0 or text[offset + m.end():open_at].strip():
-        return None
-    close = _matching(text, open_at, "(", ")")
-    if close < 0:
-        return None
-    args = _split_top(text[open_at + 1:close])
-    expansion = expand_use(macro, [a for a, _ in args] if args != [("", 0)] else [])
-    full = text[:offset] + expansion
-    fm = re.search(rf"\b{re.escape(name)}\s*\(", expansion)
+    expansion, fm = _expand_leading_use(text[offset:], functions), None
+    for _ in range(MAX_DEPTH):  # a macro whose expansion uses others (`DEF_ALL(x)` -> `DEF_A(x) DEF_B(x)`)
+        if expansion is None:
+            return None
+        fm = re.search(rf"\b{re.escape(name)}\s*\(", expansion)
+        if fm is not None:
+            break
+        expansion = _expand_uses(expansion, functions)
     if fm is None:
         return None
+    full = text[:offset] + expansion
     p_open = offset + fm.end() - 1
     p_close = _matching(full, p_open, "(", ")")
     b_open = full.find("{", p_close)
@@ -201,6 +197,7 @@ def expand_function_at(text: str, offset: int, name: str,
     if b_close < 0:
         return None
     params = tuple((t, p_open + 1 + o) for t, o in _split_top(full[p_open + 1:p_close]) if t.strip())
+    head = re.split(r"[;{}]", expansion[:fm.start()])[-1].strip()
     body = full[b_open + 1:b_close]
     stmts, start = [], 0
     for i, ch in enumerate(body):
@@ -209,8 +206,40 @@ def expand_function_at(text: str, offset: int, name: str,
                 stmts.append((body[start:i], b_open + 1 + start))
             start = i + 1
     if "{" in body or body[start:].strip():
-        return ExpandedFunction(full, params, None)
-    return ExpandedFunction(full, params, tuple(stmts))
+        return ExpandedFunction(full, params, None, head)
+    return ExpandedFunction(full, params, tuple(stmts), head)
+
+
+def _expand_leading_use(text: str, functions: dict[str, FunctionMacro | None]) -> str | None:
+    """The expansion of the function-like macro use `text` starts with (the rest of `text` dropped);
+    None when it starts with none."""
+    m = re.match(r"\s*([A-Za-z_]\w*)", text)
+    macro = functions.get(m.group(1)) if m else None
+    if macro is None:
+        return None
+    open_at = text.find("(", m.end())
+    if open_at < 0 or text[m.end():open_at].strip():
+        return None
+    close = _matching(text, open_at, "(", ")")
+    if close < 0:
+        return None
+    args = _split_top(text[open_at + 1:close])
+    return expand_use(macro, [a for a, _ in args] if args != [("", 0)] else [])
+
+
+def _expand_uses(text: str, functions: dict[str, FunctionMacro | None]) -> str | None:
+    """`text` with every function-like macro use in it expanded once; None when it has none."""
+    out, at, found = [], 0, False
+    for m in re.finditer(r"[A-Za-z_]\w*", text):
+        if m.start() < at or functions.get(m.group()) is None:
+            continue
+        expanded = _expand_leading_use(text[m.start():], functions)
+        if expanded is None:
+            continue
+        close = _matching(text, text.index("(", m.end()), "(", ")")
+        out += [text[at:m.start()], " ", expanded, " "]
+        at, found = close + 1, True
+    return "".join(out) + text[at:] if found else None
 
 
 def _matching(text: str, open_at: int, opening: str, closing: str) -> int:

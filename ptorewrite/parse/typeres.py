@@ -14,12 +14,22 @@ from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.values import NAMESPACES, Binding, LoweringError, Scope
+from ptorewrite.parse.values import NAMESPACES, USE_DEFAULT, Binding, LoweringError, Scope
 
 # Standard type traits a kernel body may test (`if constexpr (std::is_same_v<T, half>)`).
 VALUE_TRAITS = frozenset({"is_same_v", "is_same", "is_floating_point_v", "is_floating_point", "is_integral_v",
                           "is_integral", "is_signed_v", "is_signed", "is_unsigned_v", "is_unsigned"})
 TYPE_TRAITS = frozenset({"conditional_t", "conditional"})
+
+
+# a5 register-level vector code (inside `__VEC_SCOPE__` blocks): its types and intrinsics.
+VECTOR_REGISTER_TYPES = frozenset({"RegTensor", "UnalignReg", "MaskReg"})
+VECTOR_REGISTER_CODE = VECTOR_REGISTER_TYPES | {"CreatePredicate", "mem_bar", "vldas", "vldus", "vlds", "vsts"}
+
+
+def vector_register_refusal(name: str) -> str:
+    return (f"'{name}' is register-level vector code (a5 `__VEC_SCOPE__` blocks of vector-register loads and "
+            "stores), which ptorewrite does not model")
 
 
 class TypeResolution:
@@ -115,7 +125,8 @@ class TypeResolution:
                 if c.spelling != member:
                     continue
                 if c.kind in (CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL):
-                    return self._resolve_alias_cursor(c, t.scope)
+                    # A member alias may name the static members before it (`Tile<T, 1, kCols>`).
+                    return self._resolve_alias_cursor(c, self._class_member_scope(t, c, offset))
                 if c.kind == CursorKind.VAR_DECL:
                     key = (id(t), member)
                     cache = self.__dict__.setdefault("_class_members", {})
@@ -148,7 +159,7 @@ class TypeResolution:
                 return Const("BLayout::" + t.blayout)
             if member == "SFractal":
                 return Const("SLayout::" + t.slayout)
-        if isinstance(t, ty.GmType) and member == "DType":
+        if isinstance(t, ty.GmType) and member in ("DType", "RawDType"):  # RawDType: DType without __gm__
             return ty.ScalarType(t.dtype)
         if isinstance(t, ty.GmType) and member == "layout":
             return Const("Layout::" + t.layout)
@@ -183,6 +194,8 @@ class TypeResolution:
         if len(parts) > 1:
             targs = base.targs if len(parts) == 2 else None
             head = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],), targs)), scope)
+            for middle in parts[1:-1]:  # `Spec::SrcGlobal::DType`: a member type of a member type
+                head = self.member_of_type(head, middle, node.offset)
             # A static constexpr member is a value: `F<Traits<160>::MOVE_NUM>()` reads it as a
             # template argument, which parses as a type-id.
             return self.member_of_type(head, name, node.offset)
@@ -236,6 +249,8 @@ class TypeResolution:
             return ty.OpaqueType(name)
         if name in self._enum_names:
             return ty.ScalarType("int32")  # an enumeration: its values stay `Enum::Name` constants
+        if name in VECTOR_REGISTER_TYPES:
+            raise self.error(vector_register_refusal(name), node.offset)
         raise self.error(f"unknown type '{base.text}'", node.offset)
 
     def node_text(self, node: cp.Node) -> str:
@@ -277,7 +292,7 @@ class TypeResolution:
 
     def bind_template_params(self, params, args, scope: Scope, src: SourceFile) -> None:
         for i, (kind, pname, default) in enumerate(params):
-            if i < len(args):
+            if i < len(args) and args[i] is not USE_DEFAULT:
                 v = args[i]
             elif default is not None:
                 node = self.parse(default[0], default[1], scope)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptorewrite.analysis.expr import Const, Expr
+from ptorewrite.analysis.expr import Const, Expr, as_expr, binop
 
 # C++ spellings of element types -> the IR's dtype names.
 DTYPE_NAMES = {
@@ -93,6 +93,7 @@ class TileType:
     valid_cols: Expr | None
     slayout: str
     text: str
+    compact: bool = False  # CompactMode::Normal: only the valid region is stored, densely
 
     @property
     def row_stride(self) -> int:
@@ -109,6 +110,23 @@ class DimsType:
 
     kind: str  # "shape" or "stride"
     dims: tuple[Expr, ...]
+    # A 2-D shape or stride whose extents its constructor gives (`BaseShape2D<T, -1, -1, ND>(r, c)`):
+    # (layout, element type, rows, cols), -1 where the constructor fills in; see with_extents.
+    extents2d: tuple | None = None
+
+    def dynamic_count(self) -> int:
+        if self.extents2d is not None:
+            return sum(1 for e in self.extents2d[2:] if _is_dynamic(e))
+        return sum(1 for d in self.dims if d.const_value() == DYNAMIC)
+
+    def with_extents(self, values: list[Expr]) -> DimsType:
+        """A 2-D shape or stride with its dynamic extents (in order: rows, cols) given."""
+        layout, dtype, rows, cols = self.extents2d
+        it = iter(values)
+        rows = next(it) if _is_dynamic(rows) else as_expr(_int(rows))
+        cols = next(it) if _is_dynamic(cols) else as_expr(_int(cols))
+        dims = _dims2d(self.kind, layout, dtype, rows, cols)
+        return DimsType(self.kind, dims)
 
 
 @dataclass(frozen=True)
@@ -210,7 +228,8 @@ def make_tile(args: list, text: str) -> TileType:
     vr = args[5] if len(args) > 5 else Const(rows)
     vc = args[6] if len(args) > 6 else Const(cols)
     slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
-    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text)
+    compact = len(args) > 10 and enum_member(args[10], "CompactMode") == "Normal"
+    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact)
 
 
 def _valid(v) -> Expr | None:
@@ -231,6 +250,11 @@ _ALIAS_TILES = {
     "TileRightCompact": ("Right", {"a2a3": "RowMajor", "a5": "RowMajor"}, "ColMajor"),
     "TileAcc": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
     "TileAccCompact": ("Acc", {"a2a3": "ColMajor", "a5": "ColMajor"}, "RowMajor"),
+    # a5 MX: the per-group scales of a Left / Right operand, in their own L0A / L0B scale buffers.
+    "TileLeftScale": ("ScaleLeft", {"a2a3": "RowMajor", "a5": "RowMajor"}, "RowMajor"),
+    "TileLeftScaleCompact": ("ScaleLeft", {"a2a3": "RowMajor", "a5": "RowMajor"}, "RowMajor"),
+    "TileRightScale": ("ScaleRight", {"a2a3": "ColMajor", "a5": "ColMajor"}, "ColMajor"),
+    "TileRightScaleCompact": ("ScaleRight", {"a2a3": "ColMajor", "a5": "ColMajor"}, "ColMajor"),
 }
 
 
@@ -241,7 +265,8 @@ def make_alias_tile(name: str, args: list, arch: str, text: str) -> TileType:
     rows, cols = _int(args[1]), _int(args[2])
     vr = args[3] if len(args) > 3 else Const(rows)
     vc = args[4] if len(args) > 4 else Const(cols)
-    return TileType(loc, dtype, rows, cols, blayouts[arch], _valid(vr), _valid(vc), slayout, text)
+    return TileType(loc, dtype, rows, cols, blayouts[arch], _valid(vr), _valid(vc), slayout, text,
+                    name.endswith("Compact"))
 
 
 def make_dims(kind: str, args: list) -> DimsType:
@@ -250,10 +275,34 @@ def make_dims(kind: str, args: list) -> DimsType:
     return DimsType(kind, tuple(dims[:5]))
 
 
+def _is_dynamic(v) -> bool:
+    c = v.const_value() if isinstance(v, Expr) else v
+    return c == DYNAMIC
+
+
+def _dims2d(kind: str, layout: str, dtype: str, rows: Expr, cols: Expr) -> tuple[Expr, ...]:
+    """The 5-D shape or stride of a rows x cols matrix (ND, DN or NZ) of expressions."""
+    one = Const(1)
+    if kind == "shape":
+        if layout == "NZ":
+            c0 = Const(32 // max(1, _elem_bytes(dtype)))
+            return (one, binop("/", cols, c0), binop("/", rows, Const(16)), Const(16), c0)
+        return (one, one, one, rows, cols)
+    whole = binop("*", rows, cols)
+    if layout == "DN":
+        return (whole, whole, whole, one, rows)
+    if layout == "NZ":
+        c0 = Const(32 // max(1, _elem_bytes(dtype)))
+        return (whole, binop("*", rows, c0), Const(16 * c0.value), c0, one)
+    return (whole, whole, whole, cols, one)
+
+
 def make_shape2d(args: list) -> DimsType:
     """TileShape2D<T, rows, cols, Layout>: a 2-D shape as 5-D [1, 1, 1, rows, cols] (ND/DN)."""
     layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
     rows, cols = args[1], args[2]
+    if layout == "NZ" and (_is_dynamic(rows) or _is_dynamic(cols)):
+        return DimsType("shape", (Const(DYNAMIC),) * 5, ("NZ", _dtype(args[0]), rows, cols))
     if layout == "NZ":
         c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
         return DimsType("shape", (Const(1), Const(_int(cols) // c0), Const(_int(rows) // 16), Const(16), Const(c0)))
@@ -287,6 +336,9 @@ def make_stride2d(args: list) -> DimsType:
     """BaseShape2D<T, rows, cols, Layout>: the strides of a dense rows x cols matrix."""
     layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
     rows, cols = _int(args[1]), _int(args[2])
+    if DYNAMIC in (rows, cols) and layout in ("ND", "DN", "NZ"):
+        # Extents the constructor gives: every stride that depends on them is filled in then.
+        return DimsType("stride", (Const(DYNAMIC),) * 5, (layout, _dtype(args[0]), rows, cols))
     whole = Const(rows * cols)
     if layout == "DN":
         return DimsType("stride", (whole, whole, whole, Const(1), Const(rows)))

@@ -9,6 +9,7 @@
 #include <pto/common/type.hpp>
 #include <pto/common/memory.hpp>
 #include <pto/common/constants.hpp>
+#include <pto/common/utils.hpp>
 #include <pto/common/pto_tile.hpp>
 #include <pto/common/event.hpp>
 #include <pto/common/fifo.hpp>

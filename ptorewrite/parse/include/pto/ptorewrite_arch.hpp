@@ -336,8 +336,29 @@ template <typename T, typename... Config> AICORE void create_cbuf_matrix(T *dst,
 template <typename T, typename... Config> AICORE void create_cbuf_matrix_bf16(T *dst, Config... config);
 template <typename T, typename V, typename... Config> AICORE void vector_dup(T *dst, V value, Config... config);
 AICORE void set_nd_para(uint64_t config);
+// a5 MX: scales from L1 into the L0A / L0B scale buffers (the destination is an address / 16).
+template <typename... Config> AICORE void load_cbuf_to_ca_mx(uint64_t dst, void *src, Config... config);
+template <typename... Config> AICORE void load_cbuf_to_cb_mx(uint64_t dst, void *src, Config... config);
+// a5 MX cube multiply-accumulate on raw L0 addresses (what TMATMUL_MX runs).
+template <typename C, typename A, typename B, typename... Config> AICORE void mad_mx(C *c, A *a, B *b, Config... config);
 // The buffer address behind a tile handle (a TileData::TileDType), as a typed pointer.
 template <typename Handle> AICORE Handle __cce_get_tile_ptr(Handle tile);
+
+// a5 register-level vector code (a `__VEC_SCOPE__ { ... }` block of vector-register loads, stores
+// and predicates). Declared so that kernels using it parse; ptorewrite does not model it and
+// refuses it where a kernel runs it.
+#define __VEC_SCOPE__
+template <typename T> struct RegTensor {};
+struct UnalignReg {};
+struct MaskReg {};
+enum PtorewriteMemBar { VST_VLD, VLD_VST, VST_VST, VLD_VLD };
+enum PtorewriteStoreDist { NORM, NORM_B8, NORM_B16, NORM_B32 };
+template <typename T, typename N> AICORE MaskReg CreatePredicate(N &count);
+AICORE void mem_bar(PtorewriteMemBar kind);
+template <typename T> AICORE void vldas(UnalignReg &align, T *addr);
+template <typename T> AICORE void vldus(RegTensor<T> &reg, UnalignReg &align, T *addr);
+template <typename T, typename... Config> AICORE void vlds(RegTensor<T> &reg, T *addr, Config... config);
+template <typename T, typename... Config> AICORE void vsts(RegTensor<T> &reg, T *addr, Config... config);
 
 // Data-cache clean/invalidate of GM lines the scalar unit touched. An unscoped enumeration, as
 // the device compiler's: kernels name its values with and without `cache_line_t::`.

@@ -7,7 +7,8 @@ using namespace pto;
     extern "C" __global__ AICORE void blockCase##N(__gm__ float *out)       \
     {                                                                       \
         if (N > 0) {                                                        \
-            pipe_barrier(PIPE_ALL);                                         \
+            set_flag(PIPE_S, PIPE_MTE2, EVENT_ID0);                         \
+            wait_flag(PIPE_S, PIPE_MTE2, EVENT_ID0);                        \
         }                                                                   \
     }
 

@@ -409,6 +409,25 @@ template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeft
 PTOREWRITE_DECL RecordEvent TGEMV_MX(TileRes &cMatrix, TileLeft &aMatrix, TileLeftScale &aScaleMatrix,
                                      TileRight &bMatrix, TileRightScale &bScaleMatrix, WaitEvents &...events);
 
+// Accumulating forms (into cOut from cIn) and the form that adds a bias row.
+template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TGEMV_MX(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft &aMatrix,
+                                     TileLeftScale &aScaleMatrix, TileRight &bMatrix, TileRightScale &bScaleMatrix,
+                                     WaitEvents &...events);
+
+template <AccPhase Phase, typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight,
+          typename TileRightScale, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TGEMV_MX(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft &aMatrix,
+                                     TileLeftScale &aScaleMatrix, TileRight &bMatrix, TileRightScale &bScaleMatrix,
+                                     WaitEvents &...events);
+
+template <typename TileRes, typename TileLeft, typename TileLeftScale, typename TileRight, typename TileRightScale,
+          typename TileBias, PTOREWRITE_EVENTS, detail::enable_if_t<is_tile_data_v<TileBias>, int> = 0>
+PTOREWRITE_DECL RecordEvent TGEMV_MX(TileRes &cMatrix, TileLeft &aMatrix, TileLeftScale &aScaleMatrix,
+                                     TileRight &bMatrix, TileRightScale &bScaleMatrix, TileBias &biasData,
+                                     WaitEvents &...events);
+
 // ======================================================================================
 // Vector: elementwise tile-tile
 // ======================================================================================

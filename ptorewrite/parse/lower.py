@@ -565,11 +565,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(rhs, Ptr) and isinstance(lhs, Expr) and node.op == "+":
             return replace(rhs, offset_bytes=binop("+", rhs.offset_bytes, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, LocalPtr) and isinstance(rhs, Expr) and node.op in "+-":
-            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))),
-                           tile=None)
+            return replace(lhs, address=binop(node.op, lhs.address, binop("*", rhs, Const(elem_bytes(lhs.dtype)))))
         if isinstance(rhs, LocalPtr) and isinstance(lhs, Expr) and node.op == "+":
-            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))),
-                           tile=None)
+            return replace(rhs, address=binop("+", rhs.address, binop("*", lhs, Const(elem_bytes(rhs.dtype)))))
         if isinstance(lhs, Expr) and isinstance(rhs, Expr):
             return binop(node.op, lhs, rhs)
         if node.op in ("==", "!=") and isinstance(lhs, (Ptr, NullPointer)) and isinstance(rhs, (Ptr, NullPointer)):

@@ -42,10 +42,13 @@ class RecordLowering:
 
     # -- types
 
-    def record_type(self, cursor: Cursor) -> ty.RecordType:
+    def record_type(self, cursor: Cursor) -> ty.RecordType | None:
         cache = self.__dict__.setdefault("_record_types", {})
         key = cursor.get_usr() or cursor.hash
+        if cache.get(key, 0) is None:
+            return None  # a struct that points at its own kind (`struct Node *next`), being laid out
         if key not in cache:
+            cache[key] = None
             t = cursor.type
             fields = []
             for f in cursor.get_children():

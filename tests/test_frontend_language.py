@@ -753,6 +753,7 @@ def test_scalar_only_kernels_have_nothing_to_check(capsys, tmp_path):
     rc, out, err = run(capsys, "check", path)
     assert rc == 0 and "0 race(s), 0 flag problem(s) (0 instructions and 0 syncs issued)" in out, out + err
     assert f"{path}:22:24: warning: kernel 'scalar_only' runs scalar code only" in err
+    assert "Recursion" not in err and "Traceback" not in err  # `struct Node *next` is laid out once
     signalling = tmp_path / "signalling.cpp"
     signalling.write_text(path.read_text().replace("pipe_barrier(PIPE_ALL);", "set_flag(PIPE_S, PIPE_V, EVENT_ID0);"))
     rc, out, err = run(capsys, "check", signalling)

@@ -232,3 +232,28 @@ def test_bad_cross_core_flags_are_located_errors(capsys, tmp_path, old, new, mes
     status, out, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 2 and out == ""
     assert err.startswith(f"{path}:{line_of(text, old)}:") and message in err
+
+
+OPTIONAL_LEFT = CLUSTER / "optional_left.cpp"
+
+
+def test_a_null_tested_pointer_is_checked_null_and_not_null(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", OPTIONAL_LEFT)
+    assert status == 0 and not err
+    assert "(a2 null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+    assert "(a2 not null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+
+
+def test_a_sync_only_the_non_null_outcome_needs_is_still_checked(capsys, tmp_path):
+    text = OPTIONAL_LEFT.read_text()
+    path = tmp_path / "optional_left.cpp"
+    path.write_text(text.replace("pipe_barrier(PIPE_MTE2);", ""))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TLOAD(aMat, gA2);')}:9: error: data race (WAW) on cube:L1 bytes [0x0, 0x800)"
+            in err)
+    assert "(a2 null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+    assert "(a2 not null) (cluster: cube, vec0, vec1 run together): 1 race(s)" in out
+    # The user's value chooses one outcome.
+    status, out, _ = run(capsys, "check", "--arch", "a5", "--set", "a2=0", path)
+    assert status == 0 and "(a2 " not in out

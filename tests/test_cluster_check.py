@@ -257,3 +257,29 @@ def test_a_sync_only_the_non_null_outcome_needs_is_still_checked(capsys, tmp_pat
     # The user's value chooses one outcome.
     status, out, _ = run(capsys, "check", "--arch", "a5", "--set", "a2=0", path)
     assert status == 0 and "(a2 " not in out
+
+
+FIFO_FIXPIPE = CLUSTER / "fifo_fixpipe.cpp"
+
+
+def test_a_fixpipe_push_writes_its_converted_type_and_reads_the_scales(capsys, tmp_path):
+    status, out, err = run(capsys, "check", "--arch", "a5", FIFO_FIXPIPE)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    text = FIFO_FIXPIPE.read_text()
+    push = line_of(text, "TPUSH<")
+    # The per-channel scales are an operand of the push: without the barrier it reads them
+    # while the move that writes them may still run.
+    path = tmp_path / "fifo_fixpipe.cpp"
+    path.write_text(text.replace("pipe_barrier(PIPE_FIX);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{push}:9: error: data race (RAW) on cube:FB bytes [0x0, 0x100): TMOV [cube.FIX] reads "
+            f"scales while TMOV [cube.FIX] at {line_of(text, 'TMOV(scales, scaleMat);')}:9 writes scales") in err
+    # The slot holds the 16x32 halves the fixpipe converts to, not the accumulator's floats.
+    status, out, _ = run(capsys, "ir", "--arch", "a5", FIFO_FIXPIPE)
+    assert f"fifo.slot: Vec fp16 16x32 RowMajor, 1024 B  @{push}:9" in out
+    # A per-channel quantization needs the scales named first.
+    path.write_text(text.replace("SET_QUANT_VECTOR(scales);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert f"{path}:{push}:9: error: TPUSH with VDEQF16 reads per-channel scales: SET_QUANT_VECTOR" in err

@@ -25,6 +25,9 @@ the cores of the cluster:
 - DIR_BOTH is both rings in one object: the cube core pushes L0C tiles to the vector cores as
   DIR_C2V does (FlagID, FlagID + 1) and pops L1 tiles they push as DIR_V2C does, on FlagID + 2
   ("filled") and FlagID + 3 ("freed"); each core's count of pushes and pops serves its own ring.
+- `TPUSH<Pipe, AccTile, FixpipeParams<...>>` on a C2V ring moves the whole accumulator through
+  the fixpipe to the vector core the configuration names, as the quantization's output type in
+  its layout; a per-channel quantization also reads the Scaling tile SET_QUANT_VECTOR named.
 - The other directions (through GM, control words) and the a2a3 pipes are refused with a
   located error.
 """
@@ -41,6 +44,17 @@ from ptorewrite.parse import types as ty
 from ptorewrite.parse.values import Scope
 
 FIFO_CALLS = frozenset({"TPUSH", "TPOP", "TFREE"})
+# Scalar-unit writes of the fixpipe's quantization registers (no tile data moves when they run).
+QUANT_REGISTER_CALLS = frozenset({"SET_QUANT_SCALAR", "SET_QUANT_VECTOR"})
+# The fixpipe's output type per quantization mode (the accumulator's own type otherwise).
+FIXPIPE_OUTPUT = {
+    **dict.fromkeys(("F322F16", "QF322F16_PRE", "DEQF16", "VDEQF16"), "fp16"),
+    **dict.fromkeys(("F322BF16", "QF322BF16_PRE", "QS322BF16_PRE", "VQS322BF16_PRE"), "bf16"),
+    **dict.fromkeys(("QF322B8_PRE", "REQ8", "VQF322B8_PRE", "VREQ8"), "int8"),
+}
+QUANT_BY_VALUE = {0: "NoQuant", 1: "F322F16", 2: "VREQ8", 3: "REQ8", 4: "VDEQF16", 5: "DEQF16", 16: "F322BF16",
+                  23: "VQF322B8_PRE", 24: "QF322B8_PRE", 32: "QF322F16_PRE", 34: "QF322BF16_PRE",
+                  35: "QS322BF16_PRE", 39: "VQS322BF16_PRE"}
 SUPPORTED = ("DIR_C2V", "DIR_V2C", "DIR_BOTH")
 SECOND_VECTOR_CORE = 16  # the cube core's ids for the second vector core's semaphores
 
@@ -152,8 +166,13 @@ class FifoLowering:
         if len(targs) <= split_at:
             raise self.error(f"{name} needs its template arguments (the pipe type, "
                              f"{'' if name == 'TFREE' else 'the tile type, '}the split axis)", node.offset)
+        third = self.eval(targs[split_at], scope)
+        fixpipe = None
+        if name == "TPUSH" and isinstance(third, ty.ClassType) and third.name == "FixpipeParams":
+            fixpipe = self._fixpipe_config(third, targs[split_at].offset)
+            third = "TileSplitAxis::TILE_NO_SPLIT"
         try:
-            split = ty.enum_member(self.eval(targs[split_at], scope), "TileSplitAxis")
+            split = ty.enum_member(third, "TileSplitAxis")
         except TypeError:
             raise self.error(f"{name}: expected a TileSplitAxis value", targs[split_at].offset) from None
         if split not in ("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"):
@@ -178,7 +197,7 @@ class FifoLowering:
         if not isinstance(tile, ir.TileRef):
             raise self.error(f"{name} moves a tile (a GlobalTensor FIFO is not modelled)", node.args[1].offset)
         if name == "TPUSH":
-            self._push(p, tile, split, sub, node, loc, out)
+            self._push(p, tile, split, sub, node, loc, out, fixpipe)
         else:
             self._pop(p, tile, split, node, loc, out)
 
@@ -187,19 +206,41 @@ class FifoLowering:
         slot = binop("%", Var(count), Const(p.type.slot_num))
         return binop("+", base, binop("*", slot, Const(p.type.slot_size)))
 
-    def _push(self, p: PipeObject, src: ir.TileRef, split: str, sub: Expr, node: cp.Call, loc, out) -> None:
+    def _fixpipe_config(self, cfg: ty.ClassType, offset: int) -> dict:
+        """The settings of a `FixpipeParams<...>` type that decide what a push writes."""
+        def member(m: str) -> str:
+            v = self.member_of_type(cfg, m, offset)
+            c = v.const_value() if isinstance(v, Expr) else v
+            return str(c).rsplit("::", 1)[-1]
+
+        quant = member("QuantPre")
+        if quant.isdigit():
+            quant = QUANT_BY_VALUE.get(int(quant), quant)
+        layout, sub = member("LayoutMode"), member("SubBlockId")
+        if member("AtomicT") not in ("AtomicNone", "0") or sub not in ("0", "1"):
+            raise self.error("this FixpipeParams form of TPUSH (atomic add, or a subblock other than 0 or 1) "
+                             "is not modelled", offset)
+        return {"quant": quant, "layout": layout, "mode": ("SingleModeVec0", "SingleModeVec1")[int(sub)]}
+
+    def _push(self, p: PipeObject, src: ir.TileRef, split: str, sub: Expr, node: cp.Call, loc, out,
+              fixpipe: dict | None = None) -> None:
         t = p.type
         direction = self._ring(p, True)[0]
         want, producer = ("Acc", "cube") if direction == "DIR_C2V" else ("Vec", "vec")
         if src.tile.tile_type != want or self.core != producer:
             raise self.error(f"TPUSH on a {t.direction} pipe moves an {want} tile on the {producer} core",
                              node.offset)
+        if fixpipe is not None and direction != "DIR_C2V":
+            raise self.error("TPUSH with a FixpipeParams configuration moves an accumulator to the vector "
+                             "cores (a DIR_C2V or DIR_BOTH pipe)", node.offset)
         n = Var(p.pushed)
         waits = binop("&&", binop(">=", n, Const(t.slot_num)),
                       binop("==", binop("%", n, Const(t.sync_period)), Const(0)))
         out.append(ir.If(waits, ir.Block(self._allocate(p, split, loc)), None, loc))
         s = src.tile
-        if direction == "DIR_C2V":
+        if fixpipe is not None:
+            self._push_fixpipe(p, src, fixpipe, node, loc, out)
+        elif direction == "DIR_C2V":
             rows, cols = s.rows // (2 if split == "TILE_UP_DOWN" else 1), s.cols // (2 if split == "TILE_LEFT_RIGHT" else 1)
             vr = _halved(s.valid_rows, s.rows, split == "TILE_UP_DOWN")
             vc = _halved(s.valid_cols, s.cols, split == "TILE_LEFT_RIGHT")
@@ -223,6 +264,37 @@ class FifoLowering:
                                   node, loc, (row, col)))
         out.append(ir.Assign(p.pushed, binop("+", n, Const(1)), loc))
         out.extend(self._record(p, split, loc))
+
+    def lower_quant_register(self, name: str, node: cp.Call, scope: Scope) -> None:
+        """SET_QUANT_SCALAR writes a register; SET_QUANT_VECTOR points the fixpipe at a Scaling
+        tile, which the per-channel quantizing pushes after it read (as their operand)."""
+        if name == "SET_QUANT_SCALAR":
+            return
+        tile = self.eval(node.args[0], scope) if len(node.args) == 1 else None
+        if isinstance(tile, ir.TileDecl) and tile.count is None:
+            tile = ir.TileRef(tile, None)
+        if not isinstance(tile, ir.TileRef) or tile.tile.tile_type != "Scaling":
+            raise self.error("SET_QUANT_VECTOR takes a Scaling tile", node.offset)
+        self.quant_vector = (tile, self.node_text(node.args[0]))
+
+    def _push_fixpipe(self, p: PipeObject, src: ir.TileRef, cfg: dict, node: cp.Call, loc, out) -> None:
+        """The whole accumulator through the fixpipe into the slot of the vector core the
+        configuration names: converted to the quantization's output type, in its layout (pto-isa's
+        a5 TPush.hpp); a per-channel quantization also reads the Scaling tile set last."""
+        s = src.tile
+        dtype = FIXPIPE_OUTPUT.get(cfg["quant"], s.dtype)
+        blayout, slayout = {"NZ2ND": ("RowMajor", "NoneBox"), "NZ2DN": ("ColMajor", "NoneBox"),
+                            "NZ2NZ": ("ColMajor", "RowMajor")}[cfg["layout"]]
+        slot = self._slot_tile(p, "Vec", dtype, s.rows, s.cols, s.valid_rows, s.valid_cols, blayout, slayout, loc)
+        out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed, "DIR_C2V"), loc, self.via))
+        tiles = [(slot, f"{p.name}'s slot"), (src, self.node_text(node.args[1]))]
+        if cfg["quant"].startswith("V"):
+            scales = getattr(self, "quant_vector", None)
+            if scales is None:
+                raise self.error(f"TPUSH with {cfg['quant']} reads per-channel scales: SET_QUANT_VECTOR must "
+                                 "name their Scaling tile before it", node.offset)
+            tiles.append(scales)
+        out.append(self._move("TMOV", tiles, (f"AccToVecMode::{cfg['mode']}",), node, loc))
 
     def _pop(self, p: PipeObject, dst: ir.TileRef, split: str, node: cp.Call, loc, out) -> None:
         direction = self._ring(p, False)[0]

@@ -48,7 +48,7 @@ from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, Co
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
-from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
+from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering
 from ptorewrite.parse.source import SourceFile
@@ -135,6 +135,11 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 # ---------------------------------------------------------------- the lowering
 
 
+# Configuration types of the PTO headers read like a user's class template, through their static
+# members (`TPUSH<Pipe, Acc, FixpipeParams<...>>`).
+LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
+
+
 @dataclass
 class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
                ConstEvaluation):
@@ -218,6 +223,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
                     kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
                 elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
+                elif k.kind == CursorKind.CLASS_TEMPLATE and k.spelling in LIBRARY_CONFIG_TYPES and \
+                        k.spelling not in scope.names:
+                    scope.define(k.spelling, Binding("class_template", [k]))
                 elif k.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                         not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
                     # Helpers kernels use as values (`GetTileLayoutCustom<T>()` in an `if constexpr`).
@@ -1468,6 +1476,9 @@ class Lowering(TypeResolution, CallInlining, EventLowering, CommLowering, FifoLo
             return
         if name in FIFO_CALLS and self.arch.name == "a5":
             self.lower_fifo(name, node, scope, loc, out)
+            return
+        if name in QUANT_REGISTER_CALLS:
+            self.lower_quant_register(name, self.lower_event_waits(node, scope, loc, out), scope)
             return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:

@@ -283,3 +283,35 @@ def test_a_fixpipe_push_writes_its_converted_type_and_reads_the_scales(capsys, t
     status, _, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 2
     assert f"{path}:{push}:9: error: TPUSH with VDEQF16 reads per-channel scales: SET_QUANT_VECTOR" in err
+
+
+FIFO_GM = CLUSTER / "fifo_gm.cpp"
+
+
+def test_a_fifo_through_gm_orders_the_stores_into_its_slot(capsys, tmp_path):
+    status, out, err = run(capsys, "check", "--arch", "a5", FIFO_GM)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    text = FIFO_GM.read_text()
+    path = tmp_path / "fifo_gm.cpp"
+    # Each vector core's view is its half of the slot the cube core allocated (slot 0).
+    status, out, _ = run(capsys, "ir", "--arch", "a5", FIFO_GM)
+    assert "at ring + slot@slot B" in out and "at ring + part@slot B" in out
+    # Reading the slot without popping it: nothing orders the cube core's store before the load.
+    path.write_text(text.replace("TPOP<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);",
+                                 "TASSIGN(part, ring + get_subblockid() * 16 * 32);"))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TLOAD(x, part);')}:9: error: data race (RAW) on GM argument ring bytes "
+            f"[0x0, 0x800): TLOAD [vec0.MTE2] reads part while TSTORE [cube.FIX] at "
+            f"{line_of(text, 'TSTORE(slot, product);')}:9 writes slot") in err
+    # A push never made: the pop waits forever.
+    path.write_text(text.replace("TPUSH<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TPOP<')}:9: error: deadlock: wait_intra_block(PIPE_MTE2, 0) on vec0 is never "
+            "satisfied") in err
+    # A GlobalTensor declared without a pointer views nothing until it is pointed at GM.
+    path.write_text(text.replace("TALLOC<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert f"{path}:{line_of(text, 'TSTORE(slot, product);')}:16: error: GlobalTensor 'slot' is used before" in err

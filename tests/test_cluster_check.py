@@ -232,3 +232,86 @@ def test_bad_cross_core_flags_are_located_errors(capsys, tmp_path, old, new, mes
     status, out, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 2 and out == ""
     assert err.startswith(f"{path}:{line_of(text, old)}:") and message in err
+
+
+OPTIONAL_LEFT = CLUSTER / "optional_left.cpp"
+
+
+def test_a_null_tested_pointer_is_checked_null_and_not_null(capsys):
+    status, out, err = run(capsys, "check", "--arch", "a5", OPTIONAL_LEFT)
+    assert status == 0 and not err
+    assert "(a2 null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+    assert "(a2 not null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+
+
+def test_a_sync_only_the_non_null_outcome_needs_is_still_checked(capsys, tmp_path):
+    text = OPTIONAL_LEFT.read_text()
+    path = tmp_path / "optional_left.cpp"
+    path.write_text(text.replace("pipe_barrier(PIPE_MTE2);", ""))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TLOAD(aMat, gA2);')}:9: error: data race (WAW) on cube:L1 bytes [0x0, 0x800)"
+            in err)
+    assert "(a2 null) (cluster: cube, vec0, vec1 run together): 0 race(s)" in out
+    assert "(a2 not null) (cluster: cube, vec0, vec1 run together): 1 race(s)" in out
+    # The user's value chooses one outcome.
+    status, out, _ = run(capsys, "check", "--arch", "a5", "--set", "a2=0", path)
+    assert status == 0 and "(a2 " not in out
+
+
+FIFO_FIXPIPE = CLUSTER / "fifo_fixpipe.cpp"
+
+
+def test_a_fixpipe_push_writes_its_converted_type_and_reads_the_scales(capsys, tmp_path):
+    status, out, err = run(capsys, "check", "--arch", "a5", FIFO_FIXPIPE)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    text = FIFO_FIXPIPE.read_text()
+    push = line_of(text, "TPUSH<")
+    # The per-channel scales are an operand of the push: without the barrier it reads them
+    # while the move that writes them may still run.
+    path = tmp_path / "fifo_fixpipe.cpp"
+    path.write_text(text.replace("pipe_barrier(PIPE_FIX);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{push}:9: error: data race (RAW) on cube:FB bytes [0x0, 0x100): TMOV [cube.FIX] reads "
+            f"scales while TMOV [cube.FIX] at {line_of(text, 'TMOV(scales, scaleMat);')}:9 writes scales") in err
+    # The slot holds the 16x32 halves the fixpipe converts to, not the accumulator's floats.
+    status, out, _ = run(capsys, "ir", "--arch", "a5", FIFO_FIXPIPE)
+    assert f"fifo.slot: Vec fp16 16x32 RowMajor, 1024 B  @{push}:9" in out
+    # A per-channel quantization needs the scales named first.
+    path.write_text(text.replace("SET_QUANT_VECTOR(scales);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert f"{path}:{push}:9: error: TPUSH with VDEQF16 reads per-channel scales: SET_QUANT_VECTOR" in err
+
+
+FIFO_GM = CLUSTER / "fifo_gm.cpp"
+
+
+def test_a_fifo_through_gm_orders_the_stores_into_its_slot(capsys, tmp_path):
+    status, out, err = run(capsys, "check", "--arch", "a5", FIFO_GM)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    text = FIFO_GM.read_text()
+    path = tmp_path / "fifo_gm.cpp"
+    # Each vector core's view is its half of the slot the cube core allocated (slot 0).
+    status, out, _ = run(capsys, "ir", "--arch", "a5", FIFO_GM)
+    assert "at ring + slot@slot B" in out and "at ring + part@slot B" in out
+    # Reading the slot without popping it: nothing orders the cube core's store before the load.
+    path.write_text(text.replace("TPOP<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);",
+                                 "TASSIGN(part, ring + get_subblockid() * 16 * 32);"))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TLOAD(x, part);')}:9: error: data race (RAW) on GM argument ring bytes "
+            f"[0x0, 0x800): TLOAD [vec0.MTE2] reads part while TSTORE [cube.FIX] at "
+            f"{line_of(text, 'TSTORE(slot, product);')}:9 writes slot") in err
+    # A push never made: the pop waits forever.
+    path.write_text(text.replace("TPUSH<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TPOP<')}:9: error: deadlock: wait_intra_block(PIPE_MTE2, 0) on vec0 is never "
+            "satisfied") in err
+    # A GlobalTensor declared without a pointer views nothing until it is pointed at GM.
+    path.write_text(text.replace("TALLOC<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);", ""))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert f"{path}:{line_of(text, 'TSTORE(slot, product);')}:16: error: GlobalTensor 'slot' is used before" in err

@@ -73,14 +73,43 @@ def _load(path: str, args, reporter: Reporter, frontend_options, want: str | Non
     return kernels
 
 
-def launch_runs(kernel, args: argparse.Namespace) -> list[tuple[str, dict]]:
-    """(label, runtime values) for each run of `kernel`: the user's values, or, when the user sets
-    none of the values the file's own launches pass, one run per distinct launch."""
+def launch_runs(kernel, args: argparse.Namespace, unit=()) -> list[tuple[str, dict]]:
+    """(label, runtime values) for each run of `kernel` (with the other cores of its cluster in
+    `unit`): the user's values, or, when the user sets none of the values the file's own launches
+    pass, one run per distinct launch; each of those once per outcome of the null tests
+    (`p != nullptr`) of pointer arguments the user does not --set."""
     values = runtime_values(args)
     given = {name for name, _ in args.settings}
     if not kernel.launches or any(name in given for launch in kernel.launches for name, _ in launch):
-        return [("", values)]
-    return [(", ".join(f"{n}={v}" for n, v in launch), {**values, **dict(launch)}) for launch in kernel.launches]
+        runs = [("", values)]
+    else:
+        runs = [("as launched in the file with " + ", ".join(f"{n}={v}" for n, v in launch), {**values, **dict(launch)})
+                for launch in kernel.launches]
+    for name in null_tested_pointers(unit or (kernel,), given):
+        runs = [("; ".join(x for x in (label, f"{name} {what}") if x), {**vals, name: bit})
+                for label, vals in runs for what, bit in (("null", 0), ("not null", 1))]
+    return runs
+
+
+# Pointer arguments tested against nullptr whose outcomes `check` runs one by one (2**N runs).
+MAX_NULL_TESTED = 4
+
+
+def null_tested_pointers(kernels, given) -> list[str]:
+    """Pointer arguments whose nullness steers the kernel (`if (bias != nullptr)`): the front end
+    reads such a test as the argument's name compared with 0, the argument being known only at run
+    time. Both outcomes are possible for any launch, so each is checked."""
+    from ptorewrite.analysis.scalars import steering_values
+
+    names: list[str] = []
+    for k in kernels:
+        pointers = {p.name for p in k.params if p.is_pointer}
+        names += [n for n in sorted(steering_values(k) & pointers) if n not in given and n not in names]
+    if len(names) > MAX_NULL_TESTED:
+        raise PtoError(f"the kernel tests {len(names)} pointer arguments against nullptr ({', '.join(names)}); "
+                       f"check runs every outcome for at most {MAX_NULL_TESTED}: give the others with "
+                       "--set NAME=0 (null) or --set NAME=1 (not null)")
+    return names
 
 
 def _heading(kernels, i: int) -> None:
@@ -143,7 +172,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
         if len(units) > 1:
             print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(units)}: {kernel.name}")
         is_cluster = not args.core and any(is_cluster_kernel(k) for k in unit.values())
-        for label, values in launch_runs(kernel, args):
+        for label, values in launch_runs(kernel, args, tuple(unit.values())):
             # The check needs only what each instruction touches, not its arithmetic.
             found = list(static_findings.get(kernel.name, []))
             run_findings: list = []
@@ -162,7 +191,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
             ops = sum(1 for s in trace.steps if s.kind == "op")
             what = args.kernel if len(units) == 1 else f"{args.kernel}: {kernel.name}"
             if label:
-                what += f" (as launched in the file with {label})"
+                what += f" ({label})"
             if trace.cores:
                 what += f" (cluster: {', '.join(trace.cores)} run together)"
             misplaced = f"{len(found)} misplaced tile(s), " if found else ""

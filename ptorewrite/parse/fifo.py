@@ -25,8 +25,13 @@ the cores of the cluster:
 - DIR_BOTH is both rings in one object: the cube core pushes L0C tiles to the vector cores as
   DIR_C2V does (FlagID, FlagID + 1) and pops L1 tiles they push as DIR_V2C does, on FlagID + 2
   ("filled") and FlagID + 3 ("freed"); each core's count of pushes and pops serves its own ring.
-- The other directions (through GM, control words) and the a2a3 pipes are refused with a
-  located error.
+- `TPUSH<Pipe, AccTile, FixpipeParams<...>>` on a C2V ring moves the whole accumulator through
+  the fixpipe to the vector core the configuration names, as the quantization's output type in
+  its layout; a per-channel quantization also reads the Scaling tile SET_QUANT_VECTOR named.
+- DIR_C2V_GM is the C2V ring in GM, with GlobalTensor views instead of tiles (TALLOC, TPUSH,
+  TPOP, TFREE; see `_lower_gm_fifo`).
+- The other directions (V2C and both ways through GM, control words) and the a2a3 pipes are
+  refused with a located error.
 """
 
 from __future__ import annotations
@@ -38,10 +43,22 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop
 from ptorewrite.analysis.instructions import lookup, pipe_of, tile_accesses
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
-from ptorewrite.parse.values import Scope
+from ptorewrite.parse.values import Ptr, Scope, elem_bytes
 
-FIFO_CALLS = frozenset({"TPUSH", "TPOP", "TFREE"})
-SUPPORTED = ("DIR_C2V", "DIR_V2C", "DIR_BOTH")
+FIFO_CALLS = frozenset({"TPUSH", "TPOP", "TFREE", "TALLOC"})
+# Scalar-unit writes of the fixpipe's quantization registers (no tile data moves when they run).
+QUANT_REGISTER_CALLS = frozenset({"SET_QUANT_SCALAR", "SET_QUANT_VECTOR"})
+# The fixpipe's output type per quantization mode (the accumulator's own type otherwise).
+FIXPIPE_OUTPUT = {
+    **dict.fromkeys(("F322F16", "QF322F16_PRE", "DEQF16", "VDEQF16"), "fp16"),
+    **dict.fromkeys(("F322BF16", "QF322BF16_PRE", "QS322BF16_PRE", "VQS322BF16_PRE"), "bf16"),
+    **dict.fromkeys(("QF322B8_PRE", "REQ8", "VQF322B8_PRE", "VREQ8"), "int8"),
+}
+QUANT_BY_VALUE = {0: "NoQuant", 1: "F322F16", 2: "VREQ8", 3: "REQ8", 4: "VDEQF16", 5: "DEQF16", 16: "F322BF16",
+                  23: "VQF322B8_PRE", 24: "QF322B8_PRE", 32: "QF322F16_PRE", 34: "QF322BF16_PRE",
+                  35: "QS322BF16_PRE", 39: "VQS322BF16_PRE"}
+SUPPORTED = ("DIR_C2V", "DIR_V2C", "DIR_BOTH", "DIR_C2V_GM")
+C2V = ("DIR_C2V", "DIR_C2V_GM")
 SECOND_VECTOR_CORE = 16  # the cube core's ids for the second vector core's semaphores
 
 
@@ -56,6 +73,7 @@ class PipeObject:
     pushed: str  # IR scalar: tiles this core has pushed
     popped: str  # IR scalar: tiles this core has popped
     loc: ir.SourceRange
+    gm_buffer: object = None  # the GM slot buffer (a Ptr; DIR_C2V_GM)
 
 
 class FifoLowering:
@@ -80,15 +98,25 @@ class FifoLowering:
                              "ffts flags that ptorewrite does not model yet", offset)
         if t.direction not in SUPPORTED:
             raise self.error(f"TPipe direction {t.direction} is not modelled (only DIR_C2V, cube L0C to vector UB, "
-                             "DIR_V2C, vector UB to cube L1, and DIR_BOTH)", offset)
+                             "DIR_V2C, vector UB to cube L1, DIR_BOTH, and DIR_C2V_GM, cube to vector through GM)",
+                             offset)
         if len(init) != 3:
             raise self.error("TPipe takes a GM slot buffer, a UB consumer buffer and an L1 consumer buffer", offset)
         c2v, v2c = (self.scalar(a, scope) for a in init[1:])
+        gm = None
+        if t.direction == "DIR_C2V_GM":
+            arg = init[0]
+            while isinstance(arg, cp.Cast):  # `(__gm__ void *)(uint64_t)buffer`: the address itself
+                arg = arg.operand
+            gm = self.eval(arg, scope)
+            if not isinstance(gm, Ptr):
+                raise self.error("a DIR_C2V_GM TPipe's slot buffer must be a GM pointer derived from a kernel "
+                                 "argument", init[0].offset)
         pushed, popped = self.unique_name(f"{name}.pushed"), self.unique_name(f"{name}.popped")
         for var in (pushed, popped):
             self._mutables.add(var)
             out.append(ir.Assign(var, Const(0), loc))
-        p = PipeObject(name, t, c2v, v2c, pushed, popped, loc)
+        p = PipeObject(name, t, c2v, v2c, pushed, popped, loc, gm)
         self._pipes().append(p)
         split = "TILE_NO_SPLIT" if t.no_split else "TILE_UP_DOWN"
         for _ in range(t.sync_period):  # the consumer's initial credits
@@ -122,38 +150,49 @@ class FifoLowering:
 
     def _allocate(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
         d, f = self._ring(p, True)
-        if d == "DIR_C2V":
+        if d in C2V:
             return self._both("wait", "FIX", f + 1, split, loc) if self.core == "cube" else []
         return [self._cross("wait", "MTE3", f + 1, loc)] if self.core == "vec" else []
 
     def _record(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
         d, f = self._ring(p, True)
-        if d == "DIR_C2V":
+        if d in C2V:
             return self._both("set", "FIX", f, split, loc) if self.core == "cube" else []
         return [self._cross("set", "MTE3", f, loc)]
 
     def _wait(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
         d, f = self._ring(p, False)
-        if d == "DIR_C2V":
-            return [self._cross("wait", "V", f, loc)] if self.core == "vec" else []
+        if d in C2V:  # through GM, the vector core's loads wait
+            return [self._cross("wait", "V" if d == "DIR_C2V" else "MTE2", f, loc)] if self.core == "vec" else []
         return self._both("wait", "MTE1", f, split, loc) if self.core == "cube" else []
 
     def _free(self, p: PipeObject, split: str, loc) -> list[ir.Stmt]:
         d, f = self._ring(p, False)
-        if d == "DIR_C2V":
-            return [self._cross("set", "V", f + 1, loc)] if self.core == "vec" else []
+        if d in C2V:
+            return [self._cross("set", "V" if d == "DIR_C2V" else "MTE2", f + 1, loc)] if self.core == "vec" else []
         return self._both("set", "MTE1", f + 1, split, loc) if self.core == "cube" else []
 
     # TPUSH / TPOP / TFREE
 
     def lower_fifo(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
         targs = node.callee.targs or ()
+        first = self.eval(node.args[0], scope) if node.args else None
+        if isinstance(first, PipeObject) and first.gm_buffer is not None:
+            self._lower_gm_fifo(name, node, first, scope, loc, out)
+            return
+        if name == "TALLOC":
+            raise self.error("TALLOC takes a TPipe through GM (DIR_C2V_GM) and a GlobalTensor", node.offset)
         split_at = 1 if name == "TFREE" else 2
         if len(targs) <= split_at:
             raise self.error(f"{name} needs its template arguments (the pipe type, "
                              f"{'' if name == 'TFREE' else 'the tile type, '}the split axis)", node.offset)
+        third = self.eval(targs[split_at], scope)
+        fixpipe = None
+        if name == "TPUSH" and isinstance(third, ty.ClassType) and third.name == "FixpipeParams":
+            fixpipe = self._fixpipe_config(third, targs[split_at].offset)
+            third = "TileSplitAxis::TILE_NO_SPLIT"
         try:
-            split = ty.enum_member(self.eval(targs[split_at], scope), "TileSplitAxis")
+            split = ty.enum_member(third, "TileSplitAxis")
         except TypeError:
             raise self.error(f"{name}: expected a TileSplitAxis value", targs[split_at].offset) from None
         if split not in ("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"):
@@ -178,28 +217,105 @@ class FifoLowering:
         if not isinstance(tile, ir.TileRef):
             raise self.error(f"{name} moves a tile (a GlobalTensor FIFO is not modelled)", node.args[1].offset)
         if name == "TPUSH":
-            self._push(p, tile, split, sub, node, loc, out)
+            self._push(p, tile, split, sub, node, loc, out, fixpipe)
         else:
             self._pop(p, tile, split, node, loc, out)
+
+    def _lower_gm_fifo(self, name: str, node: cp.Call, p: PipeObject, scope: Scope, loc, out) -> None:
+        """The GlobalTensor forms on a pipe through GM (pto-isa's a5 TAlloc.hpp, TPush.hpp, TPop.hpp,
+        TFree.hpp): TALLOC (cube) waits for a free slot as TPUSH does and points the GlobalTensor at
+        the slot, where the kernel's own stores fill it; TPUSH (cube) only raises "filled"; TPOP
+        (vector core) waits for "filled" on MTE2 and points the GlobalTensor at its part of the slot
+        (its half of the rows or columns by its subblock id); TFREE raises "freed" on MTE2."""
+        targs = node.callee.targs or ()
+        if len(targs) != 3 or len(node.args) != 2:
+            raise self.error(f"{name} on a GM pipe takes <Pipe, GlobalTensor type, split axis>(pipe, tensor)",
+                             node.offset)
+        try:
+            split = ty.enum_member(self.eval(targs[2], scope), "TileSplitAxis")
+        except TypeError:
+            raise self.error(f"{name}: expected a TileSplitAxis value", targs[2].offset) from None
+        if split not in ("TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT"):
+            raise self.error(f"{name} with {split} is not modelled", targs[2].offset)
+        target = node.args[1]
+        b = scope.lookup(target.parts[0]) if isinstance(target, cp.Name) and len(target.parts) == 1 else None
+        if b is None or b.kind != "gm":
+            raise self.error(f"{name} on a GM pipe takes a GlobalTensor variable", target.offset)
+        producer = name in ("TALLOC", "TPUSH")
+        if self.core != ("cube" if producer else "vec"):
+            raise self.error(f"{name} on a DIR_C2V_GM pipe runs on the {'cube' if producer else 'vector'} core",
+                             node.offset)
+        if name == "TALLOC":
+            n = Var(p.pushed)
+            waits = binop("&&", binop(">=", n, Const(p.type.slot_num)),
+                          binop("==", binop("%", n, Const(p.type.sync_period)), Const(0)))
+            out.append(ir.If(waits, ir.Block(self._allocate(p, split, loc)), None, loc))
+            self._bind_slot(p, p.pushed, Const(0), target.parts[0], b, scope, loc, node.offset, out)
+            out.append(ir.Assign(p.pushed, binop("+", n, Const(1)), loc))
+        elif name == "TPUSH":
+            out.extend(self._record(p, split, loc))
+        elif name == "TPOP":
+            out.extend(self._wait(p, split, loc))
+            g = b.value
+            part = _gm_part_bytes(g, split, elem_bytes(g.dtype))
+            self._bind_slot(p, p.popped, binop("*", Var("subblock_idx"), part), target.parts[0], b, scope, loc,
+                            node.offset, out)
+            out.append(ir.Assign(p.popped, binop("+", Var(p.popped), Const(1)), loc))
+        else:
+            cond = binop("==", binop("%", Var(p.popped), Const(p.type.sync_period)), Const(0))
+            out.append(ir.If(cond, ir.Block(self._free(p, split, loc)), None, loc))
+
+    def _bind_slot(self, p: PipeObject, count: str, extra: Expr, name: str, b, scope: Scope, loc, offset: int,
+                   out: list[ir.Stmt]) -> None:
+        # The slot's offset is taken now, into its own scalar: the view keeps it when the count moves on.
+        at = self.unique_name(f"{name}@slot")
+        self._mutables.add(at)
+        slot = binop("*", binop("%", Var(count), Const(p.type.slot_num)), Const(p.type.slot_size))
+        out.append(ir.Assign(at, binop("+", slot, extra), loc))
+        base = p.gm_buffer
+        ptr = Ptr(base.param, binop("+", base.offset_bytes, Var(at)), b.value.dtype)
+        self.rebind_gm(name, b, ptr, scope, loc, offset)
 
     def _slot_address(self, p: PipeObject, count: str, direction: str) -> Expr:
         base = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer
         slot = binop("%", Var(count), Const(p.type.slot_num))
         return binop("+", base, binop("*", slot, Const(p.type.slot_size)))
 
-    def _push(self, p: PipeObject, src: ir.TileRef, split: str, sub: Expr, node: cp.Call, loc, out) -> None:
+    def _fixpipe_config(self, cfg: ty.ClassType, offset: int) -> dict:
+        """The settings of a `FixpipeParams<...>` type that decide what a push writes."""
+        def member(m: str) -> str:
+            v = self.member_of_type(cfg, m, offset)
+            c = v.const_value() if isinstance(v, Expr) else v
+            return str(c).rsplit("::", 1)[-1]
+
+        quant = member("QuantPre")
+        if quant.isdigit():
+            quant = QUANT_BY_VALUE.get(int(quant), quant)
+        layout, sub = member("LayoutMode"), member("SubBlockId")
+        if member("AtomicT") not in ("AtomicNone", "0") or sub not in ("0", "1"):
+            raise self.error("this FixpipeParams form of TPUSH (atomic add, or a subblock other than 0 or 1) "
+                             "is not modelled", offset)
+        return {"quant": quant, "layout": layout, "mode": ("SingleModeVec0", "SingleModeVec1")[int(sub)]}
+
+    def _push(self, p: PipeObject, src: ir.TileRef, split: str, sub: Expr, node: cp.Call, loc, out,
+              fixpipe: dict | None = None) -> None:
         t = p.type
         direction = self._ring(p, True)[0]
         want, producer = ("Acc", "cube") if direction == "DIR_C2V" else ("Vec", "vec")
         if src.tile.tile_type != want or self.core != producer:
             raise self.error(f"TPUSH on a {t.direction} pipe moves an {want} tile on the {producer} core",
                              node.offset)
+        if fixpipe is not None and direction != "DIR_C2V":
+            raise self.error("TPUSH with a FixpipeParams configuration moves an accumulator to the vector "
+                             "cores (a DIR_C2V or DIR_BOTH pipe)", node.offset)
         n = Var(p.pushed)
         waits = binop("&&", binop(">=", n, Const(t.slot_num)),
                       binop("==", binop("%", n, Const(t.sync_period)), Const(0)))
         out.append(ir.If(waits, ir.Block(self._allocate(p, split, loc)), None, loc))
         s = src.tile
-        if direction == "DIR_C2V":
+        if fixpipe is not None:
+            self._push_fixpipe(p, src, fixpipe, node, loc, out)
+        elif direction == "DIR_C2V":
             rows, cols = s.rows // (2 if split == "TILE_UP_DOWN" else 1), s.cols // (2 if split == "TILE_LEFT_RIGHT" else 1)
             vr = _halved(s.valid_rows, s.rows, split == "TILE_UP_DOWN")
             vc = _halved(s.valid_cols, s.cols, split == "TILE_LEFT_RIGHT")
@@ -223,6 +339,37 @@ class FifoLowering:
                                   node, loc, (row, col)))
         out.append(ir.Assign(p.pushed, binop("+", n, Const(1)), loc))
         out.extend(self._record(p, split, loc))
+
+    def lower_quant_register(self, name: str, node: cp.Call, scope: Scope) -> None:
+        """SET_QUANT_SCALAR writes a register; SET_QUANT_VECTOR points the fixpipe at a Scaling
+        tile, which the per-channel quantizing pushes after it read (as their operand)."""
+        if name == "SET_QUANT_SCALAR":
+            return
+        tile = self.eval(node.args[0], scope) if len(node.args) == 1 else None
+        if isinstance(tile, ir.TileDecl) and tile.count is None:
+            tile = ir.TileRef(tile, None)
+        if not isinstance(tile, ir.TileRef) or tile.tile.tile_type != "Scaling":
+            raise self.error("SET_QUANT_VECTOR takes a Scaling tile", node.offset)
+        self.quant_vector = (tile, self.node_text(node.args[0]))
+
+    def _push_fixpipe(self, p: PipeObject, src: ir.TileRef, cfg: dict, node: cp.Call, loc, out) -> None:
+        """The whole accumulator through the fixpipe into the slot of the vector core the
+        configuration names: converted to the quantization's output type, in its layout (pto-isa's
+        a5 TPush.hpp); a per-channel quantization also reads the Scaling tile set last."""
+        s = src.tile
+        dtype = FIXPIPE_OUTPUT.get(cfg["quant"], s.dtype)
+        blayout, slayout = {"NZ2ND": ("RowMajor", "NoneBox"), "NZ2DN": ("ColMajor", "NoneBox"),
+                            "NZ2NZ": ("ColMajor", "RowMajor")}[cfg["layout"]]
+        slot = self._slot_tile(p, "Vec", dtype, s.rows, s.cols, s.valid_rows, s.valid_cols, blayout, slayout, loc)
+        out.append(ir.TileAssign(slot, self._slot_address(p, p.pushed, "DIR_C2V"), loc, self.via))
+        tiles = [(slot, f"{p.name}'s slot"), (src, self.node_text(node.args[1]))]
+        if cfg["quant"].startswith("V"):
+            scales = getattr(self, "quant_vector", None)
+            if scales is None:
+                raise self.error(f"TPUSH with {cfg['quant']} reads per-channel scales: SET_QUANT_VECTOR must "
+                                 "name their Scaling tile before it", node.offset)
+            tiles.append(scales)
+        out.append(self._move("TMOV", tiles, (f"AccToVecMode::{cfg['mode']}",), node, loc))
 
     def _pop(self, p: PipeObject, dst: ir.TileRef, split: str, node: cp.Call, loc, out) -> None:
         direction = self._ring(p, False)[0]
@@ -262,3 +409,13 @@ def _halved(valid: Expr | None, full: int, split: bool) -> Expr:
 def _doubled(valid: Expr | None, full: int, split: bool) -> Expr:
     v = valid if valid is not None else Const(full)
     return binop("*", v, Const(2)) if split else v
+
+
+def _gm_part_bytes(g: ir.GmTensor, split: str, elem: int) -> Expr:
+    """Bytes between the two vector cores' parts of a GM slot: a whole view (its static rows times
+    columns) apart for TILE_UP_DOWN, a row of the view apart for TILE_LEFT_RIGHT."""
+    if split == "TILE_NO_SPLIT":
+        return Const(0)
+    cols = g.shape[4]
+    size = binop("*", g.shape[3], cols) if split == "TILE_UP_DOWN" else cols
+    return binop("*", size, Const(elem))

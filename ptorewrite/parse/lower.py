@@ -49,7 +49,7 @@ from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, Co
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.events import EventLowering
-from ptorewrite.parse.fifo import FIFO_CALLS, FifoLowering
+from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
@@ -164,6 +164,14 @@ def _leading_words(text: str, start: int) -> tuple[str, ...]:
 # ---------------------------------------------------------------- the lowering
 
 
+# The kernel argument of a GlobalTensor variable declared without a pointer (none yet).
+UNBOUND_GM = ""
+
+# Configuration types of the PTO headers read like a user's class template, through their static
+# members (`TPUSH<Pipe, Acc, FixpipeParams<...>>`).
+LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
+
+
 @dataclass
 class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
                RawLowering, ConstEvaluation):
@@ -252,6 +260,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
                 elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
+                elif k.kind == CursorKind.CLASS_TEMPLATE and k.spelling in LIBRARY_CONFIG_TYPES and \
+                        k.spelling not in scope.names:
+                    scope.define(k.spelling, Binding("class_template", [k]))
                 elif k.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
                         not k.spelling.isupper() and k.spelling not in scope.names and self._is_constexpr_helper(k):
                     # Helpers kernels use as values (`GetTileLayoutCustom<T>()` in an `if constexpr`).
@@ -524,6 +535,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return b.value
         if k == "ptr" and b.value is None:
             raise self.error(f"GM pointer '{name}' is used before it is set", offset)
+        if k == "gm" and b.value.param == UNBOUND_GM:
+            raise self.error(f"GlobalTensor '{name}' is used before a TASSIGN points it at GM", offset)
         if k == "gm" and isinstance(b.extra, GmState):
             if b.extra.repointed_at is not None:
                 raise self.error(f"GlobalTensor '{name}' is re-pointed by the TASSIGN at line "
@@ -1454,9 +1467,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def make_gm_tensor(self, t: ty.GmType, text: str, init: list[cp.Node], scope: Scope, offset: int,
                        name: str | None, decl_cursor: Cursor | None = None) -> ir.GmTensor:
-        if not init:
+        if not init and name is None:
             raise self.error("a GlobalTensor needs a GM pointer", offset)
-        ptr = self.eval(init[0], scope)
+        # A variable declared without one views nothing until a TASSIGN (or a GM FIFO's TALLOC /
+        # TPOP) points it at GM; a use before that is refused (see eval_name).
+        ptr = self.eval(init[0], scope) if init else Ptr(UNBOUND_GM, Const(0), t.dtype)
         if isinstance(ptr, ir.GmTensor):
             return ptr
         if not isinstance(ptr, Ptr):
@@ -1799,6 +1814,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in FIFO_CALLS and self.arch.name == "a5":
             self.lower_fifo(name, node, scope, loc, out)
             return
+        if name in QUANT_REGISTER_CALLS:
+            self.lower_quant_register(name, self.lower_event_waits(node, scope, loc, out), scope)
+            return
         op = lookup(IMPL_ALIASES.get(name, name), self.arch)
         if op is not None:
             node = self.lower_event_waits(node, scope, loc, out)
@@ -1981,23 +1999,27 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not isinstance(ptr, Ptr):
             raise self.error("TASSIGN of a GlobalTensor needs a GM pointer derived from a kernel argument",
                              node.args[1].offset)
-        old, name = b.value, target.parts[0]
+        self.rebind_gm(target.parts[0], b, ptr, scope, loc, node.offset)
+        return True
+
+    def rebind_gm(self, name: str, b: Binding, ptr: Ptr, scope: Scope, loc: ir.SourceRange, offset: int) -> None:
+        """The GlobalTensor variable `name` (bound by `b`) views `ptr` from here on."""
+        old = b.value
         g = replace(old, name=self.unique_name(name), param=ptr.param, offset_bytes=ptr.offset_bytes, loc=loc)
         self.gm_tensors.append(g)
         state = b.extra if isinstance(b.extra, GmState) else None
         level = self._control_level()
         if state is not None and state.level == level:
             b.value = g  # runs once per declaration: later uses see the new origin
-            return True
+            return
         # Inside a loop body or branch: a fresh view for the rest of this block only.
         loops = tuple(self._loop_ids)
         if state is not None and loops and any(u[:len(loops)] == loops for u in state.used_in):
             raise self.error(f"GlobalTensor '{name}' is used in this loop before its TASSIGN; re-point it "
-                             "before its first use in the loop body", node.offset)
+                             "before its first use in the loop body", offset)
         if state is not None:
             state.repointed_at = loc
         scope.define(name, Binding("gm", g, GmState(level)))
-        return True
 
     def lower_tassign(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.TileAssign:
         targs = node.callee.targs or ()

@@ -74,6 +74,13 @@ PTOREWRITE_DECL void SYNCALL(GlobalData &gmWorkspace, int32_t usedCores = 0);
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent SETFMATRIX(ConvTileData &src, WaitEvents &...events);
 
+// Fixpipe quantization registers: one scale for every channel (OutType: the converted type), or
+// the Scaling tile of per-channel scales the next quantizing fixpipe moves read.
+template <typename OutType, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent SET_QUANT_SCALAR(float scale, WaitEvents &...events);
+template <typename ScalingTile, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent SET_QUANT_VECTOR(ScalingTile &scales, WaitEvents &...events);
+
 template <typename ConvTileData, SetFmatrixMode FmatrixMode = SetFmatrixMode::FMATRIX_A_MANUAL, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent SET_IMG2COL_RPT(ConvTileData &src, WaitEvents &...events);
 
@@ -1054,6 +1061,12 @@ PTOREWRITE_DECL RecordEvent TPUSH(TileData &tile, Pipe &pipe, WaitEvents &...eve
 template <typename Pipe, typename GlobalData, TileSplitAxis Split,
           detail::enable_if_t<is_global_data_v<GlobalData>, int> = 0, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TPUSH(Pipe &pipe, GlobalData &gmTensor, WaitEvents &...events);
+
+// The accumulator converted by the fixpipe on its way into the slot, as the FixpipeParams type
+// `Config` says (output type, layout, quantization; a per-channel quantization reads the Scaling
+// tile SET_QUANT_VECTOR named last).
+template <typename Pipe, typename TileProd, typename Config, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TPUSH(Pipe &pipe, TileProd &tile, WaitEvents &...events);
 
 template <typename Pipe, typename TileCons, TileSplitAxis Split, detail::enable_if_t<is_tile_data_v<TileCons>, int> = 0,
           PTOREWRITE_EVENTS>

@@ -180,6 +180,177 @@ JUDGED: dict[str, str] = {
         "a real bug of pto-isa's a5 TPipe, by counting semaphores (include/pto/npu/a5/TPush.hpp): the pipe's constructor gives the producer SyncPeriod free signals on top of the first SlotNum pushes that never wait, so the producer's first wait (tile SlotNum) takes a construction credit instead of the consumer's TFREE, and the push of tile SlotNum overwrites slot 0 while the consumer may still read tile 0; reported in the cases that push more than SlotNum tiles. pto-isa's a2a3 TPipe gives no construction credits and drains exactly the unconsumed ones (countPendingFreeCredits). Here: the vector core's TPUSH (line 142) refills the L1 slot while the cube core's TMOV (line 182) reads the popped tile."),
     "tests/npu/a5/src/st/testcase/tpushpop_cv_nosplit/tpushpop_cv_nosplit_kernel.cpp": (
         "a real bug by the machine model's one-bit flags (latent on hardware): in the strip consumers (lines 300, 389) each iteration raises `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)` with nothing on PIPE_V ordering it after the MTE3-side wait of the previous iteration, so V can raise event 0 twice before MTE3 takes it once and a later wait hangs. No race is reported."),
+    "tests/npu/a2a3/src/st/testcase/texpands_mat/texpands_mat_kernel.cpp": (
+        "Two findings. (1) `runTExpandS_Tile`: TSTORE (line 51) against TEXPANDS (line 50) is a false "
+        "positive of ptorewrite, not fixed (a small, clear fix): a TEXPANDS of a Mat tile fills L1 with "
+        "`create_cbuf_matrix`, which runs on MTE2 (pto-isa maps TEXPANDS_MAT to PIPE_MTE2, and ptorewrite"
+        " itself puts the raw `create_cbuf_matrix` on MTE2), but ptorewrite issues every TEXPANDS on V, "
+        "so the kernel's `Event<TEXPANDS_MAT, TSTORE_MAT>` (MTE2 -> MTE3) does not cover it. (2) "
+        "`runTSetValue_ConvTile`: a real bug: the TEXPANDS at line 68 fills the L1 tile on MTE2, and the "
+        "raw `copy_cbuf_to_gm` that reads it (line 35, called at line 75) runs on MTE3 after only "
+        "`set_flag/wait_flag(PIPE_MTE1, PIPE_MTE3)` (lines 70-71), which orders nothing on MTE2: the "
+        "store may read L1 before the fill lands; the flag needs PIPE_MTE2 as its source. (ptorewrite "
+        "names the writer's pipe V; the missing order is the same.)"),
+    "tests/npu/a5/src/st/testcase/texpands_mat/texpands_mat_kernel.cpp": (
+        "false positives of ptorewrite, not fixed. The RAW on L1 between TEXPANDS (line 31) and the "
+        "`copy_cbuf_to_ubuf` reads (lines 39-40): TEXPANDS of a Mat tile runs on MTE2 (the kernel's own "
+        "comment, pto-isa's TEXPANDS_MAT pipe, `create_cbuf_matrix`), and the kernel orders it with "
+        "`set_flag/wait_flag(PIPE_MTE2, PIPE_MTE1)` (lines 33-34); ptorewrite issues every TEXPANDS on V "
+        "(a small, clear fix). The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls is"
+        " a false positive of ptorewrite, not fixed (a small, clear fix): the third argument (0, then 1) "
+        "sends each copy to a different vector core, and ptorewrite counts every raw L1 -> UB copy as "
+        "writing both cores' UB. The WAW between vec0's and vec1's TSTORE to `out` is a question of the "
+        "model: both vector cores store the same bytes (each got the same copy from L1), so the output is"
+        " the same whichever lands last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/mgather_gm2l1/mgather_gm2l1_kernel.cpp": (
+        "false positives of ptorewrite, not fixed (a small, clear fix). The MGATHER into the Mat tile "
+        "(line 113, also 152) is called on every core, but in pto-isa's a5 MGATHER only the "
+        "`__DAV_CUBE__` part writes L1 (`copy_gm_to_cbuf` from a GM scratch); the vector part gathers "
+        "into that scratch or does nothing. ptorewrite counts the vector cores' MGATHER as writing the "
+        "cube's L1, hence the WAW with the cube's MGATHER and the WAR with the cube's `copy_cbuf_to_ubuf`"
+        " (lines 39-40 via 24). The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls "
+        "is a false positive of ptorewrite, not fixed (a small, clear fix): the third argument (0, then "
+        "1) sends each copy to a different vector core, and ptorewrite counts every raw L1 -> UB copy as "
+        "writing both cores' UB. The WAW between vec0's and vec1's TSTORE to `out` is a question of the "
+        "model: both vector cores store the same bytes (each got the same copy from L1), so the output is"
+        " the same whichever lands last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tinsert_zn/tinsert_zn_kernel.cpp": (
+        "a real bug by the spec's rule that MTE3 writes to the same bytes may complete out of order (spec"
+        " section 4): in the background case each vector core writes the whole L1 `matTile` with the raw "
+        "`copy_ubuf_to_cbuf` (line 203) and then TINSERTs its tile into part of it (line 204), both on "
+        "MTE3, with no `pipe_barrier(PIPE_MTE3)` between; the background copy may land last and erase the"
+        " inserted block. vec1's background copy is likewise unordered with vec0's TINSERT. The WAW "
+        "between the two vector cores' identical TINSERTs (lines 81, 136) is a question of the model "
+        "(both write the same bytes). The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` "
+        "calls is a false positive of ptorewrite, not fixed (a small, clear fix): the third argument (0, "
+        "then 1) sends each copy to a different vector core, and ptorewrite counts every raw L1 -> UB "
+        "copy as writing both cores' UB. The WAW between vec0's and vec1's TSTORE to `out` is a question "
+        "of the model: both vector cores store the same bytes (each got the same copy from L1), so the "
+        "output is the same whichever lands last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tload_mx_ND_DN/tload_mx_ND_DN_kernel.cpp": (
+        "a real bug by the spec's rule that MTE2 writes to the same bytes may complete out of order (spec"
+        " section 4), as for the a2a3 tmatmul: the cube clears `aMatTile` with `create_cbuf_matrix` "
+        "(lines 69 and 118, through line 20) and then TLOADs into it (lines 72, 121), both on MTE2, with "
+        "no `pipe_barrier(PIPE_MTE2)` between; the clear may land after the load. The WAW on a vector "
+        "core's UB between the two `copy_cbuf_to_ubuf` calls is a false positive of ptorewrite, not fixed"
+        " (a small, clear fix): the third argument (0, then 1) sends each copy to a different vector "
+        "core, and ptorewrite counts every raw L1 -> UB copy as writing both cores' UB. The WAW between "
+        "vec0's and vec1's TSTORE to `out` is a question of the model: both vector cores store the same "
+        "bytes (each got the same copy from L1), so the output is the same whichever lands last; "
+        "ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tload_mx_gmtensor/tload_mx_gmtensor_kernel.cpp": (
+        "a real bug by the spec's rule that MTE2 writes to the same bytes may complete out of order (spec"
+        " section 4), as for the a2a3 tmatmul: the cube clears `aMatTile` with `create_cbuf_matrix` "
+        "(lines 68 and 117, through line 20) and then TLOADs into it (lines 71, 120), both on MTE2, with "
+        "no `pipe_barrier(PIPE_MTE2)` between; the clear may land after the load. The WAW on a vector "
+        "core's UB between the two `copy_cbuf_to_ubuf` calls is a false positive of ptorewrite, not fixed"
+        " (a small, clear fix): the third argument (0, then 1) sends each copy to a different vector "
+        "core, and ptorewrite counts every raw L1 -> UB copy as writing both cores' UB. The WAW between "
+        "vec0's and vec1's TSTORE to `out` is a question of the model: both vector cores store the same "
+        "bytes (each got the same copy from L1), so the output is the same whichever lands last; "
+        "ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tload_mx_NZ/tload_mx_NZ_kernel.cpp": (
+        "no real bug. The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls (line 24, "
+        "in a loop) is a false positive of ptorewrite, not fixed (a small, clear fix): the third argument"
+        " (0, then 1) sends each copy to a different vector core, and ptorewrite counts every raw L1 -> "
+        "UB copy as writing both cores' UB. The WAW between vec0's and vec1's TSTORE to `out` is a "
+        "question of the model: both vector cores store the same bytes (each got the same copy from L1), "
+        "so the output is the same whichever lands last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tload_shape2d/tload_shape2d_kernel.cpp": (
+        "Several findings. (1) A real bug by spec section 4 (MTE2 writes to the same bytes may complete "
+        "out of order): the cube clears `aMatTile` with `create_cbuf_matrix` (lines 62, 130, 330, through"
+        " line 20) and TLOADs into it (lines 66, 134, 334) on MTE2 with no `pipe_barrier(PIPE_MTE2)` "
+        "between. (2) A question of the model: the TLOADs into the Mat tile (lines 66, 134, 197, 260, "
+        "334) sit outside the `__DAV_CUBE__` guards, so the vector cores issue them too; ptorewrite "
+        "counts a vector core's TLOAD of a Mat tile as writing the cube's L1 (WAW with the cube's TLOAD, "
+        "WAR with its `copy_cbuf_to_ubuf`), while pto-isa's a5 TLOAD guards only its convolution loads "
+        "with `__DAV_CUBE__`; what a vector core does with an L1 destination is not settled here. The WAW"
+        " on a vector core's UB between the two `copy_cbuf_to_ubuf` calls is a false positive of "
+        "ptorewrite, not fixed (a small, clear fix): the third argument (0, then 1) sends each copy to a "
+        "different vector core, and ptorewrite counts every raw L1 -> UB copy as writing both cores' UB. "
+        "The WAW between vec0's and vec1's TSTORE to `out` is a question of the model: both vector cores "
+        "store the same bytes (each got the same copy from L1), so the output is the same whichever lands"
+        " last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tmov_ub2l1/tmov_ub2l1_kernel.cpp": (
+        "no real bug. The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls (lines "
+        "99-100, through line 26) is a false positive of ptorewrite, not fixed (a small, clear fix): the "
+        "third argument (0, then 1) sends each copy to a different vector core, and ptorewrite counts "
+        "every raw L1 -> UB copy as writing both cores' UB. The WAW between vec0's and vec1's TMOV / "
+        "TEXTRACT into the cube's `matTile` (lines 86, 84) is a question of the model: both vector cores "
+        "load the same source and write the same bytes, and the cube reads `matTile` only after both have"
+        " signalled (lines 92-93). The WAW between vec0's and vec1's TSTORE to `out` is a question of the"
+        " model: both vector cores store the same bytes (each got the same copy from L1), so the output "
+        "is the same whichever lands last; ptorewrite does not compare values."),
+    "tests/npu/a5/src/st/testcase/tmatmul_mx/tmatmul_mx_kernel.cpp": (
+        "a real bug by the spec's rule that MTE2 writes to the same bytes may complete out of order (spec"
+        " section 4), as for the a2a3 tmatmul: TLOAD of `aMatTile` / `bMatTile` (lines 147, 148) then "
+        "TFILLPAD of the same L1 tile (lines 152, 154), and TLOAD `bMatTile` (line 449) then TFILLPAD "
+        "(line 450), all on MTE2 with no `pipe_barrier(PIPE_MTE2)` between; the pad may be overwritten by"
+        " the load or the reverse."),
+    "tests/npu/a5/src/st/testcase/tmov_mx/tmov_mx_kernel.cpp": (
+        "a real bug by the spec's rule that MTE2 writes to the same bytes may complete out of order (spec"
+        " section 4), as for the a2a3 tmatmul: TLOAD of `aMatTile` / `bMatTile` (lines 135, 136; 265, "
+        "266) then TFILLPAD of the same L1 tile (lines 139, 141; 269, 271), all on MTE2 with no "
+        "`pipe_barrier(PIPE_MTE2)` between."),
+    "tests/npu/a2a3/src/st/testcase/timg2col/timg2col_kernel.cpp": (
+        "a real bug by the declared shape: line 186 (and 306) places `aTile`, a plain TileLeft declared "
+        "2M x 2*baseK, at 0x0 of L0A, and by pto-isa's own size rule (Rows x Cols x sizeof) it is 88 to "
+        "116 KiB, past the 64 KiB L0A. TIMG2COL and TMATMUL touch only its valid region, which fits, so "
+        "the kernel computes the right answer; the declaration is what overflows. No race is reported."),
+    "tests/npu/a5/src/st/testcase/timg2col/timg2col_kernel.cpp": (
+        "a real bug by the declared shape: line 188 (and 298) places `aTile`, a plain TileLeft declared "
+        "2M x 2*baseK, at 0x0 of L0A, and by pto-isa's own size rule (Rows x Cols x sizeof) it is 88 to "
+        "116 KiB, past the 64 KiB L0A. TIMG2COL and TMATMUL touch only its valid region, which fits, so "
+        "the kernel computes the right answer; the declaration is what overflows. No race is reported."),
+    "tests/npu/a5/src/st/testcase/textract_acc2vec/textract_acc2vec_kernel.cpp": (
+        "a real bug in the `subBlockId = 1` instantiations, by the a5 rule that the cube addresses vec1 "
+        "with ids + 16: the cube's `wait_intra_block(PIPE_FIX, 1)` (line 310) takes only vec0's signal "
+        "(line 306), yet its TEXTRACT (line 320) writes vec1's UB; so vec1's TLOAD of the same tile (line"
+        " 266) is unordered with that TEXTRACT, and with vec1's own TSTORE (line 207), which waits only "
+        "for the cube. The FIX-pipe pairs (TMOV L1 -> FB at line 408, then the TEXTRACT that reads FB at "
+        "lines 413/416, on the same pipe with no `pipe_barrier(PIPE_FIX)`) are a question of the model: "
+        "the a5 profile requires that barrier; the spec states it for a2a3 only."),
+    "tests/npu/a5/src/st/testcase/tinsert_acc2vec/tinsert_acc2vec_kernel.cpp": (
+        "a real bug in the `subBlockId = 1` instantiations, by the a5 rule that the cube addresses vec1 "
+        "with ids + 16: the cube's `wait_intra_block(PIPE_FIX, 1)` (line 300) takes only vec0's signal, "
+        "yet its TINSERT (line 310) writes vec1's UB; so vec1's TLOAD of the same tile (line 295) is unordered "
+        "with that TINSERT, and with vec1's own TSTORE (line 207), which waits only for the cube. The "
+        "FIX-pipe pairs (TMOV L1 -> FB at line 405, then the TINSERT that reads FB at lines 410/413, on "
+        "the same pipe with no `pipe_barrier(PIPE_FIX)`) are a question of the model: the a5 profile "
+        "requires that barrier; the spec states it for a2a3 only."),
+    "tests/npu/a5/src/st/testcase/tpushpop_fixpipe/tpushpop_fixpipe_kernel.cpp": (
+        "a question of the model: TMOV of L1 into the FB tile (line 337) and the TPUSH right after it "
+        "(line 339), whose fixpipe move reads that FB tile, run on the FIX pipe with no "
+        "`pipe_barrier(PIPE_FIX)` between; the a5 profile requires that barrier, the spec states it for "
+        "a2a3 only."),
+    "kernels/manual/a2a3/conv2d_forward/conv2d_forward_kernel.cpp": (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: "
+        "the K loop sets (lines 175, 177) MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 49) "
+        "after each panel's TLOADs; the set for the next panel waits only on an MTE1 -> MTE2 flag raised "
+        "at the start (its L1 slot), not on MTE1's wait for the current panel, so if MTE1 is still "
+        "behind, the second set finds the flag still set and is lost, and the next wait hangs. The races "
+        "on L1 [0x3c00, 0x6000) between `fmapMat[0]` and `fmapMat[1]` (the TLOAD at line 174 against the "
+        "other buffer's TLOAD on the same line and the TIMG2COL at line 129) are a false positive of "
+        "ptorewrite, not fixed: the kernel gives the ConvTile's BufferSize in bytes and ptorewrite counts"
+        " it in elements (H is known only at run time), so the two buffers appear to overlap."),
+    "kernels/manual/a5/matmul_mxfp8_performance/mxmatmul_performance_kernel.cpp": (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: "
+        "the K loop sets MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 42) after each panel's "
+        "TLOADs; the set for the next panel waits only on an MTE1 -> MTE2 flag raised at the start (its "
+        "L1 slot), not on MTE1's wait for the current panel, so if MTE1 is still behind, the second set "
+        "finds the flag still set and is lost, and the next wait hangs."),
+    "kernels/manual/a5/matmul_mxfp4_performance/mxmatmul_performance_kernel.cpp": (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: "
+        "the K loop sets MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 44) after each panel's "
+        "TLOADs; the set for the next panel waits only on an MTE1 -> MTE2 flag raised at the start (its "
+        "L1 slot), not on MTE1's wait for the current panel, so if MTE1 is still behind, the second set "
+        "finds the flag still set and is lost, and the next wait hangs. The scale-tile findings "
+        "(`aScaleTile` / `bScaleTile` reaching past L0A_SCALE / L0B_SCALE at lines 143, 148, and the WAW "
+        "between the ping and pong scale tiles) are a false positive of ptorewrite, not fixed (a small "
+        "fix): the compact 256 x 8 one-byte scale tile stores 2 KiB (its fractal is 32 bytes, 16 x 2), so "
+        "the pong tile at 0x800 (the L0A pong 0x8000 shifted right by 4, lines 119-122) ends at 0x1000, "
+        "inside the 4 KiB L0A_SCALE; ptorewrite rounds both sides of a compact tile to max(16, 32 / "
+        "element size), 32 here, and counts 256 x 32 = 8 KiB, hence the overflow and the overlap."),
 }
 TEST_ARCHS = ("a2a3", "a5")
 DIAG = re.compile(r"^(?:.*?:\d+:\d+: )?(error|warning|internal error): .*$|^ptorewrite: .*$", re.MULTILINE)

@@ -179,6 +179,11 @@ def test_assembly_that_computes_is_refused(capsys, tmp_path):
                   'asm volatile("ADD %0, %0, 1" : "+l"(pc) : "l"(pc));')
     rc, out, err = run_cli(capsys, "check", path)
     assert rc == 2 and out == "" and f"{path}:28:5: error: inline assembly is not supported" in err, err
+    # The same inside a helper evaluated at compile time (Cycles, used as a value).
+    path = edited(tmp_path, RAW / "timed_copy.cpp", 'asm volatile("MOV %0, SYS_CNT\\n" : "+l"(now));',
+                  'asm volatile("ADD %0, %0, 1" : "+l"(now) : "l"(now));')
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 2 and out == "" and f"{path}:13:5: error: inline assembly is not supported" in err, err
 
 
 def test_async_l2_prefetch_is_refused_at_its_first_use(capsys, tmp_path):

@@ -37,8 +37,6 @@ from ptorewrite.parse.values import Binding, RecordValue, Scope
 # Iterations a compile-time loop may run before it is taken for an endless one.
 MAX_STEPS = 1_000_000
 MAX_SELECT = 64  # elements a run-time index may choose among
-# Statements of a compile-time helper that have no value: cache maintenance and the like.
-_CT_IGNORED = frozenset({"dcci", "dsb", "preload"})
 
 
 # Builtins that only report the core's status (instruction-cache preload in progress).
@@ -256,8 +254,6 @@ class ConstEvaluation:
                 self._ct_stmt(kids[1], Scope(scope), name)
             elif len(kids) > 2:
                 self._ct_stmt(kids[2], Scope(scope), name)
-        elif k == CursorKind.ASM_STMT or k == CursorKind.CALL_EXPR and c.spelling in _CT_IGNORED:
-            pass  # compiler barriers and cache maintenance: no value
         elif k == CursorKind.FOR_STMT:
             self._ct_for(c, scope, name)
         elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):

@@ -818,3 +818,15 @@ def test_unknown_library_template_call_is_named(capsys):
     rc, out, err = run(capsys, "check", "-isystem", LANG / "library", path)
     assert rc == 2 and out == ""
     assert err.startswith(f"{path}:14:5: error: unknown PTO instruction 'TBLEND'")
+
+
+def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
+    """TEXPANDS fills an L1 tile on MTE2 (a Vec tile on V): the move that reads it needs
+    MTE2 -> MTE1; a V -> MTE1 flag orders nothing."""
+    path = LANG / "expands_l1.cpp"
+    k = load(path, auto=False, entry="expands_l1<false>")
+    assert [(i.op, i.pipe) for i in k.instructions()] == [("TEXPANDS", "MTE2"), ("TMOV", "MTE1")]
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
+    assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
+           "TEXPANDS [MTE2] at 18:5 writes aMat" in err

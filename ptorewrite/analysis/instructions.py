@@ -106,7 +106,9 @@ _TABLE: list[OpInfo] = [
     *_ops("TADDS TSUBS TMULS TDIVS TMINS TMAXS TANDS TORS TXORS TSHLS TSHRS TREMS TCMPS TLRELU "
           "TAXPY TADDSC TSUBSC TFMODS", "V", "w r*"),
     *_ops("TSELS", "V", "w r r", n4="w r r rw"),
-    *_ops("TEXPANDS", "V", "w"),
+    # TEXPANDS(dst, scalar): on a Mat (L1) tile the fill is MTE2's work (pto-isa's Op::TEXPANDS_MAT
+    # event class), on a Vec tile V's.
+    *_ops("TEXPANDS", "fill", "w"),
     # TCI(dst, start) or TCI(dst, start, tmp): the scratch tile is written.
     *_ops("TCI", "V", "w", n2="w rw"),
     # Vector: unary; TCVT may take a scratch tile.

@@ -181,22 +181,17 @@ JUDGED: dict[str, str] = {
     "tests/npu/a5/src/st/testcase/tpushpop_cv_nosplit/tpushpop_cv_nosplit_kernel.cpp": (
         "a real bug by the machine model's one-bit flags (latent on hardware): in the strip consumers (lines 300, 389) each iteration raises `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)` with nothing on PIPE_V ordering it after the MTE3-side wait of the previous iteration, so V can raise event 0 twice before MTE3 takes it once and a later wait hangs. No race is reported."),
     "tests/npu/a2a3/src/st/testcase/texpands_mat/texpands_mat_kernel.cpp": (
-        "Two findings. (1) `runTExpandS_Tile`: TSTORE (line 51) against TEXPANDS (line 50) is a false "
-        "positive of ptorewrite, not fixed (a small, clear fix): a TEXPANDS of a Mat tile fills L1 with "
-        "`create_cbuf_matrix`, which runs on MTE2 (pto-isa maps TEXPANDS_MAT to PIPE_MTE2, and ptorewrite"
-        " itself puts the raw `create_cbuf_matrix` on MTE2), but ptorewrite issues every TEXPANDS on V, "
-        "so the kernel's `Event<TEXPANDS_MAT, TSTORE_MAT>` (MTE2 -> MTE3) does not cover it. (2) "
-        "`runTSetValue_ConvTile`: a real bug: the TEXPANDS at line 68 fills the L1 tile on MTE2, and the "
+        "a real bug in `runTSetValue_ConvTile`: the TEXPANDS at line 68 fills the L1 tile on MTE2, and the "
         "raw `copy_cbuf_to_gm` that reads it (line 35, called at line 75) runs on MTE3 after only "
         "`set_flag/wait_flag(PIPE_MTE1, PIPE_MTE3)` (lines 70-71), which orders nothing on MTE2: the "
-        "store may read L1 before the fill lands; the flag needs PIPE_MTE2 as its source. (ptorewrite "
-        "names the writer's pipe V; the missing order is the same.)"),
+        "store may read L1 before the fill lands; the flag needs PIPE_MTE2 as its source. (The false "
+        "positive on TSTORE at line 51 against TEXPANDS at line 50, from TEXPANDS of a Mat tile issued on "
+        "V, is fixed: it runs on MTE2, which the kernel's `Event<TEXPANDS_MAT, TSTORE_MAT>` orders.)"),
     "tests/npu/a5/src/st/testcase/texpands_mat/texpands_mat_kernel.cpp": (
-        "false positives of ptorewrite, not fixed. The RAW on L1 between TEXPANDS (line 31) and the "
-        "`copy_cbuf_to_ubuf` reads (lines 39-40): TEXPANDS of a Mat tile runs on MTE2 (the kernel's own "
-        "comment, pto-isa's TEXPANDS_MAT pipe, `create_cbuf_matrix`), and the kernel orders it with "
-        "`set_flag/wait_flag(PIPE_MTE2, PIPE_MTE1)` (lines 33-34); ptorewrite issues every TEXPANDS on V "
-        "(a small, clear fix). The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls is"
+        "false positives of ptorewrite, not fixed. (The RAW on L1 between TEXPANDS at line 31 and the "
+        "`copy_cbuf_to_ubuf` reads at lines 39-40, from TEXPANDS of a Mat tile issued on V, is fixed: it "
+        "runs on MTE2, which the kernel's `set_flag/wait_flag(PIPE_MTE2, PIPE_MTE1)` at lines 33-34 "
+        "orders.) The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls is"
         " a false positive of ptorewrite, not fixed (a small, clear fix): the third argument (0, then 1) "
         "sends each copy to a different vector core, and ptorewrite counts every raw L1 -> UB copy as "
         "writing both cores' UB. The WAW between vec0's and vec1's TSTORE to `out` is a question of the "

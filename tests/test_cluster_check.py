@@ -315,3 +315,16 @@ def test_a_fifo_through_gm_orders_the_stores_into_its_slot(capsys, tmp_path):
     status, _, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 2
     assert f"{path}:{line_of(text, 'TSTORE(slot, product);')}:16: error: GlobalTensor 'slot' is used before" in err
+
+
+def test_l1_to_ub_copy_writes_the_vector_core_it_names(capsys, tmp_path):
+    """a5 `copy_cbuf_to_ubuf(dst, src, core, ...)`: the third argument picks the vector core whose
+    UB the cube core writes; two copies to the same address of different cores do not meet."""
+    path = CLUSTER / "l1_to_each_ub.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+    same = tmp_path / "l1_to_each_ub.cpp"
+    same.write_text(path.read_text().replace("(__cbuf__ void *)from, 1, 1, 128", "(__cbuf__ void *)from, 0, 1, 128"))
+    status, out, err = run(capsys, "check", "--arch", "a5", same)
+    assert status == 1 and f"{same}:24:5: error: data race (WAW) on vec0:UB bytes [0x0, 0x1000): copy_cbuf_to_ubuf " \
+                           "[cube.MTE1]" in err, err

@@ -43,6 +43,10 @@ def _vector_cores_reached(step) -> tuple[int, ...]:
     """The vector cores whose UB a cube-core instruction reaches: an accumulator-to-vector move
     writes the first one unless its AccToVecMode names the second, and the dual modes split the
     tile between both (counted whole on each: conservative). Anything else: both (conservative)."""
+    if step.kind == "op" and step.stmt.op == "copy_cbuf_to_ubuf":
+        # Its third argument names the vector core (0 or 1); another value, or one not known: both.
+        chosen = [a.value.const_value() for a in step.stmt.args if a.kind == "scalar"]
+        return (chosen[0],) if chosen and chosen[0] in range(VECTOR_CORES) else tuple(range(VECTOR_CORES))
     modes = [t.split("::", 1)[1] for t in getattr(step.stmt, "template_args", ()) if t.startswith("AccToVecMode::")]
     tiles = {a.value.tile.tile_type for a in step.stmt.tile_args} if step.kind == "op" else set()
     if "Acc" not in tiles:

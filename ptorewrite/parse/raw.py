@@ -172,7 +172,12 @@ class RawLowering:
                 dst_run, dst_step = length, n[4]
             regions = (self._region(dst, "destination", args[0], n_burst, dst_run, dst_step, spec.dst),
                        self._region(src, "source", args[1], n_burst, src_run, src_step, spec.src))
-            return self._raw_instr(name, spec.pipe, regions, node, loc)
+            instr = self._raw_instr(name, spec.pipe, regions, node, loc)
+            if name == "copy_cbuf_to_ubuf":
+                # On a5 the cube core's L1 -> UB copy names the vector core whose UB it writes
+                # (0 or 1) in its third argument; a2a3 passes 0 there (its stream id).
+                instr.args += (ir.Arg("scalar", n[0], "", self.node_text(args[2]) or str(n[0])),)
+            return instr
         dst = self.eval(args[0], scope) if args else None
         if name.startswith("create_cbuf_matrix"):
             if len(args) != 3:

@@ -328,3 +328,23 @@ def test_l1_to_ub_copy_writes_the_vector_core_it_names(capsys, tmp_path):
     status, out, err = run(capsys, "check", "--arch", "a5", same)
     assert status == 1 and f"{same}:24:5: error: data race (WAW) on vec0:UB bytes [0x0, 0x1000): copy_cbuf_to_ubuf " \
                            "[cube.MTE1]" in err, err
+
+
+def test_gather_into_l1_writes_l1_on_the_cube_core_only(capsys, tmp_path):
+    """MGATHER into a Mat tile, called on every core: the vector cores write no L1. With the SIMT
+    executor the first vector core fills the staging area and signals the cube core on semaphore
+    2, which orders the cube core's copy into L1 after it; a kernel that raises semaphore 2 itself
+    from another pipe collides with that signal."""
+    path = CLUSTER / "gather_into_l1.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0, out + err
+    assert "gather_scalar (cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s) " \
+           "(5 instructions and 6 syncs issued)" in out
+    # vec0's gather into the staging area, its signal, and the cube core's wait and copy.
+    assert "gather_simt (cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s) " \
+           "(6 instructions and 8 syncs issued)" in out
+    clash = tmp_path / "gather_into_l1.cpp"
+    clash.write_text(path.read_text().replace("    TSTORE(mine, got);\n",
+                                              "    TSTORE(mine, got);\n    set_intra_block(PIPE_MTE3, 2);\n"))
+    status, out, err = run(capsys, "check", "--arch", "a5", "--entry", "gather_simt", clash)
+    assert status == 2 and "semaphore 2 of cube is raised or taken on several pipes" in err, out + err

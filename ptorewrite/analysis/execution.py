@@ -38,8 +38,10 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import (
+    SIMT_GATHER_SEMAPHORE,
     UB_SCRATCH_OPS,
     is_scratch,
+    l1_gather_part,
     scratch_reach,
     window_position,
     with_fp_forms,
@@ -768,8 +770,39 @@ class Machine:
             if len(memo) < _MEMO_PER_INSTR:
                 memo[key] = hit
         operands, accesses, template = hit
+        if s.op == "MGATHER" and s.args[0].kind == "tile" and s.args[0].value.tile.tile_type == "Mat" and \
+                self.kernel.core in ("vec", "cube"):
+            self.gather_into_l1(s, operands, accesses, template)
+            return
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                         iters=self.iters_now))
+
+    def gather_into_l1(self, s: ir.Instr, operands, accesses, template) -> None:
+        """MGATHER into an L1 tile: the part this core type runs (`l1_gather_part`)."""
+        part = l1_gather_part(template, self.kernel.core, self.env.get("subblock_idx"), self.arch)
+        if part == "none":
+            return
+        if part == "whole":
+            self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
+                            iters=self.iters_now))
+            return
+        signal = self.manual and self.cross_core
+        sem = ex.Const(SIMT_GATHER_SEMAPHORE)
+        if part == "simt-gather":
+            # The GM accesses only (table, indices, staging area), done when the call returns.
+            gm = tuple(a for a in accesses if a.footprint.space.startswith("GM:"))
+            self.issue(Step(len(self.steps), "op", "S", s, self.seq, operands, gm, template, iters=self.iters_now))
+            if signal:
+                self.issue(Step(len(self.steps), "xset", "S", ir.CrossSync("set", "S", sem, s.loc, s.via), self.seq,
+                                event=SIMT_GATHER_SEMAPHORE))
+            return
+        if signal:
+            self.issue(Step(len(self.steps), "xwait", s.pipe, ir.CrossSync("wait", s.pipe, sem, s.loc, s.via),
+                            self.seq, event=SIMT_GATHER_SEMAPHORE))
+        # The copy of the staging area (the last GM operand) into the tile.
+        kept = [o if i == 0 or i == len(operands) - 1 else None for i, o in enumerate(operands)]
+        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, tuple(self.accesses(s, kept)),
+                        template, iters=self.iters_now))
 
     def tile_inputs(self, a: ir.Arg, s: ir.Instr, scratch: bool = False) -> tuple:
         ref: ir.TileRef = a.value

@@ -553,6 +553,24 @@ def test_compact_tiles_store_their_valid_region(capsys):
     assert "compact tile 'left0': the emulator does not lay out compact-mode tiles" in capsys.readouterr().err
 
 
+def test_compact_mx_scale_tiles_store_fractals_of_16_by_2(capsys, tmp_path):
+    """A compact a5 MX scale tile rounds its valid rows to 16 and its columns to 2 (left scales),
+    or its rows to 2 and its columns to 16 (right scales): 256 x 8 one-byte scales take 2 KiB and
+    8 x 64 take 512 B, so ping and pong fit their buffers side by side; a pong placed inside the
+    ping is still reported."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "compact_mx_scales.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5"))
+    assert (k.tile("leftScale").nbytes, k.tile("rightScale").nbytes) == (2048, 512)
+    assert cli_main(["check", "--arch", "a5", str(path)]) == 0
+    assert "compact_mx_scales.cpp: 0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    inside = tmp_path / "compact_mx_scales.cpp"
+    inside.write_text(path.read_text().replace("TASSIGN(leftScale[1], 0x800);", "TASSIGN(leftScale[1], 0x400);"))
+    assert cli_main(["check", "--arch", "a5", str(inside)]) == 1
+    err = capsys.readouterr().err
+    assert "data race (WAW) on L0A_SCALE bytes [0x400, 0x800): TEXTRACT [MTE1] writes leftScale[1]" in err
+    assert "past the end" not in err
+
+
 # ---------------------------------------------------------------- scalar operands
 
 

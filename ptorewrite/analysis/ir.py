@@ -39,6 +39,10 @@ DTYPE_BYTES = {
     "hif8": 1, "fp8_e8m0": 1, "int4": 0.5, "fp4_e2m1": 0.5, "fp4_e1m2": 0.5, "bool": 1,
 }
 
+# The (row, column) edges of an a5 MX scale tile's 32-byte fractal: pto-isa's load_cbuf_to_ca_mx /
+# _cb_mx step 16 rows by a column pair (left scales) or a row pair by 16 columns (right scales).
+MX_SCALE_FRACTAL = {"ScaleLeft": (16, 2), "ScaleRight": (2, 16)}
+
 
 @dataclass(frozen=True)
 class Alias:
@@ -111,9 +115,14 @@ class TileDecl:
         """Bytes a compact tile with this valid shape stores: its valid rows and columns each
         rounded up to whole fractals. pto-isa rounds rows to 16 or to the 32-byte block (C0) and
         columns to the other, or both to the fractal edge when transposing; rounding both to the
-        larger of 16 and C0 covers every form."""
-        edge = max(16, int(32 / self.elem_bytes))
-        return int(-(-valid_rows // edge) * edge * -(-valid_cols // edge) * edge * self.elem_bytes)
+        larger of 16 and C0 covers every form. An a5 MX scale tile's fractal is 32 bytes of 16 x 2
+        (16 rows of a column pair for the left scales, a row pair of 16 columns for the right
+        ones), and the MX loads into L0A / L0B scales write whole fractals of it and nothing
+        more: valid rows and columns round to those edges."""
+        row_edge, col_edge = MX_SCALE_FRACTAL.get(self.tile_type, (0, 0))
+        if not row_edge:
+            row_edge = col_edge = max(16, int(32 / self.elem_bytes))
+        return int(-(-valid_rows // row_edge) * row_edge * -(-valid_cols // col_edge) * col_edge * self.elem_bytes)
 
     @property
     def nbytes(self) -> int:

@@ -507,6 +507,23 @@ def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys)
     assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err
 
 
+def test_conv_tile_with_a_run_time_dimension_touches_the_elements_it_holds(capsys):
+    """ConvTile<Mat, half, 4096, NC1HWC0, ConvTileShape<1, 2, -1, 16, 16>>: room for 4096 elements
+    (BufferSize counts elements), of which each slot holds 2 x rows x 16 x 16, as constructed last
+    for that slot (`fmap[i] = Fmap(rows)` in a loop). Back-to-back buffers do not overlap in the
+    short last block; buffers that share a row do, also when the other slot is built shorter."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "conv_tile_rows.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="conv_tile_rows<0, 0>"))
+    fmap = k.tile("fmap")
+    assert (fmap.rows, fmap.cols, fmap.valid_cols, fmap.conv_static, fmap.nbytes) == (1, 4096, None, 512, 8192)
+    assert fmap.valid_var
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "conv_tile_rows<0, 0>: 0 race(s), 0 flag problem(s)" in out
+    assert "conv_tile_rows<-1, 0>: 1 race(s)" in out and "conv_tile_rows<-1, 3>: 1 race(s)" in out
+    assert "data race (WAW) on L1 bytes [0x1c00, 0x2000): TLOAD [MTE2] writes fmap[1] while TLOAD [MTE2] at 29:9 " \
+           "writes fmap[0]" in err
+
 def test_img2col_configuration_and_timg2col(capsys):
     """A ConvTile's img2col setters are configuration only; TIMG2COL writes its Left tile on MTE1."""
     path = Path(__file__).resolve().parent / "kernels" / "shapes" / "img2col.cpp"

@@ -814,18 +814,21 @@ class Machine:
         if decl.compact and self.require_semantics:
             raise located(f"compact tile '{ref}': the emulator does not lay out compact-mode tiles (their valid "
                           "region stored densely)", s)
+        slot = self.slot_of(ref, s)
         if scratch:  # used by its address and capacity shape; its valid shape does not matter
             vr, vc = decl.rows, decl.cols
         else:
             vr = decl.rows if decl.valid_rows is None else int(self.eval(decl.valid_rows, s))
             vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
+            if decl.valid_var:  # tracked per slot where the tile is constructed (a ConvTile's elements)
+                count = self.env.get(f"{decl.valid_var}#{slot}")
+                vc = int(count) if isinstance(count, (int, float)) else decl.cols
         if vr < 0 or vc < 0:
             raise located(f"valid shape {vr}x{vc} of '{ref}' is negative", s)
         if vr == 0 or vc == 0:
             vr, vc = min(vr, decl.rows), min(vc, decl.cols)  # no element: nothing touched, whatever the other
         elif vr > decl.rows or vc > decl.cols:
             raise located(f"valid shape {vr}x{vc} of '{ref}' exceeds its {decl.rows}x{decl.cols} capacity", s)
-        slot = self.slot_of(ref, s)
         place = self.place_at(ref, slot, s)
         return slot, place.buffer, place.address, vr, vc
 
@@ -949,7 +952,7 @@ class Machine:
                 self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
                             f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)
             return fp
-        if o.decl.slayout != "NoneBox":
+        if o.decl.slayout != "NoneBox" and not o.decl.valid_var:
             window = (0, 0, o.decl.rows, o.decl.cols)  # fractal layout: the whole tile
         r0, c0, nr, nc = window or (0, 0, *o.valid)
         rs, cs = o.elem_strides

@@ -86,6 +86,12 @@ class TileDecl:
     overhang: int = 0
     # CompactMode::Normal (cube tiles): only the valid region is stored, densely, in whole fractals.
     compact: bool = False
+    # A ConvTile with dynamic dimensions: the product of its static ones (see types.make_conv_tile).
+    conv_static: int = 0
+    # When set, slot k's valid columns are the scalar `f"{valid_var}#{k}"`, which the statements
+    # that construct the tile assign (a ConvTile's element count, given again by `t[i] = T(h)`);
+    # valid_cols is then None, the capacity, for every analysis that does not run the kernel.
+    valid_var: str = ""
 
     @property
     def elem_bytes(self) -> float:

@@ -1410,7 +1410,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(v, int) and not 0 <= v <= cap:  # pto-isa refuses this type at compile time
                 raise self.error(f"tile type '{t.text}' has {v} valid {what} but room for {cap}; its valid shape "
                                  "must fit the tile", decl.name_offset)
-        if constructed is not None or (decl.init and decl.init_style in ("(", "{")):
+        elements = None  # a ConvTile's element count, from its dynamic dimensions' values
+        if t.conv_static and (constructed is not None or (decl.init and decl.init_style in ("(", "{"))):
+            dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
+            elements = self.conv_elements(t, dyn)
+        elif constructed is not None or (decl.init and decl.init_style in ("(", "{")):
             dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
             if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
                 vr = dyn[0] if vr is None else vr
@@ -1430,8 +1434,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset, compact=t.compact,
+            declarator=decl.name_offset, compact=t.compact, conv_static=t.conv_static,
         )
+        if t.conv_static and out is not None:
+            # Each slot's element count in a scalar of its own, assigned where the tile is
+            # constructed; without constructor values, the capacity.
+            tile.valid_var = self.unique_name(f"{decl.name}.elements")
+            for k in range(count or 1):
+                out.append(ir.Assign(f"{tile.valid_var}#{k}", elements or Const(t.cols), loc))
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
         if TILE_TYPE_BUFFER.get(t.tile_type) not in self.arch.buffers:
@@ -1586,6 +1596,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(base, EventObject):
                 self.lower_event_method(base, node, loc, out)
                 return
+        if isinstance(node, cp.Binary) and node.op == "=" and \
+                (tile := self._assigned_tile(node.lhs, scope)) is not None:
+            self.reconstruct_tile(tile, node, scope, loc, out)
+            return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
             if stmt is not None:  # None: a GM pointer was rebound
@@ -1748,11 +1762,20 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return target.tile
         return target if isinstance(target, ir.TileDecl) else None
 
-    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> None:
+    def conv_elements(self, t: ty.TileType, values: list[Expr]) -> Expr:
+        """A ConvTile's element count: its static dimensions times the dynamic ones' values."""
+        out: Expr = Const(t.conv_static)
+        for v in values:
+            out = binop("*", out, v)
+        return out
+
+    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange,
+                         out: list[ir.Stmt] | None = None) -> None:
         """`t = TileT(rows);`, `tiles[i] = TileT(rows);`: a tile of the same type gets a new run-time
-        valid shape. Which value each later instruction sees is not tracked: a valid extent the
-        constructor gives counts as the whole capacity extent from then on, in the whole kernel
-        (instructions touch at most that much)."""
+        valid shape. For a Tile, which value each later instruction sees is not tracked: a valid
+        extent the constructor gives counts as the whole capacity extent from then on, in the whole
+        kernel (instructions touch at most that much). A ConvTile's element count is tracked per
+        slot (`TileDecl.valid_var`): the slot the assignment names gets the new count."""
         value = self.eval(node.rhs, scope)
         if not isinstance(value, TileConstruction):
             raise self.error(f"assigning {describe(value)} to tile '{tile.cpp_name}' is not supported "
@@ -1761,6 +1784,16 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if (t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.slayout) != \
                 (tile.tile_type, tile.dtype, tile.rows, tile.cols, tile.blayout, tile.slayout):
             raise self.error(f"tile '{tile.cpp_name}' is assigned a tile of another type", node.rhs.offset)
+        if tile.valid_var:
+            if out is None:  # nowhere to assign the count: every slot counts its capacity from here on
+                tile.valid_var = ""
+                return
+            elements = self.conv_elements(t, list(value.args)) if value.args else Const(tile.cols)
+            index = self.scalar(node.lhs.index, scope) if isinstance(node.lhs, cp.Index) else Const(0)
+            for k in range(tile.slots):
+                var = f"{tile.valid_var}#{k}"
+                out.append(ir.Assign(var, select(binop("==", index, Const(k)), elements, Var(var)), loc))
+            return
         widened = []
         if t.valid_rows is None and tile.valid_rows is not None:
             tile.valid_rows, widened = None, [*widened, "rows"]

@@ -94,6 +94,9 @@ class TileType:
     slayout: str
     text: str
     compact: bool = False  # CompactMode::Normal: only the valid region is stored, densely
+    # A ConvTile with dynamic dimensions: the product of its static ones (its constructor's values
+    # multiply it into the element count); 0 otherwise.
+    conv_static: int = 0
 
     @property
     def row_stride(self) -> int:
@@ -422,8 +425,10 @@ def make_conv_tile(args: list, text: str) -> TileType:
     """ConvTile<TileType, DType, BufferSize, Layout, ConvTileShape<...>>: an N-D tile of the
     img2col and layout-conversion paths. It is modelled as one row of its elements, touched
     whole by every access (the N-D layout is not modelled byte for byte): the product of its
-    shape when every dimension is static, else BufferSize counted as elements (kernels give it
-    in elements or in bytes; either is at least the element count)."""
+    shape. With dynamic dimensions the constructor gives them (`T(h)`), so the element count is
+    a valid extent known at run time (the product of the static dimensions times the values),
+    within a capacity of BufferSize elements: pto-isa's unit, the AUTO compiler's `tile_size`
+    as for a Tile's Rows * Cols (a kernel that gives it in bytes declares more room, not less)."""
     if len(args) != 5 or not isinstance(args[4], ConvShapeType):
         raise TypeError("ConvTile needs a TileType, an element type, a buffer size, a Layout and a ConvTileShape")
     loc = enum_member(args[0], "TileType")
@@ -432,9 +437,13 @@ def make_conv_tile(args: list, text: str) -> TileType:
     dims = args[4].dims
     elems = 1
     for d in dims:
-        elems *= d
+        elems *= d if d != DYNAMIC else 1
     if DYNAMIC in dims:
-        elems = _int(args[2])
+        capacity = _int(args[2])
+        if capacity <= 0 or elems <= 0:
+            raise TypeError("a ConvTile needs a positive size")
+        return TileType(loc, dtype, 1, capacity, "RowMajor", Const(1), None, f"Conv{layout}", text,
+                        conv_static=elems)
     if elems <= 0:
         raise TypeError("a ConvTile needs a positive size")
     return TileType(loc, dtype, 1, elems, "RowMajor", Const(1), Const(elems), f"Conv{layout}", text)

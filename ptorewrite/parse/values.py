@@ -235,7 +235,7 @@ def elem_bytes(dtype: str) -> int:
 
 def tile_type_of(t: ir.TileDecl) -> ty.TileType:
     return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
-                       t.slayout, t.type_text, t.compact)
+                       t.slayout, t.type_text, t.compact, t.conv_static)
 
 
 # A template argument left to its parameter's default (a defaulted parameter before deduced ones).

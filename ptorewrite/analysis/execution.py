@@ -38,6 +38,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import (
+    DRAINS_BEFORE,
     SIMT_GATHER_SEMAPHORE,
     UB_SCRATCH_OPS,
     is_scratch,
@@ -774,6 +775,10 @@ class Machine:
                 self.kernel.core in ("vec", "cube"):
             self.gather_into_l1(s, operands, accesses, template)
             return
+        drained = DRAINS_BEFORE.get((self.arch.name, s.op))
+        if drained is not None and self.manual:  # part of the instruction: a manual kernel relies on it
+            self.issue(Step(len(self.steps), "barrier", drained,
+                            ir.Sync("barrier", drained, None, None, s.loc, s.via), self.seq))
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                         iters=self.iters_now))
 

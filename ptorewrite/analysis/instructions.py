@@ -419,3 +419,10 @@ def l1_gather_part(template: Mapping[str, str], core: str, subblock, arch: ArchP
     if not simt or subblock == 1:
         return "none"
     return "simt-gather"
+
+
+# Instructions whose pto-isa implementation drains a pipe before its own work, per architecture.
+# a2a3's TSTORE_FP (TSTORE of an accumulator with a Scaling tile) points the fixpipe at its
+# quantisation parameters and then issues pipe_barrier(PIPE_FIX) before the store, so every
+# earlier FIX instruction (the TMOV that fills the Scaling tile from L1) has completed; a5's does not.
+DRAINS_BEFORE: dict[tuple[str, str], str] = {("a2a3", "TSTORE_FP"): "FIX"}

@@ -332,6 +332,7 @@ def test_l1_to_ub_copy_writes_the_vector_core_it_names(capsys, tmp_path):
 
 A2A3_C2V = CLUSTER / "a2a3_fifo_c2v.cpp"
 A2A3_GM = CLUSTER / "a2a3_fifo_gm.cpp"
+A2A3_V2C = CLUSTER / "a2a3_fifo_v2c.cpp"
 
 
 def edited(tmp_path, kernel: Path, old: str, new: str, after: str = "") -> tuple[Path, str]:
@@ -344,7 +345,7 @@ def edited(tmp_path, kernel: Path, old: str, new: str, after: str = "") -> tuple
     return path, text
 
 
-@pytest.mark.parametrize("kernel", [A2A3_C2V, A2A3_GM], ids=["tiles", "global-tensors"])
+@pytest.mark.parametrize("kernel", [A2A3_C2V, A2A3_GM, A2A3_V2C], ids=["tiles", "global-tensors", "vector-to-cube"])
 def test_an_a2a3_fifo_through_its_gm_slots_is_clean(capsys, kernel):
     status, out, err = run(capsys, "check", "--arch", "a2a3", kernel)
     assert status == 0 and not err
@@ -400,3 +401,23 @@ def test_an_a2a3_slot_freed_before_its_load_races_on_gm(capsys, tmp_path):
     store = line_of(text, "TSTORE(slot, product);")
     assert "data race (RAW) on GM argument ring bytes [0x1000, 0x1800): TLOAD [vec0.MTE2] reads part while " \
            f"TSTORE [cube.FIX] at {store}:13 writes slot" in err
+
+
+def test_an_a2a3_cube_pop_waits_for_both_vector_cores(capsys, tmp_path):
+    # The second vector core pushes three tiles of four: the cube core's fourth pop hangs.
+    path, text = edited(tmp_path, A2A3_V2C, "i < 4", "i < (get_subblockid() == 0 ? 4 : 3)",
+                        after="if constexpr (ON_VEC)")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TPOP<Fifo')}:13: error: deadlock: wait_flag_dev(4) on cube is never "
+            "satisfied") in err
+
+
+def test_an_a2a3_cube_pop_loads_its_local_l1_slots(capsys, tmp_path):
+    pair = "            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);\n            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);\n"
+    path, text = edited(tmp_path, A2A3_V2C, pair, "\n\n")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TMOV(bRight, bMat);')}:13: error: data race (RAW) on cube:L1 bytes "
+            f"[0x10000, 0x10800): TMOV [cube.MTE1] reads bMat while TLOAD [cube.MTE2] at "
+            f"{line_of(text, 'TPOP<Fifo')}:13 writes bMat") in err

@@ -865,3 +865,12 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
+
+
+def test_a_dependent_type_constructed_in_an_expression_parses():
+    # `typename G::Shape(rows)`, as a GlobalTensor's run-time shape argument in a template.
+    from ptorewrite.parse.cparse import Call, Name, parse_expression
+
+    node = parse_expression("typename GlobalBias::Shape(validM)")
+    assert isinstance(node, Call) and isinstance(node.callee, Name)
+    assert node.callee.parts == ("GlobalBias", "Shape") and len(node.args) == 1

@@ -173,6 +173,9 @@ class Step:
         if self.kind == "barrier":
             return f"pipe_barrier(PIPE_{self.pipe})"
         if self.kind in ("xset", "xwait"):
+            if getattr(self.stmt, "ffts", False):  # the cube core's ids 16..31 are the second vector core's
+                sem = self.event % 16
+                return f"ffts_cross_core_sync(PIPE_{self.pipe}, {sem})" if self.kind == "xset" else f"wait_flag_dev({sem})"
             return f"{self.kind[1:]}_intra_block(PIPE_{self.pipe}, {self.event})"
         return f"{self.kind}_flag({self.src}->{self.dst}, {self.event})"
 

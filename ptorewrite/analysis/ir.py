@@ -292,7 +292,7 @@ class Sync(Stmt):
 
 @dataclass(eq=False)
 class CrossSync(Stmt):
-    """A flag between the cores of one cluster (a5 `set_intra_block` / `wait_intra_block`).
+    """A flag between the cores of one cluster (a5 `set_intra_block` / `wait_intra_block`, a2a3 ffts flags).
 
     `pipe` is the pipe of the calling core that raises the flag when its earlier work is done
     (set), or that stalls until the flag is raised (wait); `sem` is the semaphore id as written
@@ -303,6 +303,9 @@ class CrossSync(Stmt):
     sem: Expr
     loc: SourceRange
     via: tuple[SourceRange, ...] = ()
+    # a2a3 ffts flags (`ffts_cross_core_sync` / `wait_flag_dev`, lowered from a TPipe): named so
+    # in diagnostics; a wait is on PIPE_S (it stalls the whole core).
+    ffts: bool = False
 
 
 @dataclass(eq=False)

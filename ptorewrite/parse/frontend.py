@@ -463,8 +463,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
-        # a5 TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
-        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED if arch.name == "a5" and
+        # TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED if arch.name in ("a5", "a2a3") and
                                      not opts.auto_mode else frozenset())
         if cross is not None:
             c, name = cross

@@ -1844,7 +1844,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)
             return
-        if name in FIFO_CALLS and self.arch.name == "a5":
+        if name in FIFO_CALLS and self.arch.name in ("a5", "a2a3"):
             self.lower_fifo(name, node, scope, loc, out)
             return
         if name in QUANT_REGISTER_CALLS:

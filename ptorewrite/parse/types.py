@@ -180,6 +180,7 @@ class PipeType:
     slot_size: int  # bytes
     slot_num: int
     no_split: bool
+    local_slot_num: int = 2  # a2a3: the consumer's on-chip slots (its copy of each tile)
 
     @property
     def sync_period(self) -> int:
@@ -394,11 +395,12 @@ def make_pipe(args: list) -> PipeType:
     else:
         raise TypeError("the direction must be a Direction constant")
     no_split = bool(_int(args[5])) if len(args) > 5 else False
-    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split)
+    local = _int(args[4]) if len(args) > 4 else 2
+    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split, local)
 
 
 # Plain structs of the PTO API that kernels declare and pass to instructions.
-PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
+PTO_STRUCTS = frozenset({"MrgSortExecutedNumList", "TPipe::Producer", "TPipe::Consumer"})
 # pto-isa's scalar array aliases: TRANDOM's key and counter words.
 PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": ArrayType("uint32", 4)}
 

@@ -491,6 +491,23 @@ def test_2d_views_whose_constructors_give_the_extents(tmp_path, layout, shape, s
     assert tuple(x.const_value() for x in g.stride) == stride
 
 
+def test_2d_views_with_one_fixed_extent_take_rows_and_cols_from_their_constructor(capsys):
+    """`BaseShape2D<T, 16, DYNAMIC> s(16, rowLen)` (and TileShape2D likewise): the two values are
+    rows and cols whichever of them the template fixes; only the entries the template leaves
+    dynamic take them."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "two_value_strides.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    ga, gb, gc = (next(g for g in k.gm_tensors if g.name == n) for n in ("ga", "gb", "gc"))
+    row_len = 100
+    def at(xs):
+        return tuple(x.eval({"rowLen": row_len}) for x in xs)
+    assert at(ga.stride) == (16 * row_len,) * 3 + (row_len, 1)
+    assert at(gb.stride) == (64 * row_len,) * 3 + (1, row_len)
+    assert at(gc.shape) == (1, 1, 1, 16, 64) and at(gc.stride) == at(ga.stride)
+    assert cli_main(["check", "--set", f"rowLen={row_len}", str(path)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+
+
 def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
     """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
     touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""

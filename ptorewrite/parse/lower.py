@@ -888,7 +888,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not args:
             return t
         values = [self.scalar(a, scope) for a in args]
-        if len(values) != t.dynamic_count():
+        if len(values) != t.dynamic_count() and not (t.extents2d is not None and len(values) == 2):
             raise self.error(f"{len(values)} values for a {t.kind} with {t.dynamic_count()} dynamic dimensions",
                              offset)
         if t.extents2d is not None:

@@ -1086,9 +1086,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 decls = list(c.get_children())
                 for d in decls:
                     self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
-            elif k == CursorKind.FOR_STMT:
+            elif k == CursorKind.FOR_STMT or k == CursorKind.WHILE_STMT and not self._no_effect(c):
                 mark = len(self._loop_prelude)
-                loop = self.lower_for(c, scope)
+                loop = self.lower_for(c, scope) if k == CursorKind.FOR_STMT else self.lower_while(c, scope)
                 out.extend(self._loop_prelude[mark:])
                 del self._loop_prelude[mark:]
                 flag = self._exit_flags[-1] if self._exit_flags else None
@@ -1126,8 +1126,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     out.append(ir.Assign(flag, Const(1), loc))
             elif k == CursorKind.WHILE_STMT and self._no_effect(c):
                 pass  # a spin-wait on the core's status (`while (get_icache_prl_st()) {}`): it changes nothing
-            elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
-                raise self.error("while/do loops are not supported; write a counted for loop", cursor=c)
+            elif k == CursorKind.DO_STMT:
+                raise self.error("do loops are not supported; write a for or while loop", cursor=c)
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
                 raise self.error("goto is not supported", cursor=c)
             elif k in (CursorKind.BREAK_STMT, CursorKind.CONTINUE_STMT):

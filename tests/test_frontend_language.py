@@ -847,3 +847,30 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
+
+
+NULL_KERNEL = LANG / "null_pointers.cpp"
+
+
+def test_a_pointer_declared_null_and_set_in_a_loop_points_into_its_argument(capsys):
+    """`T *p = nullptr;` set deeper: based on the argument its assignments derive it from, with
+    its offset and nullness in scalars; the race through it is found."""
+    k = load_kernel(str(NULL_KERNEL), FrontendOptions(auto_mode=False))
+    last = next(g for g in k.gm_tensors if g.name == "last")
+    assert last.param == "out" and str(last.offset_bytes) == "pending@offset"
+    tests = [s.cond for s in ir.walk(k.body) if isinstance(s, ir.If)]
+    assert "(stamp@null != 1)" in {str(c) for c in tests}  # `stamp != nullptr`
+    assert cli_main(["check", "--set", "rows=3", str(NULL_KERNEL)]) == 0
+    assert "0 race(s), 0 flag problem(s) (9 instructions" in capsys.readouterr().out
+    assert cli_main(["check", "-D", "RACY", "--set", "rows=3", str(NULL_KERNEL)]) == 1
+    err = capsys.readouterr().err
+    assert "54:9: error: data race (RAW) on GM argument out bytes [0x400, 0x600): TLOAD [MTE2] reads back while " \
+           "TSTORE [MTE3] at 51:9 writes last" in err
+
+
+def test_a_null_pointer_set_from_another_argument_later_is_refused(capsys, tmp_path):
+    bad = tmp_path / "two_bases.cpp"
+    bad.write_text(NULL_KERNEL.read_text().replace("        havePending = true;\n",
+                                                   "        havePending = true;\n        pending = in + r;\n", 1))
+    assert cli_main(["check", "--set", "rows=3", str(bad)]) == 2
+    assert "error: GM pointer 'pending' is pointed at another kernel argument inside a loop" in capsys.readouterr().err

@@ -603,6 +603,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return Const(op == "==")
         if isinstance(lhs, NullPointer) or isinstance(rhs, NullPointer):
             ptr = lhs if isinstance(lhs, Ptr) else rhs
+            if ptr.null_var is not None:  # declared null, maybe set since (see PtrState)
+                return binop(op, Var(ptr.null_var), Const(1))
             return binop(op, Var(ptr.param), Const(0))
         raise self.error("comparing two GM pointers is not supported", offset)
 
@@ -1278,8 +1280,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
                 and decl.init[0].parts == ("nullptr",):
-            # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
-            scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
+            # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets), or in
+            # a loop or a branch (a pointer to the previous iteration's output, a profile slot).
+            base = self._later_pointer_base(d, scope) if self._assigned_deeper(d) else None
+            if base is None:
+                scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
+                return
+            loc = self.range_of(group or d, include_semicolon=True)
+            offset, null = self.unique_name(f"{decl.name}@offset"), self.unique_name(f"{decl.name}@null")
+            out += [ir.Assign(offset, Const(0), loc), ir.Assign(null, Const(1), loc)]
+            ptr = Ptr(base.param, Var(offset), getattr(t, "dtype", base.dtype), base.record, null_var=null)
+            scope.define(decl.name, Binding("ptr", ptr, PtrState(self._control_level(), offset, null)))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
@@ -1329,6 +1340,26 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
         return bool(self._assignment_sites(decl))
+
+    def _later_pointer_base(self, decl: Cursor, scope: Scope) -> Ptr | None:
+        """The GM pointer in scope that the first assignment to the null pointer `decl` derives
+        it from (`p = gmA + row * n;`, `p = reinterpret_cast<T *>(arg) + k;`), or None. Every
+        assignment is checked against it when it is lowered."""
+        for site, _ in sorted(self._assignment_sites(decl), key=lambda x: x[0].extent.start.offset):
+            kids = list(site.get_children())
+            if site.kind != CursorKind.BINARY_OPERATOR or len(kids) != 2:
+                continue
+            text, off = self.text_of(kids[1])
+            try:
+                rhs = self.parse(text, off, scope)
+            except LoweringError:
+                return None
+            for name in _names_in(rhs):
+                b = scope.lookup(name)
+                if b is not None and b.kind == "ptr" and isinstance(b.value, Ptr):
+                    return b.value
+            return None
+        return None
 
     def _assigned_deeper(self, decl: Cursor) -> bool:
         """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
@@ -1588,14 +1619,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
-            if stmt is not None:  # None: a GM pointer was rebound
-                out.append(stmt)
+            if stmt is not None:  # None: a GM pointer was rebound; a list: several assignments
+                out.extend(stmt if isinstance(stmt, list) else [stmt])
             return
         if isinstance(node, cp.Unary) and node.op in ("++", "--"):
             stmt = self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
                                                node.operand, cp.Num(node.offset, 1)), scope, loc)
             if stmt is not None:
-                out.append(stmt)
+                out.extend(stmt if isinstance(stmt, list) else [stmt])
             return
         if isinstance(node, cp.Cast) and node.type.base.parts == ("void",):
             return  # `(void)x;`
@@ -1770,7 +1801,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.reporter.warn(f"tile '{tile.cpp_name}' gets a new run-time valid shape here; `check` counts "
                                f"all its {' and '.join(widened)} (its capacity) wherever it is used", loc)
 
-    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
+    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope,
+                       loc: ir.SourceRange) -> ir.Assign | list[ir.Assign] | None:
         """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""
         name = node.lhs.parts[0]
         state = b.extra if isinstance(b.extra, PtrState) else PtrState(b.extra or (0, 0))
@@ -1780,7 +1812,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error("GM pointers must be derived from a kernel argument", node.rhs.offset)
         dtype = b.value.dtype if b.value is not None else value.dtype
         here = state.level == self._control_level()
-        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
+        if state.null_var is not None and value.param == b.value.param:
+            b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype, null_var=state.null_var)
+            return [ir.Assign(state.offset_var, value.offset_bytes, loc),
+                    ir.Assign(state.null_var, binop("==", Var(value.param), Const(0)), loc)]
+        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param) \
+                and state.null_var is None:
             b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
         if not here:
@@ -2086,6 +2123,18 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
 def _gm_element_read(s: ir.Instr) -> bool:
     """A scalar-unit read of one GM element (`p[i]`, `*p`)."""
     return s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"
+
+
+def _names_in(node) -> list[str]:
+    """The one-part names an expression mentions, in source order."""
+    if isinstance(node, cp.Name):
+        return [node.parts[0]] if len(node.parts) == 1 else []
+    found: list[str] = []
+    for v in vars(node).values():
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(x, cp.Node):
+                found += _names_in(x)
+    return found
 
 
 def _has_return(c: Cursor) -> bool:

@@ -874,3 +874,24 @@ def test_a_null_pointer_set_from_another_argument_later_is_refused(capsys, tmp_p
                                                    "        havePending = true;\n        pending = in + r;\n", 1))
     assert cli_main(["check", "--set", "rows=3", str(bad)]) == 2
     assert "error: GM pointer 'pending' is pointed at another kernel argument inside a loop" in capsys.readouterr().err
+
+
+def test_a_tile_chosen_at_run_time_is_used_under_its_condition(capsys):
+    """`auto &cur = parity ? pong : ping;`: every statement naming `cur` runs once per choice
+    under `if (cur@choice)`; `cur.RowMaskInternal = n` and `cur.SetValidCol(n)` widen both
+    tiles' valid shapes to their capacity with a warning; the race on the pong tile is found."""
+    path = LANG / "tile_choice.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    loads = [s for s in ir.walk(k.body) if isinstance(s, ir.If) and str(s.cond) == "(cur@choice != 0)"]
+    assert [(x.then.stmts[0].op, [str(a.value) for a in x.then.stmts[0].tile_args],
+             [str(a.value) for a in x.other.stmts[0].tile_args]) for x in loads] == \
+        [("TLOAD", ["pong"], ["ping"]), ("TSTORE", ["pong"], ["ping"])]
+    assert all(t.valid_rows is None and t.valid_cols is None for t in k.tiles)
+    values = ["--set", "chunks=5", "--set", "lastRows=3"]
+    assert cli_main(["check", *values, str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "0 race(s), 0 flag problem(s) (10 instructions" in captured.out
+    assert "tile 'pong' gets a new run-time valid shape here; `check` counts all its rows" in captured.err
+    assert cli_main(["check", "-D", "RACY", *values, str(path)]) == 1
+    assert "38:9: error: data race (WAR) on UB bytes [0x800, 0x1000): TLOAD [MTE2] writes cur while TSTORE [MTE3] " \
+           "at 41:9 reads cur" in capsys.readouterr().err

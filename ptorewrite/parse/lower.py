@@ -82,6 +82,7 @@ from ptorewrite.parse.values import (
     ScalarAddress,
     Scope,
     StructValue,
+    TileChoice,
     TileConstruction,
     describe,
     elem_bytes,
@@ -469,8 +470,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         m = getattr(self, "_eval_" + type(node).__name__)
         return m(node, scope)
 
-    def scalar(self, node: cp.Node, scope: Scope) -> Expr:
-        v = self.eval(node, scope)
+    def scalar(self, node: cp.Node, scope: Scope, value=None) -> Expr:
+        """`node` as a scalar; `value`: its value, when it was already evaluated."""
+        v = self.eval(node, scope) if value is None else value
         if isinstance(v, Expr):
             return v
         if isinstance(v, LocalPtr):
@@ -645,7 +647,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = self.scalar(node.cond, scope)
         if isinstance(c, Const):
             return self.eval(node.then if c.value else node.other, scope)
-        return select(c, self.scalar(node.then, scope), self.scalar(node.other, scope))
+        then = self.eval(node.then, scope)
+        if isinstance(then, (ir.TileRef, ir.TileDecl)):
+            # `auto &t = ping ? a : b;`: a tile chosen at run time (a declaration binds it).
+            other = self.eval(node.other, scope)
+            if not isinstance(other, (ir.TileRef, ir.TileDecl)):
+                raise self.error(f"a choice between {describe(then)} and {describe(other)} is not supported",
+                                 node.offset)
+            return TileChoice(c, *(Binding("ref" if isinstance(v, ir.TileRef) else "tile", v) for v in (then, other)))
+        return select(c, self.scalar(node.then, scope, then), self.scalar(node.other, scope))
 
     def _eval_Cast(self, node: cp.Cast, scope):
         v = self.eval(node.operand, scope)
@@ -1318,6 +1328,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
             return
+        if isinstance(value, TileChoice):
+            var = self.unique_name(f"{decl.name}@choice")
+            out.append(ir.Assign(var, value.var_value, self.range_of(group or d, include_semicolon=True)))
+            scope.define(decl.name, Binding("choice", replace(value, var=var)))
+            return
         if isinstance(value, LocalPtr) and not self._is_assigned_later(d):
             scope.define(decl.name, Binding("value", value))  # `auto &a = tile.data();`
             return
@@ -1607,6 +1622,24 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope, tokens)
         loc = self._range_in(src, off, end, include_semicolon=True) if expanded is None else where
+        self.lower_parsed_stmt(node, scope, loc, out, c)
+
+    def lower_parsed_stmt(self, node: cp.Node, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt],
+                          c: Cursor) -> None:
+        """An expression statement, parsed. One that names a tile chosen at run time (see
+        TileChoice) is lowered once per choice, under the choice's condition."""
+        name = next((n for n in _names_in(node) if (b := scope.lookup(n)) is not None and b.kind == "choice"), None)
+        if name is not None:
+            choice: TileChoice = scope.lookup(name).value
+            branches = []
+            for binding in (choice.then, choice.other):
+                inner, body = Scope(scope), []
+                inner.define(name, binding)
+                self.lower_parsed_stmt(node, inner, loc, body, c)
+                branches.append(ir.Block(body, loc, uid=next(self._uid)))
+            if branches[0].stmts or branches[1].stmts:
+                out.append(ir.If(binop("!=", Var(choice.var), Const(0)), branches[0], branches[1], loc))
+            return
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":
@@ -1639,6 +1672,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 node.callee.name in TILE_MODE_SETTERS:
             self.lower_tile_mode(node, scope, loc)
             return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in VALID_SHAPE_SETTERS:
+            base = self.eval(node.callee.base, scope)
+            if isinstance(base, ir.TileDecl) and base.count is None:
+                base = ir.TileRef(base, None)
+            if isinstance(base, ir.TileRef):
+                for a in node.args:
+                    self.eval(a, scope)
+                name = node.callee.name
+                self.widen_valid_shape(base.tile, name != "SetValidCol", name != "SetValidRow", loc)
+                return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
                 node.callee.name in CONV_TILE_SETTERS:
             self.lower_conv_setting(node, scope)
@@ -1729,6 +1773,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.eval(node.rhs, scope)
                 self.scalar_gm_writes.setdefault(base.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
+            if isinstance(base, ir.TileDecl) and base.count is None:
+                base = ir.TileRef(base, None)
+            if isinstance(base, ir.TileRef) and node.lhs.name in VALID_SHAPE_FIELDS:
+                # `t.RowMaskInternal = rows;`: the field SetValidRow sets (see widen_valid_shape).
+                self.eval(node.rhs, scope)
+                rows = node.lhs.name == "RowMaskInternal"
+                self.widen_valid_shape(base.tile, rows, not rows, loc)
+                return None
             if isinstance(base, RecordValue):
                 raise self.error(f"assignment to member '{node.lhs.name}' of a struct value is not supported",
                                  node.lhs.offset)
@@ -1792,10 +1844,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if (t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.slayout) != \
                 (tile.tile_type, tile.dtype, tile.rows, tile.cols, tile.blayout, tile.slayout):
             raise self.error(f"tile '{tile.cpp_name}' is assigned a tile of another type", node.rhs.offset)
+        self.widen_valid_shape(tile, t.valid_rows is None, t.valid_cols is None, loc)
+
+    def widen_valid_shape(self, tile: ir.TileDecl, rows: bool, cols: bool, loc: ir.SourceRange) -> None:
+        """A tile's valid rows (`rows`) or columns (`cols`) change at run time here: which value
+        each later instruction sees is not tracked, so the valid extent counts as the whole
+        capacity extent, in the whole kernel (instructions touch at most that much), with one
+        warning per tile and extent."""
         widened = []
-        if t.valid_rows is None and tile.valid_rows is not None:
+        if rows and tile.valid_rows is not None:
             tile.valid_rows, widened = None, [*widened, "rows"]
-        if t.valid_cols is None and tile.valid_cols is not None:
+        if cols and tile.valid_cols is not None:
             tile.valid_cols, widened = None, [*widened, "columns"]
         if widened:
             self.reporter.warn(f"tile '{tile.cpp_name}' gets a new run-time valid shape here; `check` counts "
@@ -2123,6 +2182,11 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
 def _gm_element_read(s: ir.Instr) -> bool:
     """A scalar-unit read of one GM element (`p[i]`, `*p`)."""
     return s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"
+
+
+# The fields of pto-isa's Tile that hold a run-time valid shape, and its methods that set them.
+VALID_SHAPE_FIELDS = ("RowMaskInternal", "ColMaskInternal")
+VALID_SHAPE_SETTERS = frozenset({"SetValidRow", "SetValidCol", "SetValidShape"})
 
 
 def _names_in(node) -> list[str]:

@@ -144,6 +144,19 @@ class RecordValue:
         return RecordValue(self.type, {k: v.copy() if isinstance(v, RecordValue) else v for k, v in self.fields.items()})
 
 
+@dataclass(frozen=True)
+class TileChoice:
+    """`auto &t = cond ? a : b;`: a reference to one of two tiles, chosen at run time. The
+    declaration captures the condition in a scalar (`var`, `t@choice`); every statement that
+    names `t` is lowered twice, with `t` bound to each tile, under `if (t@choice)`: exactly the
+    work C runs."""
+
+    var_value: Any  # the condition, an Expr
+    then: Any  # Binding of the tile when the condition holds
+    other: Any  # Binding otherwise
+    var: str = ""
+
+
 @dataclass
 class PtrState:
     """Bookkeeping of a GM pointer variable.

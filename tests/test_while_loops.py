@@ -33,7 +33,9 @@ def test_a_while_loop_is_a_general_loop_of_its_own_counter():
     k = load_kernel(str(KERNEL), FrontendOptions(auto_mode=False))
     loops = [s for s in ir.walk(k.body) if isinstance(s, ir.For)]
     assert [(s.kind, s.counted, s.loc.line) for s in loops] == [("while", False, line_of("while (taken < want)")),
-                                                               ("while", False, line_of("while (*flag == 0)"))]
+                                                               ("while", False, line_of("while (*flag == 0)")),
+                                                               ("while", False, line_of("while (true)"))]
+    assert str(loops[2].cond).startswith("((broken#")
     assert str(loops[0].cond) == "(taken < want)" and loops[0].trip_count() is None
 
 
@@ -53,6 +55,13 @@ def test_a_loop_that_changes_nothing_runs_twice_with_a_located_warning(values):
     assert warned[0].loc.line == line
     if not values["want"]:  # the poll's body, a barrier, is issued for two iterations
         assert sum(1 for s in trace.steps if s.kind == "barrier") == 2
+
+
+@pytest.mark.parametrize("want, barriers", [(0, 0), (1, 0), (3, 2)])
+def test_a_break_leaves_the_loop_without_testing_its_condition(want, barriers):
+    trace = run(want=want, **{"*ready": want, "*flag": 1})
+    assert sum(1 for s in trace.steps if s.kind == "barrier" and s.pipe == "V") == barriers
+    assert not any(POLL_WARNING in w.message for w in trace.warnings)
 
 
 def test_check_runs_it_and_finds_the_race_of_the_racy_version(capsys):

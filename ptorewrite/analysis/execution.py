@@ -306,6 +306,10 @@ class Machine:
         self._scratch = None
         self._summaries: dict[int, tuple[ir.Instr, ir.Instr]] = {}  # see summarize_reads
         self.warnings: list[Diagnostic] = []
+        # While loops whose iteration changed nothing: the iteration it first happened in (see
+        # _repeats_once), and the loops already warned about.
+        self._repeating: dict[int, int | None] = {}
+        self._repeat_warned: set[int] = set()
         self._warned: set = set()
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
@@ -513,11 +517,11 @@ class Machine:
         or rank writes). Two such iterations stand for any number of them: a dependence or a
         flag reaches at most one iteration back, as for a loop of period 1 on the bounded trace
         (docs/design.md, "Loops"). True when the loop stops here; the first time, one more."""
-        seen = self.__dict__.setdefault("_repeating", {})
+        seen = self._repeating
         if seen.get(id(s)) is None:
             seen[id(s)] = k
             return False
-        if id(s) not in self.__dict__.setdefault("_repeat_warned", set()):
+        if id(s) not in self._repeat_warned:
             self._repeat_warned.add(id(s))
             self.warnings.append(Diagnostic(
                 "warning", "this while loop's iterations change nothing the model sees with the values given (its "

@@ -2,8 +2,8 @@
 // in GM another rank raises: `drain` runs until it has taken `want` blocks, taking a block only
 // when the counter says it is there; `spin` waits on a flag and does pipe work while it waits.
 // The first loop's trip count follows from the values given; the second one's iterations
-// change nothing the kernel computes while the flag stays low. RACY selects a version whose
-// store is not ordered after the add.
+// change nothing the kernel computes while the flag stays low; the third one ends by a break.
+// RACY selects a version whose store is not ordered after the add.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -42,5 +42,13 @@ extern "C" __global__ AICORE void while_loops(__gm__ float *in, __gm__ float *ou
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
     while (*flag == 0) {
         pipe_barrier(PIPE_ALL);
+    }
+    int spins = 0;
+    while (true) {
+        spins++;
+        if (spins >= want) {
+            break;
+        }
+        pipe_barrier(PIPE_V);
     }
 }

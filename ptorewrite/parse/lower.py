@@ -1271,6 +1271,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             items = decl.init or []
             if decl.init_style == "=" and len(items) == 1 and isinstance(items[0], cp.InitList):
                 items = list(items[0].items)
+            if decl.type_node is not None and decl.type_node.reference and len(items) == 1 and \
+                    not isinstance(items[0], cp.InitList):
+                value = self.eval(items[0], scope)
+                if isinstance(value, Ptr) and value.record == t:
+                    # `const __gm__ S &s = p->member;`: a reference to a struct in GM, whose
+                    # members are read where they are used, as through `p`.
+                    scope.define(decl.name, Binding("value", value))
+                    return
             scope.define(decl.name, Binding("value", self.record_from_init(t, items, scope, decl.name_offset)))
             return
         if isinstance(t, ty.EventType):

@@ -15,6 +15,8 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   stand). A file the build compiles more than once with different definitions (the SYNCALL
   mix tests: once for the cube core, once for the vector core) is checked once per build, each
   build's outcome in its row;
+- `--set NAME=VALUE` for the run-time values `check` needs that only a kernel's host code knows
+  (`HOST_VALUES`: the allgather GEMM and GEMM-allreduce kernels, as their `main.cpp` launches them);
 - `-I BUILD` for the flash-attention kernels, whose instantiations are in a header their own
   build generates: the benchmark runs the kernel folder's `scripts/generate_cases.py` (pto-isa's
   generator) into a temporary folder as the folder's `run.sh` runs it by default (its default
@@ -81,6 +83,30 @@ GENERATED = {
     "kernels/manual/common/flash_atten": "kernels/automode/a2a3/flash_atten",
     "kernels/manual/a5/flash_atten": "kernels/automode/a5/flash_atten",
 }
+# Run-time values `check` needs that only a kernel's host code knows (a user checking the kernel
+# passes them with --set): kernel folder -> (NAME, VALUE) as pto-isa's own host program (main.cpp,
+# run.sh defaults: 2 ranks, this rank's id as given) launches it at the sizes its CMake build sets.
+_ALLGATHER_COMPUTE = (  # rank 1 of 2, so that block 0 computes a row group streamed from rank 0
+    ("chunk_flags->num_ranks", 2), ("chunk_flags->my_rank", 1), ("chunk_flags->epoch", 1),
+    ("chunk_flags->chunk_size", 4), ("chunk_flags->num_chunks_per_src", 16), ("*ptr", 1),
+    ("launch_block_count", 24))
+_ALLGATHER_COMM = (
+    ("blockNum", 48), ("hcclCtxRaw->rankNum", 2), ("hcclCtxRaw->rankId", 0), ("r->num_ranks", 2),
+    ("chunkFlags->chunk_size", 4), ("chunkFlags->num_chunks_per_src", 16), ("r->num_chunks_per_src", 16),
+    ("chunkFlags@peer", 0), ("ctx->windowsIn[ctx->rankId]", 0), ("ctx->windowsIn[pe]", 0))
+HOST_VALUES = {
+    f"kernels/manual/{arch}/{name}": values for arch in ("a2a3", "a5") for name, values in (
+        ("allgather_gemm/allgather_gemm_compute_kernel.cpp", _ALLGATHER_COMPUTE),
+        ("allgather_gemm/allgather_gemm_comm_kernel.cpp", _ALLGATHER_COMM),
+        ("gemm_ar/gemm_compute_kernel.cpp", (("k_per_rank", 6144), ("launch_block_count", 24))))
+}
+
+
+def host_values(row_path: str) -> list[str]:
+    """The `--set` flags of HOST_VALUES for a file (none for most)."""
+    return [x for name, value in HOST_VALUES.get(row_path, ()) for x in ("--set", f"{name}={value}")]
+
+
 # What a row of the AUTO table needs said beside its outcome: kernel path -> the note.
 NOTES: dict[str, str] = {
     "kernels/automode/a2a3/flash_atten/fa_performance_kernel.cpp": (
@@ -467,13 +493,14 @@ def do_manual(row: Row, runner: Runner) -> Row:
     """`check` with the bundled headers; where it does not finish, `ir` tells whether the file is
     read at all, in either configuration, and `check` runs in the one that reads it."""
     path = str(runner.pto / row.path)
-    row.runs["check"] = runner.run(["check", *row.flags, path])
+    values = host_values(row.path)
+    row.runs["check"] = runner.run(["check", *row.flags, *values, path])
     if row.runs["check"].rc not in (0, 1):
         flags = read_both(row, runner, both=False)
         if flags is not None and flags != row.flags:
-            row.runs["check --pto-isa-root"] = runner.run(["check", *flags, path])
+            row.runs["check --pto-isa-root"] = runner.run(["check", *flags, *values, path])
     for i, flags in enumerate(row.builds, 2):
-        row.runs[f"check build {i}"] = runner.run(["check", *flags, path])
+        row.runs[f"check build {i}"] = runner.run(["check", *flags, *values, path])
     print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     return row
 

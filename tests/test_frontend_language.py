@@ -491,6 +491,23 @@ def test_2d_views_whose_constructors_give_the_extents(tmp_path, layout, shape, s
     assert tuple(x.const_value() for x in g.stride) == stride
 
 
+def test_2d_views_with_one_fixed_extent_take_rows_and_cols_from_their_constructor(capsys):
+    """`BaseShape2D<T, 16, DYNAMIC> s(16, rowLen)` (and TileShape2D likewise): the two values are
+    rows and cols whichever of them the template fixes; only the entries the template leaves
+    dynamic take them."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "two_value_strides.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    ga, gb, gc = (next(g for g in k.gm_tensors if g.name == n) for n in ("ga", "gb", "gc"))
+    row_len = 100
+    def at(xs):
+        return tuple(x.eval({"rowLen": row_len}) for x in xs)
+    assert at(ga.stride) == (16 * row_len,) * 3 + (row_len, 1)
+    assert at(gb.stride) == (64 * row_len,) * 3 + (1, row_len)
+    assert at(gc.shape) == (1, 1, 1, 16, 64) and at(gc.stride) == at(ga.stride)
+    assert cli_main(["check", "--set", f"rowLen={row_len}", str(path)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+
+
 def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
     """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
     touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""
@@ -874,3 +891,51 @@ def test_a_dependent_type_constructed_in_an_expression_parses():
     node = parse_expression("typename GlobalBias::Shape(validM)")
     assert isinstance(node, Call) and isinstance(node.callee, Name)
     assert node.callee.parts == ("GlobalBias", "Shape") and len(node.args) == 1
+
+
+NULL_KERNEL = LANG / "null_pointers.cpp"
+
+
+def test_a_pointer_declared_null_and_set_in_a_loop_points_into_its_argument(capsys):
+    """`T *p = nullptr;` set deeper: based on the argument its assignments derive it from, with
+    its offset and nullness in scalars; the race through it is found."""
+    k = load_kernel(str(NULL_KERNEL), FrontendOptions(auto_mode=False))
+    last = next(g for g in k.gm_tensors if g.name == "last")
+    assert last.param == "out" and str(last.offset_bytes) == "pending@offset"
+    tests = [s.cond for s in ir.walk(k.body) if isinstance(s, ir.If)]
+    assert "(stamp@null != 1)" in {str(c) for c in tests}  # `stamp != nullptr`
+    assert cli_main(["check", "--set", "rows=3", str(NULL_KERNEL)]) == 0
+    assert "0 race(s), 0 flag problem(s) (9 instructions" in capsys.readouterr().out
+    assert cli_main(["check", "-D", "RACY", "--set", "rows=3", str(NULL_KERNEL)]) == 1
+    err = capsys.readouterr().err
+    assert "54:9: error: data race (RAW) on GM argument out bytes [0x400, 0x600): TLOAD [MTE2] reads back while " \
+           "TSTORE [MTE3] at 51:9 writes last" in err
+
+
+def test_a_null_pointer_set_from_another_argument_later_is_refused(capsys, tmp_path):
+    bad = tmp_path / "two_bases.cpp"
+    bad.write_text(NULL_KERNEL.read_text().replace("        havePending = true;\n",
+                                                   "        havePending = true;\n        pending = in + r;\n", 1))
+    assert cli_main(["check", "--set", "rows=3", str(bad)]) == 2
+    assert "error: GM pointer 'pending' is pointed at another kernel argument inside a loop" in capsys.readouterr().err
+
+
+def test_a_tile_chosen_at_run_time_is_used_under_its_condition(capsys):
+    """`auto &cur = parity ? pong : ping;`: every statement naming `cur` runs once per choice
+    under `if (cur@choice)`; `cur.RowMaskInternal = n` and `cur.SetValidCol(n)` widen both
+    tiles' valid shapes to their capacity with a warning; the race on the pong tile is found."""
+    path = LANG / "tile_choice.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    loads = [s for s in ir.walk(k.body) if isinstance(s, ir.If) and str(s.cond) == "(cur@choice != 0)"]
+    assert [(x.then.stmts[0].op, [str(a.value) for a in x.then.stmts[0].tile_args],
+             [str(a.value) for a in x.other.stmts[0].tile_args]) for x in loads] == \
+        [("TLOAD", ["pong"], ["ping"]), ("TSTORE", ["pong"], ["ping"])]
+    assert all(t.valid_rows is None and t.valid_cols is None for t in k.tiles)
+    values = ["--set", "chunks=5", "--set", "lastRows=3"]
+    assert cli_main(["check", *values, str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "0 race(s), 0 flag problem(s) (10 instructions" in captured.out
+    assert "tile 'pong' gets a new run-time valid shape here; `check` counts all its rows" in captured.err
+    assert cli_main(["check", "-D", "RACY", *values, str(path)]) == 1
+    assert "38:9: error: data race (WAR) on UB bytes [0x800, 0x1000): TLOAD [MTE2] writes cur while TSTORE [MTE3] " \
+           "at 41:9 reads cur" in capsys.readouterr().err

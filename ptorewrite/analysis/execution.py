@@ -227,6 +227,12 @@ class Trace:
         return self.kernel.mode
 
 
+def _state(env: dict, skip: str) -> dict:
+    """The values a loop iteration may change (the executor's variables are scalars), for
+    comparing two iterations."""
+    return {k: v for k, v in env.items() if k != skip}
+
+
 def located(message: str, stmt, notes: tuple[Diagnostic, ...] = ()) -> PtoError:
     via = tuple(Diagnostic("note", "inlined from here", to_location(v)) for v in reversed(getattr(stmt, "via", ())))
     return PtoError(message, stmt.loc, notes + via)
@@ -306,6 +312,10 @@ class Machine:
         self._scratch = None
         self._summaries: dict[int, tuple[ir.Instr, ir.Instr]] = {}  # see summarize_reads
         self.warnings: list[Diagnostic] = []
+        # While loops whose iteration changed nothing: the iteration it first happened in (see
+        # _repeats_once), and the loops already warned about.
+        self._repeating: dict[int, int | None] = {}
+        self._repeat_warned: set[int] = set()
         self._warned: set = set()
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
@@ -492,9 +502,12 @@ class Machine:
             self.count()
             self.iters.append((id(s), k))
             self.iters_now = tuple(self.iters)
+            before = _state(self.env, s.var) if s.kind == "while" else None
             self.stmt(s.body)
             self.iters.pop()
             self.iters_now = tuple(self.iters)
+            if before is not None and before == _state(self.env, s.var) and self._repeats_once(s, k):
+                break
             old = self.env[s.var]
             self.env[s.var] = self.eval(s.update, s)
             if self.env[s.var] == old:
@@ -502,6 +515,26 @@ class Machine:
             k += 1
         self.loops.pop()
         self.leave_loop(s, self.env[s.var])
+
+    def _repeats_once(self, s: ir.For, k: int) -> bool:
+        """A while loop's iteration left every value as it found it: with the values given, every
+        later iteration repeats it (same statements, same places, same event ids) and the loop
+        ends only when something the model does not see changes (a poll of GM that another core
+        or rank writes). Two such iterations stand for any number of them: a dependence or a
+        flag reaches at most one iteration back, as for a loop of period 1 on the bounded trace
+        (docs/design.md, "Loops"). True when the loop stops here; the first time, one more."""
+        seen = self._repeating
+        if seen.get(id(s)) is None:
+            seen[id(s)] = k
+            return False
+        if id(s) not in self._repeat_warned:
+            self._repeat_warned.add(id(s))
+            self.warnings.append(Diagnostic(
+                "warning", "this while loop's iterations change nothing the model sees with the values given (its "
+                "condition waits for memory another core or rank writes): two iterations are checked, standing for "
+                "any number of them, and the loop is left after them", s.loc))
+        seen[id(s)] = None
+        return True
 
     def leave_loop(self, s: ir.For, last) -> None:
         if s.keeps_var:

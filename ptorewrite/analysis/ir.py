@@ -346,7 +346,7 @@ class For(Stmt):
     body: Block
     loc: SourceRange
     inclusive: bool = False  # `<=` / `>=` bounds
-    kind: str = "for"  # "for" or "MultiBuffered"
+    kind: str = "for"  # "for", "MultiBuffered" or "while" (a general loop over a counter of its own)
     buffers: int | None = None  # MultiBuffered<N>
     cpp_var: str = ""  # how the induction variable is spelled in C++ inside the body
     cond: Expr | None = None  # general form: the loop runs while this holds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptorewrite.analysis.expr import Const, Expr, as_expr, binop
+from ptorewrite.analysis.expr import Const, Expr, Var, as_expr, binop
 
 # C++ spellings of element types -> the IR's dtype names.
 DTYPE_NAMES = {
@@ -123,8 +123,14 @@ class DimsType:
         return sum(1 for d in self.dims if d.const_value() == DYNAMIC)
 
     def with_extents(self, values: list[Expr]) -> DimsType:
-        """A 2-D shape or stride with its dynamic extents (in order: rows, cols) given."""
+        """A 2-D shape or stride with its dynamic extents (in order: rows, cols) given, or with
+        both extents given (pto-isa's two-value constructor takes rows and cols whichever of them
+        the template fixes; only the entries the template leaves dynamic take the values)."""
         layout, dtype, rows, cols = self.extents2d
+        if len(values) == 2 and self.dynamic_count() < 2:
+            given = _dims2d(self.kind, layout, dtype, values[0], values[1])
+            fixed = _dims2d_template(self.kind, layout, dtype, rows, cols)
+            return DimsType(self.kind, tuple(g if _is_dynamic(f) else f for f, g in zip(fixed, given)))
         it = iter(values)
         rows = next(it) if _is_dynamic(rows) else as_expr(_int(rows))
         cols = next(it) if _is_dynamic(cols) else as_expr(_int(cols))
@@ -301,12 +307,21 @@ def _dims2d(kind: str, layout: str, dtype: str, rows: Expr, cols: Expr) -> tuple
     return (whole, whole, whole, cols, one)
 
 
+def _dims2d_template(kind: str, layout: str, dtype: str, rows, cols) -> tuple[Expr, ...]:
+    """The entries a 2-D shape or stride template fixes: every entry that depends on a dynamic
+    extent is dynamic (-1), as pto-isa's TileShape2D / BaseShape2D compute them."""
+    r = Var("__rows") if _is_dynamic(rows) else as_expr(_int(rows))
+    c = Var("__cols") if _is_dynamic(cols) else as_expr(_int(cols))
+    return tuple(d if isinstance(d.const_value(), int) else Const(DYNAMIC) for d in _dims2d(kind, layout, dtype, r, c))
+
+
 def make_shape2d(args: list) -> DimsType:
     """TileShape2D<T, rows, cols, Layout>: a 2-D shape as 5-D [1, 1, 1, rows, cols] (ND/DN)."""
     layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
     rows, cols = args[1], args[2]
-    if layout == "NZ" and (_is_dynamic(rows) or _is_dynamic(cols)):
-        return DimsType("shape", (Const(DYNAMIC),) * 5, ("NZ", _dtype(args[0]), rows, cols))
+    if layout in ("ND", "DN", "NZ") and (_is_dynamic(rows) or _is_dynamic(cols)):
+        return DimsType("shape", _dims2d_template("shape", layout, _dtype(args[0]), rows, cols),
+                        (layout, _dtype(args[0]), rows, cols))
     if layout == "NZ":
         c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
         return DimsType("shape", (Const(1), Const(_int(cols) // c0), Const(_int(rows) // 16), Const(16), Const(c0)))
@@ -342,7 +357,8 @@ def make_stride2d(args: list) -> DimsType:
     rows, cols = _int(args[1]), _int(args[2])
     if DYNAMIC in (rows, cols) and layout in ("ND", "DN", "NZ"):
         # Extents the constructor gives: every stride that depends on them is filled in then.
-        return DimsType("stride", (Const(DYNAMIC),) * 5, (layout, _dtype(args[0]), rows, cols))
+        return DimsType("stride", _dims2d_template("stride", layout, _dtype(args[0]), rows, cols),
+                        (layout, _dtype(args[0]), rows, cols))
     whole = Const(rows * cols)
     if layout == "DN":
         return DimsType("stride", (whole, whole, whole, Const(1), Const(rows)))

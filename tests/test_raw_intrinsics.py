@@ -186,21 +186,6 @@ def test_assembly_that_computes_is_refused(capsys, tmp_path):
     assert rc == 2 and out == "" and f"{path}:13:5: error: inline assembly is not supported" in err, err
 
 
-def test_async_l2_prefetch_is_refused_at_its_first_use(capsys, tmp_path):
-    kernel = tmp_path / "warm_l2.cpp"
-    kernel.write_text(
-        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
-        "using Gm = GlobalTensor<float, Shape<1, 1, 1, 1, 256>, Stride<1, 1, 1, 256, 1>>;\n"
-        "AICORE inline void Warm(Gm &g, PrefetchAsyncContext &ctx)\n{\n"
-        "    comm::AsyncEvent e = TPREFETCH_ASYNC(g, ctx);\n    e.Wait(ctx.GetSession());\n}\n"
-        "extern \"C\" __global__ AICORE void warm_l2(__gm__ float *src, __gm__ uint8_t *ws)\n{\n"
-        "    Gm g(src);\n    PrefetchAsyncContext ctx(ws);\n    Warm(g, ctx);\n}\n")
-    rc, out, err = run_cli(capsys, "check", kernel)
-    assert rc == 2 and out == ""
-    assert err.startswith(f"{kernel}:12:5: error: 'PrefetchAsyncContext' is not supported: TPREFETCH_ASYNC has the "
-                          "SDMA engine prefetch GM"), err
-
-
 def test_a_loop_reading_downwards_counts_from_the_buffer_start(capsys, tmp_path):
     path = edited(tmp_path, RAW / "ub_staging.cpp", "if (seen[i * 8] != 0)", "if (seen[64 - i * 8] != 0)")
     rc, out, err = run_cli(capsys, "check", path)

@@ -52,8 +52,18 @@ from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
+from ptorewrite.parse.opaque import SIMT_LAUNCH, OpaqueLowering
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
+from ptorewrite.parse.sdma import (
+    EVENT_CALLS,
+    SDMA_CALLS,
+    SDMA_TYPES,
+    SdmaContext,
+    SdmaLowering,
+    SdmaSession,
+    event_valid,
+)
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import (
     TYPE_TRAITS,
@@ -174,7 +184,7 @@ LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
 
 @dataclass
 class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
-               RawLowering, ConstEvaluation):
+               RawLowering, OpaqueLowering, SdmaLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -564,13 +574,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.member_of_type(tt, node.name, node.offset)
         if isinstance(base, RecordValue) or isinstance(base, Ptr) and base.record is not None:
             return self.record_member(base, node)
+        if isinstance(base, SdmaContext):
+            return self.sdma_member(base, node.name, node.offset)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
         if node.op in cp.ASSIGN_OPS:
             raise self.error("assignment inside an expression is not supported", node.offset)
         lhs = self.eval(node.lhs, scope)
+        mark = len(self._sdma_pending or ())
         rhs = self.eval(node.rhs, scope)
+        if node.op in ("&&", "||") and isinstance(lhs, Expr):  # the right side runs only on the left's outcome
+            self.guard_effects(mark, lhs if node.op == "&&" else unop("!", lhs))
         if isinstance(lhs, Ptr) and isinstance(rhs, Expr) and node.op in "+-":
             scale = lhs.record.size if lhs.record is not None else elem_bytes(lhs.dtype)
             d = binop("*", rhs, Const(scale))
@@ -643,7 +658,13 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = self.scalar(node.cond, scope)
         if isinstance(c, Const):
             return self.eval(node.then if c.value else node.other, scope)
-        return select(c, self.scalar(node.then, scope), self.scalar(node.other, scope))
+        mark = len(self._sdma_pending or ())
+        then = self.scalar(node.then, scope)
+        self.guard_effects(mark, c)
+        mark = len(self._sdma_pending or ())
+        other = self.scalar(node.other, scope)
+        self.guard_effects(mark, unop("!", c))
+        return select(c, then, other)
 
     def _eval_Cast(self, node: cp.Cast, scope):
         v = self.eval(node.operand, scope)
@@ -777,6 +798,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.member_call(callee, node, scope)
         if isinstance(callee, cp.Name):
             name = callee.last
+            if name in SDMA_CALLS:
+                return self.sdma_call(name, node, scope)
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
@@ -843,8 +866,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
         """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
-        base = self.eval(callee.base, scope)
         name = callee.name
+        event = self.sdma_event_var(callee.base, scope)
+        if event is not None and name == "valid" and not node.args:
+            return event_valid(event)
+        if event is not None and name in EVENT_CALLS:
+            return self.sdma_call(name, node, scope)
+        base = self.eval(callee.base, scope)
+        if isinstance(base, SdmaContext) and name == "GetSession" and not node.args:
+            return SdmaSession(f"{base.name}.GetSession()")
         if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
             return Ptr(base.param, base.offset_bytes, base.dtype)
         if isinstance(base, ir.GmTensor) and name in ("GetShape", "GetStride") and \
@@ -1013,6 +1043,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     raise self.located(self.error("returning a value from a kernel helper is not supported",
                                                   cursor=c))
                 return  # the function ends here
+            if c.kind == CursorKind.COMPOUND_STMT and self._is_vec_scope(c, children[i - 1] if i else None):
+                out.append(self.lower_vec_scope(c))
+                continue
             self.lower_stmt(c, scope, out)
             if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
                 return  # the rest of this list never runs
@@ -1049,8 +1082,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
         outer, self._scalar_unit_reads = self._scalar_unit_reads, []
+        outer_effects, self._sdma_pending = self._sdma_pending, []
         try:
             self._lower_stmt(c, scope, out)
+            if self._sdma_pending:
+                # SDMA calls written in the statement's expressions run before it (an if's condition
+                # is evaluated once, before either branch).
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("an SDMA call (TPREFETCH_ASYNC, Wait, ...) in a loop's condition or step is not "
+                                     "supported; call it in a statement of its own", cursor=c)
+                out[n0:n0] = self._sdma_pending
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
@@ -1073,6 +1115,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out[n0:n0] = self._scalar_unit_reads
         finally:
             self._scalar_unit_reads = outer
+            self._sdma_pending = outer_effects
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)
@@ -1246,6 +1289,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
+            return
+        if isinstance(t, ty.OpaqueType) and t.text in SDMA_TYPES:
+            self.declare_sdma(t.text, decl.name, decl.init or [], scope, self.range_of(group or d, include_semicolon=True),
+                              decl.name_offset, out)
             return
         if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
             scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
@@ -1564,9 +1611,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if [t.text for t in tokens[:3]] == ["cce", "::", "async_invoke"]:
-            raise self.error("'cce::async_invoke' launches a SIMT vector function on the vector core's SIMT "
-                             "lanes, whose scalar GM and UB accesses ptorewrite does not model", tokens[2].offset)
+        if tuple(t.text for t in tokens[:3]) == SIMT_LAUNCH:
+            out.append(self.lower_simt_invoke(text, off, tokens, scope, self._range_in(src, off, end, True)
+                                              if expanded is None else expanded[2]))
+            return
         if first and first[0].text in self.function_macros and expanded is None \
                 and not self._scalar_only(tokens):
             if _without_effect(c):
@@ -1581,6 +1629,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if b is not None and b.kind == "event":
                 self.lower_recording(b.value, node.rhs, scope, loc, out, c)
                 return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name in EVENT_CALLS \
+                and self.sdma_event_var(node.callee.base, scope) is not None:
+            self.eval(node, scope)  # `event.Wait(session);`: modelled before the statement
+            return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member):
             base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
             if isinstance(base, EventObject):
@@ -1836,7 +1888,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in ALIAS_OPS:
             out.append(self.lower_alias(name, node, scope, loc))
             return
+        if name in SDMA_CALLS:
+            self.sdma_call(name, node, scope)  # modelled before the statement
+            return
         if name == "TASSIGN":
+            scratch = self.tassign_scratch(node, scope, loc)
+            if scratch is not None:
+                out.append(scratch)
+                return
             if not self.repoint_gm(node, scope, loc):
                 out.append(self.lower_tassign(node, scope, loc))
             return

@@ -581,6 +581,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     _keep_needed_gm_element_reads(kernel, low.scalar_gm_reads)
     _refuse_scalar_gm_access_the_pipes_share(kernel, low.scalar_gm_reads, low.scalar_gm_writes)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
+    kernel.element_values = tuple(v for v in kernel.runtime_values if v in low.element_values)
     if kernel.mode == "auto":
         from ptorewrite.analysis.operands import reserve_alias_reach
         reserve_alias_reach(kernel, low.reporter)

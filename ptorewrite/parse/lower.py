@@ -215,6 +215,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
     scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
     gm_read_values: set[str] = field(default_factory=set)  # names of the values those reads give
+    # Every value the scalar unit reads from a buffer element (`ub[i]`, `t.GetValue(i)`, `p[i]`).
+    element_values: set[str] = field(default_factory=set)
     user_namespaces: set[str] = field(default_factory=set)  # namespaces of the user's files
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
@@ -770,7 +772,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         """`ub[i]`: the scalar unit reads one element of an on-chip buffer; issued before the
         statement it is written in, like `GetValue`. Its value is data known only at run time."""
         self._scalar_unit_reads.append(self.scalar_local_access(ptr, index, False, text, offset))
-        return Var(self.unique_name(text))
+        name = self.unique_name(text)
+        self.element_values.add(name)
+        return Var(name)
 
     def scalar_gm_read(self, ptr: Ptr, text: str, offset: int, index: Expr | None = None) -> Var:
         """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
@@ -784,6 +788,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
                                                 self.src.range(offset, offset), self.via, uid=next(self._uid)))
         self.gm_read_values.add(text)
+        self.element_values.add(text)
         return Var(text)
 
     def _eval_Lambda(self, node, scope):
@@ -840,6 +845,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self._scalar_unit_reads.append(ir.Instr(
             "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
             self.via, uid=next(self._uid)))
+        self.element_values.add(text)
         return Var(text)
 
     def tile_pointer(self, ref: ir.TileRef, offset: int) -> LocalPtr:

@@ -113,6 +113,14 @@ def test_a_simt_launch_races_without_its_flags(capsys, tmp_path, pipes, race):
     assert f"{path}:{race}" in err, err
 
 
+def test_a_gm_argument_passed_twice_to_a_simt_launch_is_written_if_either_is(tmp_path):
+    path = edited(tmp_path, OPAQUE / "simt_a5.cpp", "(cce::dim3{64, 1}, gathered, table, 3);",
+                  "(cce::dim3{64, 1}, table + 64, table, 3);")
+    k = load_kernel(path, FrontendOptions(arch="a5", auto_mode=False))
+    launch = next(s for s in k.instructions() if s.op == "SIMT_INVOKE")
+    assert accesses(launch) == [("UB", "rw"), ("table", "rw")]
+
+
 # ---- TPREFETCH_ASYNC and the SDMA session calls
 
 

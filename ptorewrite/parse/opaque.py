@@ -26,9 +26,9 @@ import re
 from clang.cindex import Cursor
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const
+from ptorewrite.analysis.expr import Const, Expr
 from ptorewrite.parse import cparse as cp
-from ptorewrite.parse.values import LocalPtr, Ptr, Scope
+from ptorewrite.parse.values import LocalPtr, Ptr, Scope, describe
 
 VEC_SCOPE = "__VEC_SCOPE__"
 VEC_SCOPE_OP = "VEC_SCOPE"
@@ -93,21 +93,29 @@ class OpaqueLowering:
             raise self.error("cce::async_invoke takes a thread grid and the SIMT function's arguments",
                              tokens[2].offset)
         const_params = self._simt_const_params(fn, len(args) - 1)
-        regions: list[ir.Arg] = [ir.Arg("raw", whole_buffer("UB", self.arch.buffers["UB"].capacity), "rw", "UB")]
-        passed: list[str] = []
+        gm_access: dict[str, tuple[str, str]] = {}  # GM argument -> (access, text)
         for i, arg in enumerate(args[1:]):
             start, end = arg[0].offset, arg[-1].offset + len(arg[-1].text)
             arg_text = text[start - off:end - off]
             v = self.eval(self.parse(arg_text, start, scope), scope)
-            if isinstance(v, Ptr):
-                if v.param in passed:
-                    continue
-                passed.append(v.param)
-                access = "r" if const_params.get(i, False) else "rw"
-                regions.append(ir.Arg("raw", whole_gm(v.param), access, arg_text))
-            elif isinstance(v, LocalPtr) and v.space not in (None, "UB"):
-                raise self.error(f"a SIMT function reaches UB and GM only; this argument points into {v.space}",
+            if isinstance(v, ir.TileDecl) and v.count is None:
+                v = ir.TileRef(v, None)
+            if isinstance(v, (Ptr, ir.GmTensor)):
+                param = v.param
+                access = "r" if isinstance(v, Ptr) and const_params.get(i, False) else "rw"
+                if param in gm_access and gm_access[param][0] != access:
+                    access = "rw"  # passed twice, once writable
+                gm_access[param] = (access, gm_access.get(param, (access, arg_text))[1])
+            elif isinstance(v, LocalPtr) and v.space not in (None, "UB") or \
+                    isinstance(v, ir.TileRef) and v.tile.tile_type != "Vec":
+                raise self.error("a SIMT function reaches UB and GM only; this argument is in another buffer",
                                  arg[0].offset)
+            elif not isinstance(v, (Expr, LocalPtr, ir.TileRef)):
+                raise self.error(f"this argument of a SIMT launch is not supported ({describe(v)}): its lanes' "
+                                 "accesses through it could not be counted", arg[0].offset)
+        regions = [ir.Arg("raw", whole_buffer("UB", self.arch.buffers["UB"].capacity), "rw", "UB")]
+        regions += [ir.Arg("raw", whole_gm(p), a, t) for p, (a, t) in gm_access.items()]
+        passed = list(gm_access)
         gm = ", ".join(f"'{p}'" for p in passed) or "none"
         self.reporter.warn("cce::async_invoke: the SIMT function's accesses are not analysed; the launch counts as "
                            "one vector-pipe (V) instruction that reads and writes all of UB and every GM argument "

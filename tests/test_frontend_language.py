@@ -829,3 +829,29 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
+
+
+def test_helpers_that_issue_work_and_return_a_value(capsys, tmp_path):
+    """`if (!RowsFit(rows)) return;`, `int loaded = LoadRows(x, src);`: the helper runs before the
+    statement that uses its value, its `return v;` assigning a result the statement reads."""
+    path = LANG / "value_helper_with_work.cpp"
+    rc, out, err = run(capsys, "check", "--set", "rows=4", path)
+    assert rc == 0 and "0 race(s), 0 flag problem(s) (3 instructions and 4 syncs issued)" in out, out + err
+    rc, out, err = run(capsys, "check", "--set", "rows=0", path)
+    assert rc == 0 and "(0 instructions and 1 syncs issued)" in out, out + err
+    k = load(path, auto=False)
+    assigns = [(s.var, str(s.value)) for s in ir.walk(k.body) if isinstance(s, ir.Assign) and "@return" in s.var]
+    assert assigns == [("RowsFit@return", "false"), ("RowsFit@return", "true"), ("LoadRows@return", "16")], assigns
+    racy = tmp_path / "racy.cpp"
+    text = path.read_text()
+    racy.write_text(text.replace("    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n",
+                                 ""))
+    rc, out, err = run(capsys, "check", "--set", "rows=4", racy)
+    assert rc == 1 and f"{racy}:36:9: error: data race (WAW) on UB bytes [0x0, 0x1000): TMULS [V] writes x while " \
+        "TLOAD [MTE2] at 21:5 via 34:18 writes t" in err, err
+    # On the right of `&&` the helper runs only when the left side holds.
+    guarded = tmp_path / "guarded.cpp"
+    guarded.write_text(text.replace("    if (!RowsFit(rows)) {", "    if (rows > 0 && !RowsFit(rows)) {"))
+    k = load(guarded, auto=False)
+    first = k.body.stmts[0]
+    assert isinstance(first, ir.If) and str(first.cond) == "(rows > 0)", first

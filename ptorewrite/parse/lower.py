@@ -48,6 +48,7 @@ from ptorewrite.parse.calls import CallInlining
 from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, CommLowering, is_comm_call
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
+from ptorewrite.parse.effects import EffectLowering
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
@@ -184,7 +185,7 @@ LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
 
 @dataclass
 class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
-               RawLowering, OpaqueLowering, SdmaLowering, ConstEvaluation):
+               RawLowering, OpaqueLowering, SdmaLowering, EffectLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -584,7 +585,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if node.op in cp.ASSIGN_OPS:
             raise self.error("assignment inside an expression is not supported", node.offset)
         lhs = self.eval(node.lhs, scope)
-        mark = len(self._sdma_pending or ())
+        mark = len(self._pending_effects or ())
         rhs = self.eval(node.rhs, scope)
         if node.op in ("&&", "||") and isinstance(lhs, Expr):  # the right side runs only on the left's outcome
             self.guard_effects(mark, lhs if node.op == "&&" else unop("!", lhs))
@@ -660,10 +661,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = self.scalar(node.cond, scope)
         if isinstance(c, Const):
             return self.eval(node.then if c.value else node.other, scope)
-        mark = len(self._sdma_pending or ())
+        mark = len(self._pending_effects or ())
         then = self.scalar(node.then, scope)
         self.guard_effects(mark, c)
-        mark = len(self._sdma_pending or ())
+        mark = len(self._pending_effects or ())
         other = self.scalar(node.other, scope)
         self.guard_effects(mark, unop("!", c))
         return select(c, then, other)
@@ -823,6 +824,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
             b = scope.lookup(name) if len(callee.parts) == 1 or callee.parts[0] in NAMESPACES else None
             if b is not None and b.kind == "funcs":  # `CeilDiv<uint16_t>(a, b)`, `CeilDiv(a, b)`
+                if not self.compile_time and self.helper_issues_work(b.value):
+                    return self.call_effectful_helper(b.value, callee, node, scope)
                 return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
@@ -1026,7 +1029,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             # before it runs on both paths; what goes after it also goes before the return (see
             # ir.If.exits).
             if top and c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
-                cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
+                outer_effects, self._pending_effects = self._pending_effects, []
+                try:
+                    cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
+                    out.extend(self._pending_effects)  # calls in the condition run before the test
+                finally:
+                    self._pending_effects = outer_effects
                 if isinstance(cond, Const):
                     if not cond.value:
                         self._lower_list(children[i + 1:], scope, out, top)
@@ -1046,8 +1054,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return
             if top and c.kind == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.located(self.error("returning a value from a kernel helper is not supported",
-                                                  cursor=c))
+                    try:
+                        self.value_return(c, scope, out)
+                    except LoweringError as e:
+                        raise self.located(e) from None
                 return  # the function ends here
             if c.kind == CursorKind.COMPOUND_STMT and self._is_vec_scope(c, children[i - 1] if i else None):
                 out.append(self.lower_vec_scope(c))
@@ -1079,26 +1089,26 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return False
         then = kids[1]
         if then.kind == CursorKind.RETURN_STMT:
-            return True
+            return not list(then.get_children())  # (`return v;` assigns a result: see effects.py)
         if then.kind == CursorKind.COMPOUND_STMT:
             body = list(then.get_children())
-            return len(body) == 1 and body[0].kind == CursorKind.RETURN_STMT
+            return len(body) == 1 and body[0].kind == CursorKind.RETURN_STMT and not list(body[0].get_children())
         return False
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
         outer, self._scalar_unit_reads = self._scalar_unit_reads, []
-        outer_effects, self._sdma_pending = self._sdma_pending, []
+        outer_effects, self._pending_effects = self._pending_effects, []
         try:
             self._lower_stmt(c, scope, out)
-            if self._sdma_pending:
+            if self._pending_effects:
                 # SDMA calls written in the statement's expressions run before it (an if's condition
                 # is evaluated once, before either branch).
                 if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
                         and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
                     raise self.error("an SDMA call (TPREFETCH_ASYNC, Wait, ...) in a loop's condition or step is not "
                                      "supported; call it in a statement of its own", cursor=c)
-                out[n0:n0] = self._sdma_pending
+                out[n0:n0] = self._pending_effects
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
@@ -1121,7 +1131,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out[n0:n0] = self._scalar_unit_reads
         finally:
             self._scalar_unit_reads = outer
-            self._sdma_pending = outer_effects
+            self._pending_effects = outer_effects
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)
@@ -1167,7 +1177,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.error("returning a value from a kernel helper is not supported", cursor=c)
+                    self.value_return(c, scope, out)
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None:
                     loc = self.range_of(c, include_semicolon=True)

@@ -75,8 +75,6 @@ class SdmaSession:
 class SdmaLowering:
     """Mixin of `Lowering`."""
 
-    _sdma_pending: list[ir.Stmt] | None = None
-
     def _sdma_state(self) -> tuple[list[Expr | ir.TileRef], list[str], set[str]]:
         if not hasattr(self, "_sdma_scratch"):
             self._sdma_scratch: list[Expr | ir.TileRef] = [Const(0)]
@@ -198,10 +196,7 @@ class SdmaLowering:
                 regions.append(r)
         args = tuple(ir.Arg("raw", r, "rw", "scratch") for r in regions) + \
             tuple(ir.Arg("raw", whole_gm(p), "rw", f"workspace '{p}'") for p in workspaces)
-        effects: list[ir.Stmt] = [ir.Instr(what, "S", args, (), loc, self.via, uid=next(self._uid))]
-        if self._sdma_pending is None:
-            raise self.error(f"{what} is not supported here (write it as a statement of its own)", loc.offset)
-        self._sdma_pending.extend(effects)
+        self.add_effects([ir.Instr(what, "S", args, (), loc, self.via, uid=next(self._uid))], what, loc.offset)
         if not getattr(self, "_sdma_warned", False):
             self._sdma_warned = True
             self.reporter.warn("TPREFETCH_ASYNC and the SDMA session calls: each counts as one scalar-unit access that "
@@ -209,16 +204,6 @@ class SdmaLowering:
                                "nothing else (a call may return before its pipe_barrier(PIPE_ALL)); its own "
                                "MTE3 -> MTE2 flag is not checked against the kernel's, its result is a run-time value, "
                                "and the emulator does not run it", loc)
-
-    def guard_effects(self, mark: int, cond: Expr) -> None:
-        """Calls modelled since `mark` run only when `cond` holds (the right of `&&`, a branch of `?:`)."""
-        pending = self._sdma_pending
-        if pending is None or len(pending) == mark:
-            return
-        moved = pending[mark:]
-        del pending[mark:]
-        loc = moved[0].loc
-        pending.append(ir.If(cond, ir.Block(moved, loc, uid=next(self._uid)), None, loc))
 
 
 _RESULT = re.compile(r"(?:TPREFETCH_ASYNC|BuildAsyncSession|Wait|Test)@\d+")

@@ -197,6 +197,18 @@ def test_a_set_issued_after_the_wait_but_not_ordered_after_it_can_lose_its_signa
     assert check_text(fixed, tmp_path).clean
 
 
+
+def test_a_wait_on_the_scalar_unit_orders_the_next_set_of_its_flag(tmp_path):
+    """`wait_flag(PIPE_MTE2, PIPE_S)` stalls the scalar unit until it is satisfied, so the next
+    iteration's set of that flag is issued after it: no signal can be lost."""
+    body = "    for (int i = 0; i < 4; ++i) {\n        TLOAD(a, gIn);\n" \
+           "        set_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n        wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID0);\n    }\n"
+    assert check_text(kernel(body), tmp_path).clean
+    # Waited on PIPE_V instead, the scalar unit runs ahead: the next set may come first.
+    racy = body.replace("PIPE_S", "PIPE_V")
+    r = check_text(kernel(racy), tmp_path)
+    assert [f.kind for f in r.flags] == ["unordered-reuse"]
+
 CUBE = """#include <pto/pto-inst.hpp>
 using namespace pto;
 using MatA = Tile<TileType::Mat, half, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor>;

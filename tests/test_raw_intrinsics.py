@@ -48,6 +48,7 @@ CLEAN = [
     ("bursts_and_dup.cpp", (), "0 race(s), 0 flag problem(s) (6 instructions and 4 syncs issued)"),
     ("align_v2_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
     ("align_b_a2a3.cpp", (), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
+    ("gather_by_index.cpp", (), "0 race(s), 0 flag problem(s) (6 instructions and 8 syncs issued)"),
 ]
 
 
@@ -186,19 +187,22 @@ def test_assembly_that_computes_is_refused(capsys, tmp_path):
     assert rc == 2 and out == "" and f"{path}:13:5: error: inline assembly is not supported" in err, err
 
 
-def test_async_l2_prefetch_is_refused_at_its_first_use(capsys, tmp_path):
-    kernel = tmp_path / "warm_l2.cpp"
-    kernel.write_text(
-        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
-        "using Gm = GlobalTensor<float, Shape<1, 1, 1, 1, 256>, Stride<1, 1, 1, 256, 1>>;\n"
-        "AICORE inline void Warm(Gm &g, PrefetchAsyncContext &ctx)\n{\n"
-        "    comm::AsyncEvent e = TPREFETCH_ASYNC(g, ctx);\n    e.Wait(ctx.GetSession());\n}\n"
-        "extern \"C\" __global__ AICORE void warm_l2(__gm__ float *src, __gm__ uint8_t *ws)\n{\n"
-        "    Gm g(src);\n    PrefetchAsyncContext ctx(ws);\n    Warm(g, ctx);\n}\n")
-    rc, out, err = run_cli(capsys, "check", kernel)
-    assert rc == 2 and out == ""
-    assert err.startswith(f"{kernel}:12:5: error: 'PrefetchAsyncContext' is not supported: TPREFETCH_ASYNC has the "
-                          "SDMA engine prefetch GM"), err
+def test_a_gm_window_placed_by_an_element_read_counts_as_its_whole_argument(capsys, tmp_path):
+    """`table + ub[0] * 64`: the row is known only at run time, so `check` asks for no value and
+    counts the load as reading all of `table`; the store to row 0 before it then needs its flag
+    (a sampled index other than 0 would hide that race)."""
+    path = RAW / "gather_by_index.cpp"
+    rc, out, err = run_cli(capsys, "check", path)
+    assert rc == 0, out + err
+    assert f"{path}:39:5: warning: TLOAD: GM window 'chosen' is placed by picked[0], read at run time; counted as " \
+           "every byte of its GM argument 'table'" in err, err
+    racy = without(tmp_path, path, "    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);")
+    rc, out, err = run_cli(capsys, "check", racy)
+    assert rc == 1 and "1 race(s)" in out, out + err
+    assert f"{racy}:37:5: error: data race (RAW) on GM argument table bytes [0x0, 0x100): TLOAD [MTE2] reads chosen " \
+           "while TSTORE [MTE3] at 31:5 writes head" in err, err
+    k = load_kernel(path, FrontendOptions(auto_mode=False))
+    assert k.element_values == ("picked[0]",)
 
 
 def test_a_loop_reading_downwards_counts_from_the_buffer_start(capsys, tmp_path):

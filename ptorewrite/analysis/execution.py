@@ -97,6 +97,7 @@ class GmOperand:
     stride: tuple[int, ...]  # in elements
     access: str
     text: str
+    whole: bool = False  # placed by a value read at run time: counted as every byte of the argument
 
     @property
     def rows(self) -> int:
@@ -875,6 +876,9 @@ class Machine:
 
     def gm_inputs(self, a: ir.Arg, s: ir.Instr) -> tuple:
         g: ir.GmTensor = a.value.tensor
+        unknown = g.offset_bytes.free_vars() & self.unknown_data
+        if unknown:
+            return self.gm_window_unplaced(a, s, g, sorted(unknown))
         hit = self._compiled.get(id(g))
         if hit is None:
             hit = self._compiled[id(g)] = (g, compile_ints((*g.shape, *g.stride, g.offset_bytes)))
@@ -894,9 +898,26 @@ class Machine:
             raise located(f"GM window '{g.name}' has a negative shape, stride or offset", s)
         return shape, stride, off
 
+    def gm_window_unplaced(self, a: ir.Arg, s: ir.Instr, g: ir.GmTensor, unknown: list[str]) -> tuple:
+        """A window placed by values read from buffer elements, not given (scalars.steering_values):
+        for `check`, every byte of its GM argument, with a warning; a run needs the values."""
+        if self.require_semantics:
+            raise located(f"GM window '{g.name}' is placed by {', '.join(unknown)}, read at run time; give "
+                          f"{'it' if len(unknown) == 1 else 'them'} with --set NAME=VALUE", s)
+        if (id(s), a.text) not in self._warned:
+            self._warned.add((id(s), a.text))
+            d = located(f"{s.op}: GM window '{a.text}' is placed by {', '.join(unknown)}, read at run time; counted "
+                        f"as every byte of its GM argument '{g.param}'", s).diagnostics[0]
+            self.warnings.append(Diagnostic("warning", d.message, d.loc, d.notes))
+        shape = tuple(int(self.eval(x, s)) for x in g.shape)
+        stride = tuple(int(self.eval(x, s)) for x in g.stride)
+        return shape, stride, None
+
     def gm_operand(self, a: ir.Arg, inputs: tuple) -> GmOperand:
         g: ir.GmTensor = a.value.tensor
         shape, stride, off = inputs
+        if off is None:  # placed at run time (gm_window_unplaced): the whole argument
+            return GmOperand(g, g.param, 0, shape, stride, a.access, a.text, whole=True)
         op = GmOperand(g, g.param, off, shape, stride, a.access, a.text)
         self.gm_extent[g.param] = max(self.gm_extent.get(g.param, 0), op.extent)
         self.gm_dtype.setdefault(g.param, g.dtype)
@@ -1039,6 +1060,8 @@ class Machine:
         return self._footprints[key]
 
     def gm_footprint(self, o: GmOperand, clip) -> Footprint | None:
+        if o.whole:
+            return single("GM:" + o.param, 0, GM_REACH)
         es = max(1, int(ir.DTYPE_BYTES[o.tensor.dtype]))  # a packed 4-bit element counts as its storage byte
         rows, cols = o.rows, o.cols
         if clip is not None:

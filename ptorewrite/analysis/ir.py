@@ -421,6 +421,8 @@ class Kernel:
     source: bytes
     mode: str  # "auto" or "manual"
     runtime_values: tuple[str, ...] = ()  # names the emulator must be given (e.g. block_idx)
+    # The runtime values the scalar unit reads from buffer elements (`ub[i]`, `t.GetValue(i)`).
+    element_values: tuple[str, ...] = ()
     instance: TemplateInstance | None = None  # set for an instantiation of a kernel template
     early_returns: tuple[SourceRange, ...] = ()  # returns inside a loop or a branch (see parse.lower)
     # Run-time values the file's own launches pass to the kernel's scalar parameters, one sorted

@@ -5,7 +5,10 @@ bounds, branch conditions), an address (tile indices, GM offsets, shapes and str
 shapes, alias offsets, TASSIGN addresses, event ids) or the window of a TEXTRACT/TINSERT; the
 execution trace, and so every race, flag and timing question, depends on it. The bytes a raw
 intrinsic touches (`copy_gm_to_ubuf(..., nBurst, lenBurst, ...)`) do not steer: not given, they
-count as every byte the region can reach (see execution.Machine.raw_inputs). A value that only
+count as every byte the region can reach (see execution.Machine.raw_inputs). Nor does a value
+the scalar unit reads from a buffer element (`ub[i]`) where it only places a GM window
+(`table + ub[i] * D`): `check` then counts the window as its whole GM argument
+(execution.Machine.gm_inputs); `simulate` and `verify` still need it. A value that only
 reaches instructions' scalar data operands (`TMULS(y, y, scale)`) changes the numbers computed,
 never the trace: `check` and `simulate` do not need it, and `verify` can draw it at random.
 """
@@ -37,9 +40,8 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
         for a in s.args:
             if a.kind == "tile":
                 yield from ref_index(a.value)
-            elif a.kind == "gm":
+            elif a.kind == "gm":  # (its offset: see gm_offset_steering)
                 g = a.value.tensor
-                yield g.offset_bytes
                 yield from g.shape
                 yield from g.stride
         if s.op in WINDOW_SCALAR_OPS and _windowed(s):
@@ -70,9 +72,14 @@ def steering_values(kernel: ir.Kernel) -> set[str]:
             if e is not None:
                 steering |= e.free_vars()
     assigns: dict[str, set[str]] = {}
+    reach_only = set(kernel.element_values)
     for s in ir.walk(kernel.body):
         for e in _steering_exprs(s):
             steering |= e.free_vars()
+        if isinstance(s, ir.Instr):
+            for a in s.args:
+                if a.kind == "gm":
+                    steering |= a.value.tensor.offset_bytes.free_vars() - reach_only
         if isinstance(s, ir.Assign):
             assigns.setdefault(s.var, set()).update(s.value.free_vars())
         elif isinstance(s, ir.If) and (data := ir.data_branch_vars(s)) is not None:

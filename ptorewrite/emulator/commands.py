@@ -88,7 +88,32 @@ def launch_runs(kernel, args: argparse.Namespace, unit=()) -> list[tuple[str, di
     for name in null_tested_pointers(unit or (kernel,), given):
         runs = [("; ".join(x for x in (label, f"{name} {what}") if x), {**vals, name: bit})
                 for label, vals in runs for what, bit in (("null", 0), ("not null", 1))]
+    for name in sdma_outcomes(unit or (kernel,), given):
+        outcomes = (("invalid", 0), ("valid", 1)) if name.startswith("TPREFETCH_ASYNC@") else \
+            (("fails", 0), ("succeeds", 1))
+        runs = [("; ".join(x for x in (label, f"{name} {what}") if x), {**vals, name: bit})
+                for label, vals in runs for what, bit in outcomes]
     return runs
+
+
+# Results of SDMA calls (parse/sdma.py) whose outcomes `check` runs one by one (2**N runs).
+MAX_SDMA_OUTCOMES = 4
+
+
+def sdma_outcomes(kernels, given) -> list[str]:
+    """Results of SDMA calls (an event's validity, a wait's success) that steer the kernel and
+    that the user does not --set: each is known only at run time, and either outcome can happen."""
+    from ptorewrite.analysis.scalars import steering_values
+    from ptorewrite.parse.sdma import is_sdma_result
+
+    names: list[str] = []
+    for k in kernels:
+        names += [n for n in sorted(steering_values(k)) if is_sdma_result(n) and n not in given and n not in names]
+    if len(names) > MAX_SDMA_OUTCOMES:
+        raise PtoError(f"the kernel's control flow depends on the results of {len(names)} SDMA calls "
+                       f"({', '.join(names)}); check runs every outcome for at most {MAX_SDMA_OUTCOMES}: give the "
+                       "others with --set NAME=0 (failed, or an invalid event) or --set NAME=1")
+    return names
 
 
 # Pointer arguments tested against nullptr whose outcomes `check` runs one by one (2**N runs).

@@ -11,7 +11,8 @@ stays pending and takes the next set (its pipe stalls until then). A set issued 
 already holds an unconsumed set may fire before that set's wait runs, so the second signal can be
 lost: reported. So is a set issued after that wait but not ordered after it by happens-before: a
 set issued later can still fire first when the waiting pipe is busy (the same condition as the sync
-planner's, `analysis.hb`). A wait that no set ever satisfies and a flag still set at the end are reported.
+planner's, `analysis.hb`), unless that wait was on PIPE_S: the scalar unit issues nothing until it is
+satisfied. A wait that no set ever satisfies and a flag still set at the end are reported.
 This issue-order model is timing independent: it flags every lost signal some timing could cause.
 
 Happens-before ("A completes before B starts")
@@ -482,7 +483,10 @@ def check(trace: Trace) -> CheckResult:
             step_vc[i] = vc
             front[lane] = base
             w = reuse_after.get(i)
-            if w is not None and not (w in wait_epoch and vc[wait_epoch[w][0]] > wait_epoch[w][1]):
+            # A wait on PIPE_S stalls the scalar unit until it is satisfied: a set it issues later
+            # follows it.
+            if w is not None and not (w in wait_epoch and vc[wait_epoch[w][0]] > wait_epoch[w][1]) and \
+                    not (w < i and steps[w].core == s.core and _blocks_scalar(steps[w])):
                 if s.kind == "set":
                     reuse.append(FlagProblem("unordered-reuse", (s, steps[w], steps[matches[w]])))
                 else:

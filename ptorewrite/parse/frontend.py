@@ -21,7 +21,7 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, first_use, user_functions
+from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
@@ -471,11 +471,6 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
                            "between the cube and vector cores, and ptorewrite analyses the pipes of one core type "
                            "at a time", low.range_of(c))
-        prefetch = first_use(entry, user_fns, ASYNC_PREFETCH, ASYNC_PREFETCH_TYPES)
-        if prefetch is not None:
-            raise PtoError(f"'{prefetch[1]}' is not supported: TPREFETCH_ASYNC has the SDMA engine prefetch GM into "
-                           "the L2 cache in the background, driven through a UB scratch tile and a GM workspace, and "
-                           "ptorewrite does not model what the engine touches or when", low.range_of(prefetch[0]))
         _define_header_scalar_types(parsed.top, low)
         try:
             kernel = _lower_entry(low, entry, inst, core, arch, parsed)
@@ -505,11 +500,6 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                 kernel.mode = "manual"
                 result.sync_only.append((kernel, entry.extent.start.offset))
     return result
-
-
-# The asynchronous L2 prefetch and the context it runs with (bundled pto/common/prefetch_async.hpp).
-ASYNC_PREFETCH = frozenset({"TPREFETCH_ASYNC"})
-ASYNC_PREFETCH_TYPES = frozenset({"PrefetchAsyncContext"})
 
 
 def _scalar_only_kernel(entry: Cursor, inst: Instantiation | None, core: str, arch: ArchProfile,
@@ -591,6 +581,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     _keep_needed_gm_element_reads(kernel, low.scalar_gm_reads)
     _refuse_scalar_gm_access_the_pipes_share(kernel, low.scalar_gm_reads, low.scalar_gm_writes)
     kernel.runtime_values = tuple(sorted(_free_runtime_values(kernel)))
+    kernel.element_values = tuple(v for v in kernel.runtime_values if v in low.element_values)
     if kernel.mode == "auto":
         from ptorewrite.analysis.operands import reserve_alias_reach
         reserve_alias_reach(kernel, low.reporter)

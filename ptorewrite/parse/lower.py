@@ -48,12 +48,23 @@ from ptorewrite.parse.calls import CallInlining
 from ptorewrite.parse.comm import COMM_REFUSED, COMM_SIGNALS, COMM_TRANSFERS, CommLowering, is_comm_call
 from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
+from ptorewrite.parse.effects import EffectLowering
 from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
+from ptorewrite.parse.opaque import SIMT_LAUNCH, OpaqueLowering
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
+from ptorewrite.parse.sdma import (
+    EVENT_CALLS,
+    SDMA_CALLS,
+    SDMA_TYPES,
+    SdmaContext,
+    SdmaLowering,
+    SdmaSession,
+    event_valid,
+)
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.typeres import (
     TYPE_TRAITS,
@@ -175,7 +186,7 @@ LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
 
 @dataclass
 class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
-               RawLowering, ConstEvaluation):
+               RawLowering, OpaqueLowering, SdmaLowering, EffectLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -206,6 +217,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     # Pointer arguments the scalar unit stores to (`*p = v`, `p[i] = v`): the first store to each.
     scalar_gm_writes: dict[str, ir.SourceRange] = field(default_factory=dict)
     gm_read_values: set[str] = field(default_factory=set)  # names of the values those reads give
+    # Every value the scalar unit reads from a buffer element (`ub[i]`, `t.GetValue(i)`, `p[i]`).
+    element_values: set[str] = field(default_factory=set)
     user_namespaces: set[str] = field(default_factory=set)  # namespaces of the user's files
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
@@ -566,13 +579,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.member_of_type(tt, node.name, node.offset)
         if isinstance(base, RecordValue) or isinstance(base, Ptr) and base.record is not None:
             return self.record_member(base, node)
+        if isinstance(base, SdmaContext):
+            return self.sdma_member(base, node.name, node.offset)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
         if node.op in cp.ASSIGN_OPS:
             raise self.error("assignment inside an expression is not supported", node.offset)
         lhs = self.eval(node.lhs, scope)
+        mark = len(self._pending_effects or ())
         rhs = self.eval(node.rhs, scope)
+        if node.op in ("&&", "||") and isinstance(lhs, Expr):  # the right side runs only on the left's outcome
+            self.guard_effects(mark, lhs if node.op == "&&" else unop("!", lhs))
         if isinstance(lhs, Ptr) and isinstance(rhs, Expr) and node.op in "+-":
             scale = lhs.record.size if lhs.record is not None else elem_bytes(lhs.dtype)
             d = binop("*", rhs, Const(scale))
@@ -647,6 +665,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = self.scalar(node.cond, scope)
         if isinstance(c, Const):
             return self.eval(node.then if c.value else node.other, scope)
+        mark = len(self._pending_effects or ())
         then = self.eval(node.then, scope)
         if isinstance(then, (ir.TileRef, ir.TileDecl)):
             # `auto &t = ping ? a : b;`: a tile chosen at run time (a declaration binds it).
@@ -655,7 +674,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 raise self.error(f"a choice between {describe(then)} and {describe(other)} is not supported",
                                  node.offset)
             return TileChoice(c, *(Binding("ref" if isinstance(v, ir.TileRef) else "tile", v) for v in (then, other)))
-        return select(c, self.scalar(node.then, scope, then), self.scalar(node.other, scope))
+        then = self.scalar(node.then, scope, then)
+        self.guard_effects(mark, c)
+        mark = len(self._pending_effects or ())
+        other = self.scalar(node.other, scope)
+        self.guard_effects(mark, unop("!", c))
+        return select(c, then, other)
 
     def _eval_Cast(self, node: cp.Cast, scope):
         v = self.eval(node.operand, scope)
@@ -761,7 +785,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         """`ub[i]`: the scalar unit reads one element of an on-chip buffer; issued before the
         statement it is written in, like `GetValue`. Its value is data known only at run time."""
         self._scalar_unit_reads.append(self.scalar_local_access(ptr, index, False, text, offset))
-        return Var(self.unique_name(text))
+        name = self.unique_name(text)
+        self.element_values.add(name)
+        return Var(name)
 
     def scalar_gm_read(self, ptr: Ptr, text: str, offset: int, index: Expr | None = None) -> Var:
         """A scalar the scalar unit reads from GM (`*p`, `p[i]`): data, known only at run time.
@@ -775,6 +801,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
                                                 self.src.range(offset, offset), self.via, uid=next(self._uid)))
         self.gm_read_values.add(text)
+        self.element_values.add(text)
         return Var(text)
 
     def _eval_Lambda(self, node, scope):
@@ -789,6 +816,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.member_call(callee, node, scope)
         if isinstance(callee, cp.Name):
             name = callee.last
+            if name in SDMA_CALLS:
+                return self.sdma_call(name, node, scope)
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
@@ -807,6 +836,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return select(binop("<" if name == "min" else ">", a, b), a, b)
             b = scope.lookup(name) if len(callee.parts) == 1 or callee.parts[0] in NAMESPACES else None
             if b is not None and b.kind == "funcs":  # `CeilDiv<uint16_t>(a, b)`, `CeilDiv(a, b)`
+                if not self.compile_time and self.helper_issues_work(b.value):
+                    return self.call_effectful_helper(b.value, callee, node, scope)
                 return self.call_value_function(b.value, callee, node, scope)
             target = self.eval(callee, scope) if (scope.lookup(name) or callee.targs is not None
                                                   or name in ty.PTO_TYPE_TEMPLATES) else None
@@ -829,6 +860,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self._scalar_unit_reads.append(ir.Instr(
             "GetValue", "S", (ir.Arg("tile", ref, "r", str(ref)), ir.Arg("scalar", index, "", "")), (), loc,
             self.via, uid=next(self._uid)))
+        self.element_values.add(text)
         return Var(text)
 
     def tile_pointer(self, ref: ir.TileRef, offset: int) -> LocalPtr:
@@ -855,8 +887,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def member_call(self, callee: cp.Member, node: cp.Call, scope: Scope):
         """Value-returning member functions: `view.data()`, `tile.GetValidRow()` / `GetValidCol()`."""
-        base = self.eval(callee.base, scope)
         name = callee.name
+        event = self.sdma_event_var(callee.base, scope)
+        if event is not None and name == "valid" and not node.args:
+            return event_valid(event)
+        if event is not None and name in EVENT_CALLS:
+            return self.sdma_call(name, node, scope)
+        base = self.eval(callee.base, scope)
+        if isinstance(base, SdmaContext) and name == "GetSession" and not node.args:
+            return SdmaSession(f"{base.name}.GetSession()")
         if isinstance(base, ir.GmTensor) and name == "data" and not node.args:
             return Ptr(base.param, base.offset_bytes, base.dtype)
         if isinstance(base, ir.GmTensor) and name in ("GetShape", "GetStride") and \
@@ -1002,7 +1041,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             # before it runs on both paths; what goes after it also goes before the return (see
             # ir.If.exits).
             if top and c.kind == CursorKind.IF_STMT and self._is_guard_return(c):
-                cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
+                outer_effects, self._pending_effects = self._pending_effects, []
+                try:
+                    cond = self.scalar(self.parse(*self.text_of(next(iter(c.get_children()))), scope), scope)
+                    out.extend(self._pending_effects)  # calls in the condition run before the test
+                finally:
+                    self._pending_effects = outer_effects
                 if isinstance(cond, Const):
                     if not cond.value:
                         self._lower_list(children[i + 1:], scope, out, top)
@@ -1022,9 +1066,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return
             if top and c.kind == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.located(self.error("returning a value from a kernel helper is not supported",
-                                                  cursor=c))
+                    try:
+                        self.value_return(c, scope, out)
+                    except LoweringError as e:
+                        raise self.located(e) from None
                 return  # the function ends here
+            if c.kind == CursorKind.COMPOUND_STMT and self._is_vec_scope(c, children[i - 1] if i else None):
+                out.append(self.lower_vec_scope(c))
+                continue
             self.lower_stmt(c, scope, out)
             if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
                 return  # the rest of this list never runs
@@ -1052,17 +1101,26 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return False
         then = kids[1]
         if then.kind == CursorKind.RETURN_STMT:
-            return True
+            return not list(then.get_children())  # (`return v;` assigns a result: see effects.py)
         if then.kind == CursorKind.COMPOUND_STMT:
             body = list(then.get_children())
-            return len(body) == 1 and body[0].kind == CursorKind.RETURN_STMT
+            return len(body) == 1 and body[0].kind == CursorKind.RETURN_STMT and not list(body[0].get_children())
         return False
 
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
         outer, self._scalar_unit_reads = self._scalar_unit_reads, []
+        outer_effects, self._pending_effects = self._pending_effects, []
         try:
             self._lower_stmt(c, scope, out)
+            if self._pending_effects:
+                # SDMA calls written in the statement's expressions run before it (an if's condition
+                # is evaluated once, before either branch).
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("an SDMA call (TPREFETCH_ASYNC, Wait, ...) in a loop's condition or step is not "
+                                     "supported; call it in a statement of its own", cursor=c)
+                out[n0:n0] = self._pending_effects
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
@@ -1085,6 +1143,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out[n0:n0] = self._scalar_unit_reads
         finally:
             self._scalar_unit_reads = outer
+            self._pending_effects = outer_effects
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)
@@ -1130,7 +1189,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.error("returning a value from a kernel helper is not supported", cursor=c)
+                    self.value_return(c, scope, out)
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None:
                     loc = self.range_of(c, include_semicolon=True)
@@ -1258,6 +1317,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
+            return
+        if isinstance(t, ty.OpaqueType) and t.text in SDMA_TYPES:
+            self.declare_sdma(t.text, decl.name, decl.init or [], scope, self.range_of(group or d, include_semicolon=True),
+                              decl.name_offset, out)
             return
         if isinstance(t, ty.OpaqueType) and t.text in ty.PTO_STRUCTS:
             scope.define(decl.name, Binding("struct", StructValue(decl.name, t.text)))
@@ -1628,9 +1691,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             end = off + len(text)
         tokens = cp.tokenize(text, off)
         first = tokens[:1]
-        if [t.text for t in tokens[:3]] == ["cce", "::", "async_invoke"]:
-            raise self.error("'cce::async_invoke' launches a SIMT vector function on the vector core's SIMT "
-                             "lanes, whose scalar GM and UB accesses ptorewrite does not model", tokens[2].offset)
+        if tuple(t.text for t in tokens[:3]) == SIMT_LAUNCH:
+            out.append(self.lower_simt_invoke(text, off, tokens, scope, self._range_in(src, off, end, True)
+                                              if expanded is None else expanded[2]))
+            return
         if first and first[0].text in self.function_macros and expanded is None \
                 and not self._scalar_only(tokens):
             if _without_effect(c):
@@ -1663,6 +1727,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if b is not None and b.kind == "event":
                 self.lower_recording(b.value, node.rhs, scope, loc, out, c)
                 return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name in EVENT_CALLS \
+                and self.sdma_event_var(node.callee.base, scope) is not None:
+            self.eval(node, scope)  # `event.Wait(session);`: modelled before the statement
+            return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member):
             base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
             if isinstance(base, EventObject):
@@ -1973,7 +2041,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in ALIAS_OPS:
             out.append(self.lower_alias(name, node, scope, loc))
             return
+        if name in SDMA_CALLS:
+            self.sdma_call(name, node, scope)  # modelled before the statement
+            return
         if name == "TASSIGN":
+            scratch = self.tassign_scratch(node, scope, loc)
+            if scratch is not None:
+                out.append(scratch)
+                return
             if not self.repoint_gm(node, scope, loc):
                 out.append(self.lower_tassign(node, scope, loc))
             return

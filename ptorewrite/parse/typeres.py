@@ -13,6 +13,7 @@ from ptorewrite.analysis.expr import Const, as_expr
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import template_params
+from ptorewrite.parse.sdma import SDMA_TYPES
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.parse.values import NAMESPACES, USE_DEFAULT, Binding, LoweringError, Scope
 
@@ -28,8 +29,8 @@ VECTOR_REGISTER_CODE = VECTOR_REGISTER_TYPES | {"CreatePredicate", "mem_bar", "v
 
 
 def vector_register_refusal(name: str) -> str:
-    return (f"'{name}' is register-level vector code (a5 `__VEC_SCOPE__` blocks of vector-register loads and "
-            "stores), which ptorewrite does not model")
+    return (f"'{name}' is register-level vector code outside a `__VEC_SCOPE__` block; ptorewrite reads such "
+            "code only as a whole block (one vector-pipe instruction on all of UB)")
 
 
 class TypeResolution:
@@ -252,7 +253,7 @@ class TypeResolution:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None
         if name in ty.PTO_ARRAY_TYPES and not node.pointer:
             return ty.PTO_ARRAY_TYPES[name]
-        if name in ("void",) or name in ty.PTO_STRUCTS:
+        if name in ("void",) or name in ty.PTO_STRUCTS or name in SDMA_TYPES:
             return ty.OpaqueType(name)
         if name in self._enum_names:
             return ty.ScalarType("int32")  # an enumeration: its values stay `Enum::Name` constants

@@ -1,5 +1,5 @@
-// a5 register-level vector code: a `__VEC_SCOPE__` block copying a row through a vector register.
-// Refused, naming the first register-level construct the kernel runs.
+// a5 register-level vector code outside a `__VEC_SCOPE__` block: a plain block copying a row
+// through a vector register. Refused, naming the first register-level construct the kernel runs.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
@@ -27,7 +27,6 @@ __global__ AICORE void vector_registers(__gm__ uint8_t *out, __gm__ uint8_t *in)
     TLOAD(a, src);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    __VEC_SCOPE__
     {
         mem_bar(VST_VLD);
         CopyRow((__ubuf__ uint8_t *)b.data(), (__ubuf__ uint8_t *)a.data(), 256);

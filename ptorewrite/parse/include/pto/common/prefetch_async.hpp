@@ -1,7 +1,7 @@
 // ptorewrite parse-only headers: the asynchronous L2 prefetch (TPREFETCH_ASYNC). The SDMA engine
 // fetches a GM tensor into the L2 cache in the background, driven through a small UB scratch tile
-// and a GM workspace. Declared so that kernels using it parse; the front end refuses it with a
-// located error (what the engine touches, and when, is not modelled).
+// and a GM workspace. The front end models each call by what it touches on the core
+// (ptorewrite/parse/sdma.py).
 // Included from the end of pto/comm/comm_types.hpp, once the async handles it uses are complete
 // (whichever of the two headers a kernel includes first).
 #if defined(PTOREWRITE_COMM_TYPES_COMPLETE) && !defined(PTOREWRITE_PREFETCH_ASYNC_HPP)
@@ -24,8 +24,10 @@ AICORE comm::AsyncEvent TPREFETCH_ASYNC(GlobalData &src, PrefetchAsyncContext &c
 
 namespace comm {
 // Sets up a session on the SDMA engine from a UB scratch tile and the GM workspace.
-template <typename ScratchTile>
-AICORE bool BuildAsyncSession(ScratchTile &scratch, __gm__ uint8_t *workspace, AsyncSession &session);
+// The trailing arguments (sync id, engine configuration, channel group) have defaults.
+template <typename ScratchTile, typename... Config>
+AICORE bool BuildAsyncSession(ScratchTile &scratch, __gm__ uint8_t *workspace, AsyncSession &session,
+                              Config... config);
 } // namespace comm
 
 } // namespace pto

@@ -10,7 +10,8 @@ source file
 - the `-I`/`-D` of each `add_custom_command` COMMAND that compiles it with `-c` (inside a CMake
   function too, with the function's parameters bound at its call): each such command is a build
   of its own (pto-isa's SYNCALL mix tests compile one file once for the cube and once for the
-  vector core).
+  vector core), and one that names a core type (`--cce-aicore-arch=dav-c220-cube`) builds for
+  that core only (`--core cube`).
 Whatever still names a variable the reader does not know (the toolkit's `ASCEND_HOME_PATH`, a
 configure-time size) is dropped, as is a global definition made under an `if()` (an option such
 as `_DEBUG`, not the default build), as are folders that do not exist and the checkout's own
@@ -25,6 +26,7 @@ from pathlib import Path
 _COMMAND = re.compile(r"^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(", re.MULTILINE)
 _ARG = re.compile(r'"((?:[^"\\]|\\.)*)"|([^\s()"#]+)')
 _VAR = re.compile(r"\$\{([A-Za-z0-9_]+)\}")
+_CORE_ARCH = re.compile(r"--cce-aicore-arch=dav-[a-z0-9]+-(cube|vec)")
 
 
 def _commands(text: str) -> list[tuple[str, list[str]]]:
@@ -115,7 +117,9 @@ class _Reader:
                 if "-c" in words and self.names_source(words[words.index("-c") + 1]):
                     flags = [w[2:] for w in words if w.startswith("-D")]
                     incs = [w[2:] for w in words if w.startswith("-I")]
-                    self.custom_builds.append([*(f"-I{d}" for d in incs), *(f"-D{d}" for d in flags)])
+                    cores = [m.group(1) for w in words if (m := _CORE_ARCH.fullmatch(w))]
+                    self.custom_builds.append([*(f"-I{d}" for d in incs), *(f"-D{d}" for d in flags),
+                                               *(f"--core={c}" for c in cores[:1])])
                 words = []
             else:
                 words.append(a)
@@ -156,7 +160,7 @@ def build_flags(kernel: Path, pto: Path) -> list[list[str]]:
     for extra in builds:
         incs = common_inc + [a[2:] for a in extra if a.startswith("-I")]
         defs = common_def + [a[2:] for a in extra if a.startswith("-D")]
-        flags: list[str] = []
+        flags: list[str] = [w for a in extra if a.startswith("--core=") for w in ("--core", a[7:])]
         for d in incs:
             kept = _keep_dir(d, pto)
             if kept and kept not in flags:

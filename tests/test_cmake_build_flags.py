@@ -47,7 +47,8 @@ def test_one_build_per_compile_command(tmp_path):
     checkout, folder = _tree(tmp_path, """
 function(two_core_kernel NAME SOURCE EXTRA)
     add_custom_command(OUTPUT ${NAME}_cube.o
-        COMMAND ${CMAKE_CXX_COMPILER} -O2 ${EXTRA} -DCUBE_SIDE -I${PROJECT_SOURCE_DIR}/shared
+        COMMAND ${CMAKE_CXX_COMPILER} -O2 --cce-aicore-arch=dav-c220-cube ${EXTRA} -DCUBE_SIDE
+                -I${PROJECT_SOURCE_DIR}/shared
                 -o ${NAME}_cube.o -c ${CMAKE_CURRENT_SOURCE_DIR}/${SOURCE}
         VERBATIM)
     add_custom_command(OUTPUT ${NAME}_vec.o
@@ -59,8 +60,8 @@ two_core_kernel(demo demo_kernel.cpp -DRATIO=2)
 two_core_kernel(other other.cpp -DRATIO=1)
 """)
     assert build_flags(folder / "demo_kernel.cpp", checkout) == [
-        ["-I", str(folder / "shared"), "-D", "RATIO=2", "-D", "CUBE_SIDE"],
-        ["-D", "RATIO=2", "-D", "VECTOR_SIDE"]]
+        ["--core", "cube", "-I", str(folder / "shared"), "-D", "RATIO=2", "-D", "CUBE_SIDE"],
+        ["-D", "RATIO=2", "-D", "VECTOR_SIDE"]]  # no core type named: the file's guards choose
 
 
 def test_file_no_build_names(tmp_path):

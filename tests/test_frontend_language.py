@@ -237,12 +237,17 @@ def test_values_rewrite_and_verify(capsys, tmp_path):
     rewrite_and_verify(capsys, tmp_path, LANG / "values.cpp")
 
 
-def test_value_helper_needing_a_runtime_value_is_refused(capsys):
-    path = LANG / "bad" / "runtime_helper.cpp"
+def test_value_helper_needing_a_runtime_value_runs_where_it_is_called(capsys, tmp_path):
+    # It cannot run at compile time (its loop depends on n): its statements are inlined at the
+    # declaration, the parameter it halves is its own local, and its result is a variable.
+    path = LANG / "runtime_helper.cpp"
     rc, out, err = run(capsys, "ir", path)
-    assert rc == 2 and out == ""
-    assert err.startswith(f"{path}:7:5: error: 'Halvings' is evaluated at compile time, but its loop condition "
-                          "depends on the run-time value(s) n")
+    assert rc == 0, err
+    body = out[out.index("body:"):].splitlines()
+    assert body[1:4] == ["  Halvings() = 0  @16:5", "  n@Halvings = n  @4:28", "  k = 0  @6:5"]
+    assert "  for n@Halvings = n@Halvings; (n@Halvings > 1); n@Halvings = (n@Halvings / 2):  (trips ?)  @7:5" in body
+    assert "  for i = 0; i < Halvings(); i += 1:  (trips ?)  @17:5" in body
+    rewrite_and_verify(capsys, tmp_path, path, verify_values=(("--set", "n=9"), ("--set", "n=1")))
 
 
 def test_scalar_array_written_in_a_loop_is_refused(capsys):

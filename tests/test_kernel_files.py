@@ -221,8 +221,8 @@ def test_npu_builtins_and_implementation_headers(capsys):
     assert rc == 0, err
     # SYNCALL's own pipe_barrier(PIPE_ALL) is the sixth sync.
     assert "0 race(s), 0 flag problem(s) (3 instructions and 6 syncs issued)" in out
-    assert f"{where(kernel, 'SYNCALL()')}: warning: SYNCALL: its pipe_barrier(PIPE_ALL) is modelled; the barrier " \
-        "across cores is not analysed" in err
+    assert f"{where(kernel, 'SYNCALL()')}: warning: SYNCALL is a barrier across all blocks of the launch: check " \
+        "models it on this block as pipe_barrier(PIPE_ALL)" in err
 
 
 def test_layout_helper_takes_the_boxed_branch(tmp_path, capsys):

@@ -47,7 +47,7 @@ from ptorewrite.analysis.instructions import (
     window_position,
     with_fp_forms,
 )
-from ptorewrite.analysis.scalars import steering_values
+from ptorewrite.analysis.scalars import branch_only_values, decided_condition_key, steering_values
 from ptorewrite.arch import CROSS_CORE_SEMAPHORES, NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
@@ -173,6 +173,8 @@ class Step:
             return self.stmt.op
         if self.kind == "barrier":
             return f"pipe_barrier(PIPE_{self.pipe})"
+        if self.kind in ("xset", "xwait") and self.stmt.channel == "syncall":
+            return f"SYNCALL's cluster {self.kind[1:]} (PIPE_{self.pipe}, {self.event})"
         if self.kind in ("xset", "xwait"):
             if getattr(self.stmt, "ffts", False):  # the cube core's ids 16..31 are the second vector core's
                 sem = self.event % 16
@@ -243,6 +245,8 @@ def check_runtime_values(kernel: ir.Kernel, values: Mapping[str, Number]) -> Non
     """Every runtime value that steers control flow or addresses must be given; one that only
     feeds data operands may be missing (the trace does not depend on it)."""
     steer = steering_values(kernel)
+    if any(k.startswith("if ") for k in values):  # conditions decided by the caller (check)
+        steer -= branch_only_values(kernel)[0]
     missing = [n for n in kernel.runtime_values if n not in values and n in steer]
     if missing:
         hints = {"block_idx": "--block-idx N", "block_num": "--block-num N"}
@@ -381,6 +385,12 @@ class Machine:
         elif isinstance(s, ir.For):
             self.loop(s)
         elif isinstance(s, ir.If):
+            if (key := self.decided_key(s)) is not None:
+                if self.values[key]:
+                    self.stmt(s.then)
+                elif s.other is not None:
+                    self.stmt(s.other)
+                return
             if self.unknown_data and s.cond.free_vars() & self.unknown_data and \
                     (data := ir.data_branch_vars(s)) is not None:
                 # Decided by a data-only value not given: the branches only assign, so what they
@@ -454,6 +464,15 @@ class Machine:
             k += 1
         self.loops.pop()
         self.leave_loop(s, v)
+
+    def decided_key(self, s: ir.If) -> str | None:
+        """Outside every loop, an if whose condition reads values not given and whose outcome the
+        caller chose (scalars.branch_only_values): the key of that outcome in the values."""
+        if self.unknown_data and not self.iters and s.cond.free_vars() & self.unknown_data:
+            key = decided_condition_key(s.cond)
+            if key in self.values:
+                return key
+        return None
 
     def _unknown(self, exprs) -> bool:
         return any(e is not None and e.free_vars() & self.unknown_data for e in exprs)

@@ -296,7 +296,9 @@ class CrossSync(Stmt):
 
     `pipe` is the pipe of the calling core that raises the flag when its earlier work is done
     (set), or that stalls until the flag is raised (wait); `sem` is the semaphore id as written
-    (on the cube core ids 16..31 name the second vector core)."""
+    (on the cube core ids 16..31 name the second vector core). `channel` "syncall": not one of the
+    cluster's semaphores but the cores of the cluster meeting at a SYNCALL (parse.comm), which
+    pairs its signals the same way, apart from the kernel's own semaphores."""
 
     kind: str  # "set", "wait"
     pipe: str
@@ -306,6 +308,7 @@ class CrossSync(Stmt):
     # a2a3 ffts flags (`ffts_cross_core_sync` / `wait_flag_dev`, lowered from a TPipe): named so
     # in diagnostics; a wait is on PIPE_S (it stalls the whole core).
     ffts: bool = False
+    channel: str = "intra_block"
 
 
 @dataclass(eq=False)

@@ -90,6 +90,8 @@ def format_stmt(s: ir.Stmt, depth: int, out: list[str]) -> None:
             out.append(f"{pad}pipe_barrier({s.src})  @{s.loc.short}{_via(s)}")
         else:
             out.append(f"{pad}{s.kind}_flag({s.src} -> {s.dst}, event {s.event})  @{s.loc.short}{_via(s)}")
+    elif isinstance(s, ir.CrossSync) and s.channel == "syncall":
+        out.append(f"{pad}SYNCALL cluster {s.kind}({s.pipe}, {s.sem})  @{s.loc.short}{_via(s)}")
     elif isinstance(s, ir.CrossSync):
         out.append(f"{pad}{s.kind}_intra_block({s.pipe}, semaphore {s.sem})  @{s.loc.short}{_via(s)}")
     elif isinstance(s, ir.Assign):

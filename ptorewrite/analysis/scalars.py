@@ -63,9 +63,9 @@ def _steering_exprs(s: ir.Stmt) -> Iterator[Expr]:
         yield s.sem
 
 
-def steering_values(kernel: ir.Kernel) -> set[str]:
+def steering_values(kernel: ir.Kernel, skip: frozenset[int] = frozenset()) -> set[str]:
     """The runtime values that control flow or addresses depend on (directly, or through
-    assignments to locals that do)."""
+    assignments to locals that do). `skip`: ids of ifs whose conditions are left out."""
     steering: set[str] = set()
     for t in kernel.tiles:
         for e in (t.valid_rows, t.valid_cols):
@@ -74,6 +74,8 @@ def steering_values(kernel: ir.Kernel) -> set[str]:
     assigns: dict[str, set[str]] = {}
     reach_only = set(kernel.element_values)
     for s in ir.walk(kernel.body):
+        if id(s) in skip:
+            continue
         for e in _steering_exprs(s):
             steering |= e.free_vars()
         if isinstance(s, ir.Instr):
@@ -98,6 +100,48 @@ def steering_values(kernel: ir.Kernel) -> set[str]:
                 if dep in assigns:
                     work.append(dep)
     return steering & set(kernel.runtime_values)
+
+
+# Conditions `check` decides both ways instead of asking for the values they read (2**N runs).
+MAX_DECIDED_CONDITIONS = 4
+
+
+def _ifs_outside_loops(b: ir.Stmt) -> Iterator[ir.If]:
+    if isinstance(b, ir.Block):
+        for s in b.stmts:
+            yield from _ifs_outside_loops(s)
+    elif isinstance(b, ir.If):
+        yield b
+        yield from _ifs_outside_loops(b.then)
+        if b.other is not None:
+            yield from _ifs_outside_loops(b.other)
+
+
+def decided_condition_key(cond: Expr) -> str:
+    """The run-time value under which `check` passes the outcome of such a condition."""
+    return f"if {cond}"
+
+
+def branch_only_values(kernel: ir.Kernel) -> tuple[set[str], list[Expr]]:
+    """Runtime values that steer the kernel only through the conditions of ifs that run at most
+    once (outside every loop), with those conditions, one per distinct text. Such a value need
+    not be known to check the kernel: both outcomes of each condition are checked (the partial
+    SYNCALL's `if (block_idx >= syncBlocks) return;` lets only some blocks take part), and
+    anything else that reads the value counts it as unknown. A condition over a variable the
+    kernel assigns is not included (two tests of one text could then differ)."""
+    ifs = list(_ifs_outside_loops(kernel.body))
+    if not ifs:
+        return set(), []
+    values = steering_values(kernel) - steering_values(kernel, frozenset(id(s) for s in ifs))
+    if not values:
+        return set(), []
+    assigned = {s.var for s in ir.walk(kernel.body) if isinstance(s, (ir.Assign, ir.For))}
+    conds: dict[str, Expr] = {}
+    for s in ifs:
+        used = s.cond.free_vars()
+        if used & values and not used & assigned:
+            conds.setdefault(str(s.cond), s.cond)
+    return values, list(conds.values())
 
 
 def data_values(kernel: ir.Kernel) -> list[str]:

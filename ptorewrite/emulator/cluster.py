@@ -27,6 +27,7 @@ from ptorewrite.arch import ArchProfile
 
 VECTOR_CORES = 2
 VECTOR_BUFFERS = frozenset({"UB"})
+CORE_VALUES = ("subblock_idx", "subblock_num")  # the run-time values each core of the cluster gets
 
 
 def cores_of(kernels: dict[str, ir.Kernel]) -> list[tuple[str, ir.Kernel, int]]:
@@ -78,7 +79,7 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
     statements = 0
     names = []
     for core, kernel, sub in cores_of(kernels):
-        mine = {**values, "subblock_idx": sub, "subblock_num": VECTOR_CORES}
+        mine = {**values, **dict(zip(CORE_VALUES, (sub, VECTOR_CORES)))}
         t = unroll(kernel, arch, mine, max_instances=max_instances, require_semantics=False,
                    placement_findings=placement_findings, cross_core=True)
         first = first or t

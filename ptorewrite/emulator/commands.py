@@ -73,11 +73,13 @@ def _load(path: str, args, reporter: Reporter, frontend_options, want: str | Non
     return kernels
 
 
-def launch_runs(kernel, args: argparse.Namespace, unit=()) -> list[tuple[str, dict]]:
+def launch_runs(kernel, args: argparse.Namespace, unit=(), supplied=()) -> list[tuple[str, dict]]:
     """(label, runtime values) for each run of `kernel` (with the other cores of its cluster in
-    `unit`): the user's values, or, when the user sets none of the values the file's own launches
-    pass, one run per distinct launch; each of those once per outcome of the null tests
-    (`p != nullptr`) of pointer arguments the user does not --set."""
+    `unit`, which supply the values named in `supplied` themselves): the user's values, or, when
+    the user sets none of the values the file's own launches pass, one run per distinct launch;
+    each of those once per outcome of the null tests (`p != nullptr`) of pointer arguments the
+    user does not --set, and once per outcome of the conditions decided both ways
+    (decided_conditions)."""
     values = runtime_values(args)
     given = {name for name, _ in args.settings}
     if not kernel.launches or any(name in given for launch in kernel.launches for name, _ in launch):
@@ -85,6 +87,8 @@ def launch_runs(kernel, args: argparse.Namespace, unit=()) -> list[tuple[str, di
     else:
         runs = [("as launched in the file with " + ", ".join(f"{n}={v}" for n, v in launch), {**values, **dict(launch)})
                 for launch in kernel.launches]
+    for name in null_tested_pointers(unit or (kernel,), given, accessed=True):
+        runs = [(label, {**vals, name: 1}) for label, vals in runs]  # not null: a test on it is decided
     for name in null_tested_pointers(unit or (kernel,), given):
         runs = [("; ".join(x for x in (label, f"{name} {what}") if x), {**vals, name: bit})
                 for label, vals in runs for what, bit in (("null", 0), ("not null", 1))]
@@ -93,7 +97,41 @@ def launch_runs(kernel, args: argparse.Namespace, unit=()) -> list[tuple[str, di
             (("fails", 0), ("succeeds", 1))
         runs = [("; ".join(x for x in (label, f"{name} {what}") if x), {**vals, name: bit})
                 for label, vals in runs for what, bit in outcomes]
-    return runs
+    from ptorewrite.analysis.scalars import decided_condition_key
+
+    out = []
+    for label, vals in runs:
+        branches = [(label, vals)]
+        for cond in decided_conditions(unit or (kernel,), vals, supplied):
+            key = decided_condition_key(cond)
+            branches = [("; ".join(x for x in (lb, f"if {cond} {what}") if x), {**vs, key: bit})
+                        for lb, vs in branches for what, bit in (("taken", 1), ("not taken", 0))]
+        out += branches
+    return out
+
+
+def decided_conditions(kernels, values: dict, supplied=()) -> list:
+    """Conditions (of ifs outside loops) over runtime values not given that steer nothing else
+    (scalars.branch_only_values): `check` runs each both ways rather than asking for the values,
+    when they are all that is missing and there are at most MAX_DECIDED_CONDITIONS of them. The
+    cores of a cluster take one outcome together, so a condition that also reads a value each core
+    has its own of (`supplied`: the vector core's subblock) is not decided this way."""
+    from ptorewrite.analysis.scalars import MAX_DECIDED_CONDITIONS, branch_only_values, steering_values
+
+    conds: dict[str, object] = {}
+    for k in kernels:
+        missing = {n for n in steering_values(k) if n not in values and n not in supplied}
+        if not missing:
+            continue
+        free, mine = branch_only_values(k)
+        if missing - free:
+            return []  # another value is needed: the run asks for all of them
+        for c in mine:
+            if c.free_vars() & missing:
+                if c.free_vars() & set(supplied):
+                    return []
+                conds.setdefault(str(c), c)
+    return list(conds.values()) if len(conds) <= MAX_DECIDED_CONDITIONS else []
 
 
 # Results of SDMA calls (parse/sdma.py) whose outcomes `check` runs one by one (2**N runs).
@@ -120,21 +158,47 @@ def sdma_outcomes(kernels, given) -> list[str]:
 MAX_NULL_TESTED = 4
 
 
-def null_tested_pointers(kernels, given) -> list[str]:
+def null_tested_pointers(kernels, given, accessed: bool = False) -> list[str]:
     """Pointer arguments whose nullness steers the kernel (`if (bias != nullptr)`): the front end
     reads such a test as the argument's name compared with 0, the argument being known only at run
-    time. Both outcomes are possible for any launch, so each is checked."""
+    time. Both outcomes are possible for any launch, so each is checked; except for an argument
+    the kernel accesses on every run (see _accessed_on_every_run): those are listed apart
+    (`accessed`), to be taken as not null."""
     from ptorewrite.analysis.scalars import steering_values
 
     names: list[str] = []
+    touched = _accessed_on_every_run(*kernels)
     for k in kernels:
         pointers = {p.name for p in k.params if p.is_pointer}
+        pointers = pointers & touched if accessed else pointers - touched
         names += [n for n in sorted(steering_values(k) & pointers) if n not in given and n not in names]
-    if len(names) > MAX_NULL_TESTED:
+    if not accessed and len(names) > MAX_NULL_TESTED:
         raise PtoError(f"the kernel tests {len(names)} pointer arguments against nullptr ({', '.join(names)}); "
                        f"check runs every outcome for at most {MAX_NULL_TESTED}: give the others with "
                        "--set NAME=0 (null) or --set NAME=1 (not null)")
     return names
+
+
+def _accessed_on_every_run(*kernels) -> set[str]:
+    """Pointer arguments whose memory the kernel accesses outside every loop and condition: a
+    launch that passed nullptr for one would fault, so it is not null in any run worth checking
+    (pto-isa's SYNCALL mix tests test a slot derived from `flags` against nullptr, yet always
+    write through `flags`)."""
+    from ptorewrite.analysis import ir
+
+    out: set[str] = set()
+    todo = [k.body for k in kernels]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, ir.Block):
+            todo += s.stmts
+        elif isinstance(s, ir.Instr):
+            for a in s.args:
+                if a.kind == "gm":
+                    out.add(a.value.tensor.param)
+                elif a.kind == "raw" and a.value.space == "GM" and a.value.param:
+                    out.add(a.value.param)
+    return out
 
 
 def _heading(kernels, i: int) -> None:
@@ -171,7 +235,7 @@ def _warn_cores_alone(kernels, reporter: Reporter, what: str) -> None:
     from ptorewrite.analysis import ir
 
     for k in kernels:
-        first = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync)), None)
+        first = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync) and s.channel == "intra_block"), None)
         if first is not None:
             flags = ("ffts_cross_core_sync / wait_flag_dev" if first.ffts else
                      "set_intra_block / wait_intra_block")
@@ -183,7 +247,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import cluster, pipes
-    from ptorewrite.parse.frontend import is_cluster_kernel
+    from ptorewrite.parse.frontend import signals_within_cluster
 
     # A manual tile placed past its buffer's end or misaligned is a bug of the kernel: reported as
     # an error, and the races and flags of the rest are still checked (exit 1, not a refusal).
@@ -198,8 +262,10 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
                            "(use `verify` to check an AUTO kernel's rewrite)")
         if len(units) > 1:
             print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(units)}: {kernel.name}")
-        is_cluster = not args.core and any(is_cluster_kernel(k) for k in unit.values())
-        for label, values in launch_runs(kernel, args, tuple(unit.values())):
+        # (a kernel for one core type whose only cross-core signals are SYNCALL's runs alone)
+        is_cluster = not args.core and signals_within_cluster(unit.values())
+        supplied = cluster.CORE_VALUES if is_cluster else ()
+        for label, values in launch_runs(kernel, args, tuple(unit.values()), supplied):
             # The check needs only what each instruction touches, not its arithmetic.
             found = list(static_findings.get(kernel.name, []))
             run_findings: list = []

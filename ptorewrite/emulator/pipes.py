@@ -157,16 +157,19 @@ def semaphore(step: Step) -> tuple[str, int]:
     """The (receiving core, semaphore id there) a cross-core set raises or a wait takes.
 
     On the cube core ids 0..15 name the first vector core's semaphores and 16..31 the second's; a
-    vector core names its semaphores, and the cube core's semaphores for it, with 0..15."""
+    vector core names its semaphores, and the cube core's semaphores for it, with 0..15. SYNCALL's
+    meeting of the cluster's cores (channel "syncall") counts its signals apart, named the same way."""
     sem = step.event
+    channel = getattr(step.stmt, "channel", "intra_block")
+    channel = "" if channel == "intra_block" else f"{channel}:"
     if step.core == "cube":
-        return ("cube", sem) if step.kind == "xwait" else (f"vec{sem // 16}", sem % 16)
+        return (f"{channel}cube", sem) if step.kind == "xwait" else (f"{channel}vec{sem // 16}", sem % 16)
     if sem >= 16:
         raise located(f"semaphore id {sem} is outside 0..15: a vector core names its cluster's semaphores "
                       "0..15 (ids 16..31 are the cube core's names for the second vector core)", step.stmt)
     if step.kind == "xwait":
-        return step.core, sem
-    return "cube", sem + 16 * int(step.core.removeprefix("vec") or 0)
+        return f"{channel}{step.core}", sem
+    return f"{channel}cube", sem + 16 * int(step.core.removeprefix("vec") or 0)
 
 
 def _match_cross(trace: Trace, matches: dict[int, int], problems: list[FlagProblem]) -> dict[int, int]:

@@ -5,12 +5,15 @@ callee reassigns), inlining a helper's statements, and helpers used as values. M
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, replace
 from typing import Any
 
-from clang.cindex import CursorKind, TypeKind
+from clang.cindex import Cursor, CursorKind, TypeKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Expr, Var
+from ptorewrite.analysis.expr import Const, Expr, Var
+from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.consteval import ScalarArray
@@ -22,7 +25,29 @@ from ptorewrite.parse.cursor_text import (
 )
 from ptorewrite.parse.events import EventObject
 from ptorewrite.parse.source import SourceFile
-from ptorewrite.parse.values import USE_DEFAULT, Binding, Function, Ptr, RecordValue, Scope, deduce_type
+from ptorewrite.parse.values import (
+    NAMESPACES,
+    USE_DEFAULT,
+    Binding,
+    Function,
+    LoweringError,
+    Ptr,
+    RecordValue,
+    Scope,
+    deduce_type,
+)
+
+# What the lowering reads or only caches (parsed text, the translation unit's cursors, macro
+# tables): left alone when a compile-time attempt is undone (see _evaluate_or_none).
+_READ_ONLY_STATE = frozenset({"top", "files", "macros", "function_macros", "user_files", "_library_templates",
+                              "_node_ends", "_stack"})
+
+
+@dataclass(frozen=True)
+class _Evaluated(cp.Node):
+    """A call already evaluated (or inlined) where its statement runs: its value."""
+
+    value: Any
 
 
 class CallInlining:
@@ -33,8 +58,12 @@ class CallInlining:
         return fits[0]
 
     def inline_call(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope,
-                    loc: ir.SourceRange, ) -> list[ir.Stmt]:
+                    loc: ir.SourceRange, result: str | None = None) -> list[ir.Stmt]:
+        """The helper's statements; `return value;` assigns `result` (a fresh variable when the
+        helper returns a value the call discards)."""
         fn = self._pick_function(funcs, len(node.args), node.offset)
+        if result is None and fn.cursor.result_type.kind != TypeKind.VOID:
+            result = self._result_variable(fn.name)
         key = fn.cursor.get_usr() or fn.name
         if any(f.func_key == key for f in self._stack):
             raise self.error(f"recursion is not supported ('{fn.name}' calls itself)", node.offset)
@@ -47,13 +76,111 @@ class CallInlining:
         with self.frame(fsrc, self.via + (loc,), key):
             prologue: list[ir.Stmt] = []
             self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
-            body = prologue + self.lower_function_body(fn.cursor, inner)
+            body = prologue + self.lower_function_body(fn.cursor, inner, result)
         if not nested:
             return body  # the kernel template called from the entry: its body is the kernel
         # A helper call stays one statement at the call site: synchronization around it is
         # written at the call, where the caller's names are in scope.
         return [ir.Block(body, loc, uid=next(self._uid), inlined=True,
                          param_names=self._param_names(fn, inner))]
+
+    # -- helpers used as values that run on the core
+
+    def hoist_core_helpers(self, node: cp.Node, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> cp.Node:
+        """The value of a statement (a declaration's initializer, an assignment's right side, a
+        returned value), with each call of a user helper that cannot be evaluated at compile time
+        (it issues work on the core, or its control flow depends on a run-time value: a loop over
+        `n` flags read from GM) replaced by the helper's result. Such a helper runs where the
+        statement does: its statements are inlined before the statement (`out`) and its
+        `return value;` assigns a fresh variable, which is the call's value. A helper that can be
+        evaluated at compile time is evaluated (its value is used, as in any expression). Calls
+        are looked for where the statement's value is computed unconditionally: through casts,
+        arithmetic and comparisons, not under `&&`, `||`, `?:` or in another call's arguments."""
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Name):
+            funcs = self._user_helpers(node.callee, scope)
+            if funcs is None:
+                return node
+            value = self._evaluate_or_none(node, scope)
+            if value is None:
+                value = Var(self.inline_value_call(funcs, node, scope, loc, out))
+            return _Evaluated(node.offset, value)
+        if isinstance(node, cp.Cast) and node.style != "reinterpret_cast":
+            inner = self.hoist_core_helpers(node.operand, scope, loc, out)
+            return node if inner is node.operand else replace(node, operand=inner)
+        if isinstance(node, cp.Unary) and node.op in ("-", "+", "!", "~"):
+            inner = self.hoist_core_helpers(node.operand, scope, loc, out)
+            return node if inner is node.operand else replace(node, operand=inner)
+        if isinstance(node, cp.Binary) and node.op not in ("&&", "||", ",") and node.op not in cp.ASSIGN_OPS:
+            lhs = self.hoist_core_helpers(node.lhs, scope, loc, out)
+            rhs = self.hoist_core_helpers(node.rhs, scope, loc, out)
+            return node if (lhs, rhs) == (node.lhs, node.rhs) else replace(node, lhs=lhs, rhs=rhs)
+        return node
+
+    def _eval__Evaluated(self, node: _Evaluated, scope: Scope):
+        return node.value
+
+    def _user_helpers(self, callee: cp.Name, scope: Scope) -> list[Function] | None:
+        if len(callee.parts) > 1 and callee.parts[0] not in NAMESPACES:
+            return None
+        b = scope.lookup(callee.last)
+        return b.value if b is not None and b.kind == "funcs" else None
+
+    def _evaluate_or_none(self, node: cp.Call, scope: Scope):
+        """The call's value computed at compile time, or None when it cannot be: then whatever the
+        attempt changed in the lowering's state (names, scalars and arrays the helper assigned,
+        reads noted, warnings) is undone, so that the helper can be inlined instead."""
+        saved = {k: (v, copy.copy(v)) for k, v in self.__dict__.items()
+                 if isinstance(v, (list, dict, set)) and k not in _READ_ONLY_STATE}
+        diagnostics = list(self.reporter.diagnostics)
+        undo: list = []
+        outer = self.__dict__.get("_ct_undo")
+        self.__dict__["_ct_undo"] = undo
+        try:
+            return self.eval(node, scope)
+        except (LoweringError, cp.ParseError, PtoError):
+            for put, old in reversed(undo):
+                put(old)
+            for container, before in saved.values():
+                if isinstance(container, list):
+                    container[:] = before
+                else:
+                    container.clear()
+                    container.update(before)
+            self.reporter.diagnostics[:] = diagnostics
+            return None
+        finally:
+            if outer is not None:
+                outer.extend(undo)
+            self.__dict__["_ct_undo"] = outer
+
+    def inline_value_call(self, funcs: list[Function], node: cp.Call, scope: Scope, loc: ir.SourceRange,
+                          out: list[ir.Stmt]) -> str:
+        """Inline a helper used as a value (see hoist_core_helpers); the variable holding its value."""
+        fn = self._pick_function(funcs, len(node.args), node.offset)
+        if fn.cursor.result_type.get_canonical().kind in (TypeKind.RECORD, TypeKind.LVALUEREFERENCE,
+                                                          TypeKind.RVALUEREFERENCE):
+            raise self.error(f"'{fn.name}' runs on the core (it cannot be evaluated at compile time) and returns "
+                             "a struct or a reference; only helpers returning a scalar are inlined for their value",
+                             node.offset)
+        result = self._result_variable(fn.name)
+        out.append(ir.Assign(result, Const(0), loc))
+        out.extend(self.inline_call(funcs, node.callee, node, scope, loc, result))
+        return result
+
+    def _result_variable(self, name: str) -> str:
+        var = self.unique_name(f"{name}()")
+        self._mutables.add(var)
+        return var
+
+    def lower_result(self, ret: Cursor, result: str, scope: Scope, out: list[ir.Stmt]) -> ir.Assign:
+        """`return value;` in a helper inlined for its value: the value, assigned to `result`."""
+        text, off = self.text_of(ret)
+        loc = self.range_of(ret, include_semicolon=True)
+        node = self.parse(text[len("return"):].rstrip().rstrip(";"), off + len("return"), scope)
+        value = self.eval(self.hoist_core_helpers(node, scope, loc, out), scope)
+        if not isinstance(value, Expr):
+            raise self.error("a helper that runs on the core may return only a scalar here", cursor=ret)
+        return ir.Assign(result, value, loc)
 
     @staticmethod
     def _param_names(fn: Function, inner: Scope) -> dict[str, str]:
@@ -146,6 +273,13 @@ class CallInlining:
                 inner.define(p.spelling, self.pointer_binding(a, p, p.spelling, prologue))
             elif isinstance(a, RecordValue) and p.type.get_canonical().kind == TypeKind.RECORD:
                 inner.define(p.spelling, Binding("value", a.copy()))  # a struct passed by value
+            elif isinstance(a, Expr) and prologue is not None and self._is_assigned_later(p):
+                # A scalar passed by value that the helper assigns (`for (; n > 1; n /= 2)`): a
+                # local of the helper, starting at the argument's value.
+                var = self.unique_name(f"{p.spelling}@{fn.name}")
+                self._mutables.add(var)
+                prologue.append(ir.Assign(var, a, self.range_of(p)))
+                inner.define(p.spelling, Binding("mutable", var))
             else:
                 inner.define(p.spelling, self._param_binding(a))
         for p in params[len(args):]:

@@ -28,10 +28,10 @@ one warning per kernel says so. Collectives and the asynchronous DMA transfers a
 from __future__ import annotations
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const
+from ptorewrite.analysis.expr import Const, Expr
 from ptorewrite.analysis.instructions import lookup
 from ptorewrite.parse import cparse as cp
-from ptorewrite.parse.values import Scope
+from ptorewrite.parse.values import LoweringError, Scope
 
 COMM_TRANSFERS = frozenset({"TPUT", "TGET"})
 COMM_SIGNALS = frozenset({"TNOTIFY", "TWAIT", "TTEST"})
@@ -52,17 +52,64 @@ class CommLowering:
             raise self.error(f"pto::comm::{name} is not supported: ptorewrite does not model which bytes a "
                              "collective or an asynchronous DMA transfer touches on this core", node.offset)
         node = self.lower_event_waits(node, scope, loc, out)
-        if name != "SYNCALL":
-            self._warn_scalar_signals(loc)
         if name == "SYNCALL":
-            self.reporter.warn("SYNCALL: its pipe_barrier(PIPE_ALL) is modelled; the barrier across cores "
-                               "is not analysed", loc)
+            self._lower_syncall(node, scope, loc, out)
+            return
+        self._warn_scalar_signals(loc)
         if name in COMM_TRANSFERS:
             self._lower_transfer(name, node, scope, loc, out)
-        elif name in ("TNOTIFY", "SYNCALL") and not self.auto_mode:
-            # In an AUTO build SYNCALL drains nothing; the planner orders TNOTIFY's neighbours.
+        elif name == "TNOTIFY" and not self.auto_mode:
+            # In an AUTO build the planner orders TNOTIFY's neighbours.
             self.manual = True
             out.append(ir.Sync("barrier", "ALL", None, None, loc, self.via))
+
+    def _lower_syncall(self, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        """SYNCALL: every core of the launch (of one core type, or all of them for Mix) waits until
+        all have arrived. On the calling core it is pipe_barrier(PIPE_ALL), the wait for the other
+        cores (an FFTS hardware flag, or for the soft forms the scalar unit polling a GM counter)
+        and, in the soft forms, pipe_barrier(PIPE_ALL) again. With SyncCoreType::Mix the cores of
+        one cluster are among those that wait for each other: in a cluster's check the vector
+        cores signal the cube core and wait for its answer, which orders every core's work before
+        the barrier before every core's work after it. What other blocks do is not seen."""
+        mode, core_type = self._syncall_kind(node, scope)
+        if not getattr(self, "_syncall_warned", False):
+            self._syncall_warned = True
+            self.reporter.warn("SYNCALL is a barrier across all blocks of the launch: check models it on this "
+                               "block as pipe_barrier(PIPE_ALL) (every pipe of the core drained) and, with "
+                               "SyncCoreType::Mix, as the cores of this cluster waiting for each other (a soft "
+                               "barrier's usedCores taken to count every core that calls it); the other blocks, "
+                               "and what they read and write in GM, are not analysed", loc)
+        if self.auto_mode:
+            return  # SYNCALL compiles to nothing in an AUTO build
+        self.manual = True
+        out.append(ir.Sync("barrier", "ALL", None, None, loc, self.via))
+        if core_type == "Mix":
+            if self.core == "cube":  # waits for both vector cores, then answers each
+                kinds = (("wait", 0), ("wait", 16), ("set", 1), ("set", 17))
+            else:
+                kinds = (("set", 0), ("wait", 1))
+            out += [ir.CrossSync(k, "S", Const(sem), loc, self.via, channel="syncall") for k, sem in kinds]
+        if mode == "Soft":
+            out.append(ir.Sync("barrier", "ALL", None, None, loc, self.via))
+
+    def _syncall_kind(self, node: cp.Call, scope: Scope) -> tuple[str, str]:
+        """(SyncAllMode, SyncCoreType) of a SYNCALL call: `SYNCALL<CoreType>()` is hard, the
+        workspace form takes the mode first; AIVOnly unless named."""
+        mode, core_type = "Hard", "AIVOnly"
+        for t in node.callee.targs or ():
+            try:
+                value = self.eval(t, scope)
+            except LoweringError:
+                value = None
+            text = value.const_value() if isinstance(value, Expr) else value
+            member = text.split("::")[-1] if isinstance(text, str) else None
+            if member in ("Hard", "Soft"):
+                mode = member
+            elif member in ("AIVOnly", "AICOnly", "Mix"):
+                core_type = member
+            elif not (isinstance(text, str) and "GlobalTensor" in text):
+                raise self.error("SYNCALL's template arguments must name a SyncAllMode and a SyncCoreType", t.offset)
+        return mode, core_type
 
     def _warn_scalar_signals(self, loc: ir.SourceRange) -> None:
         if getattr(self, "_comm_warned", False):

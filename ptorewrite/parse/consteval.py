@@ -414,6 +414,9 @@ class ConstEvaluation:
         old = key[2]()
         for journal in self.__dict__.get("_ct_journals", ())[-1:]:
             journal.append((key, put, old))
+        undo = self.__dict__.get("_ct_undo")
+        if undo is not None:  # a compile-time attempt that may be undone (calls.hoist_core_helpers)
+            undo.append((put, old))
         live = self.__dict__.get("_ct_live")
         if live is not None and isinstance(value, Expr) and isinstance(old, Expr):
             value = select(live, value, old)  # after a return taken under a run-time condition

@@ -37,8 +37,6 @@ class EffectLowering:
     """Mixin of `Lowering`."""
 
     _pending_effects: list[ir.Stmt] | None = None
-    # Result variables of the helpers used as values being inlined, innermost last.
-    _value_returns: tuple[str, ...] = ()
 
     def guard_effects(self, mark: int, cond: Expr) -> None:
         """Calls lowered since `mark` run only when `cond` holds (the right of `&&`, a branch of `?:`)."""
@@ -80,20 +78,8 @@ class EffectLowering:
         loc = self.src.range(node.offset, node.offset)
         result = self.unique_name(f"{callee.last}@return")
         self._mutables.add(result)
-        self._value_returns = (*self._value_returns, result)
-        try:
-            stmts = self.inline_call(funcs, callee, node, scope, loc)
-        finally:
-            self._value_returns = self._value_returns[:-1]
+        stmts = self.inline_call(funcs, callee, node, scope, loc, result)  # `return v;`: calls.lower_result
         # (Every path of a helper that returns a value assigns its result: no initial value, which
         # the lowering would take as known after the call.)
         self.add_effects(stmts, f"a call of '{callee.last}'", node.offset)
         return Var(result)
-
-    def value_return(self, c, scope: Scope, out: list[ir.Stmt]) -> None:
-        """`return v;` in a helper used as a value: assigns its result variable."""
-        if not self._value_returns:
-            raise self.error("returning a value from a kernel helper is not supported", cursor=c)
-        expr = next(iter(c.get_children()))
-        value = self.scalar(self.parse(*self.text_of(expr), scope), scope)
-        out.append(ir.Assign(self._value_returns[-1], value, self.range_of(c, include_semicolon=True)))

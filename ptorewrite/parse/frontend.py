@@ -227,6 +227,32 @@ def _core_guards(core: str) -> set[str]:
     return {m for arch in ARCH_MACROS.values() for m in arch[core] if m.startswith("__DAV")}
 
 
+_QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def _quoted_headers(file: Path, text: str, include_dirs: list[str], depth: int = 2) -> list[str]:
+    """The text of the user's headers the file includes with quotes (found beside it or on -I),
+    and of theirs, `depth` levels down: the core-type guards of a kernel may sit in a header
+    its files share (pto-isa's SYNCALL mix tests)."""
+    out: list[str] = []
+    seen: set[Path] = set()
+    todo = [(file, text, depth)]
+    while todo:
+        at, body, left = todo.pop()
+        for name in _QUOTED_INCLUDE.findall(body):
+            for d in (at.parent, *map(Path, include_dirs)):
+                p = (d / name).resolve()
+                if p.is_file():
+                    if p not in seen:
+                        seen.add(p)
+                        header = p.read_bytes().decode("latin-1")
+                        out.append(header)
+                        if left > 1:
+                            todo.append((p, header, left - 1))
+                    break
+    return out
+
+
 def core_candidates(text: str, arch: str) -> list[str]:
     mentions_vec = any(m in text for m in _core_guards("vec"))
     mentions_cube = any(m in text for m in _core_guards("cube"))
@@ -269,7 +295,8 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     arch = profile(opts.arch)
     opts = with_database(opts, file)  # resolved once: clang and the lowering's macro table both see it
     text = file.read_bytes().decode("latin-1")
-    cores = [opts.core] if opts.core else core_candidates(text, opts.arch)
+    guarded = text + "".join(_quoted_headers(file, text, opts.include_dirs))
+    cores = [opts.core] if opts.core else core_candidates(guarded, opts.arch)
     results = [_lower_core(file, opts, core, arch, reporter) for core in cores]
     kernels = [k for r in results for k in r.kernels]
     if not kernels:
@@ -289,7 +316,7 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
         raise PtoError(f"{what} code for both the vector and the cube core; choose one with --core",
                        Location(str(file), 1, 1))
     kernels.sort(key=lambda k: _order(results, k))
-    if not opts.core and not any(m in text for c in CORE_TYPES for m in _core_guards(c)):
+    if not opts.core and not any(m in guarded for c in CORE_TYPES for m in _core_guards(c)):
         # No core-type guard: the code is the same for both cores; its tiles tell which one runs it.
         for k in kernels:
             k.core = core_of_tiles(k)
@@ -297,8 +324,18 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
 
 
 def is_cluster_kernel(kernel: ir.Kernel) -> bool:
-    """The kernel signals the other cores of its cluster (set_intra_block / wait_intra_block)."""
+    """The kernel signals the other cores of its cluster (set_intra_block / wait_intra_block, or
+    the cores meeting at a SYNCALL<SyncCoreType::Mix>)."""
     return any(isinstance(s, ir.CrossSync) for s in ir.walk(kernel.body))
+
+
+def signals_within_cluster(kernels) -> bool:
+    """Cores of a cluster that `check` runs together: they signal each other with
+    set_intra_block / wait_intra_block, or both core types meet at a SYNCALL<SyncCoreType::Mix>
+    (with code for one core type only, its SYNCALL is checked as that core's barrier)."""
+    kernels = list(kernels)
+    syncs = [s for k in kernels for s in ir.walk(k.body) if isinstance(s, ir.CrossSync)]
+    return any(s.channel == "intra_block" for s in syncs) or (bool(syncs) and len({k.core for k in kernels}) > 1)
 
 
 def _order(results: list[CoreResult], kernel: ir.Kernel) -> tuple[int, int]:

@@ -209,6 +209,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     # a flag the rest of the function tests (see _lower_list).
     early_returns: list[ir.SourceRange] = field(default_factory=list)
     _exit_flags: list[str | None] = field(default_factory=list)  # per function being lowered
+    # Per function being lowered: the variable its `return value;` assigns (a helper inlined for its
+    # value, see calls.CallInlining.inline_value_call), or None.
+    _result_vars: list[str | None] = field(default_factory=list)
     # Per loop being lowered: the flags its `continue` and `break` set (None: it has none).
     _jump_flags: list[tuple[str | None, str | None]] = field(default_factory=list)
     _loop_prelude: list[ir.Stmt] = field(default_factory=list)  # statements a loop needs before it
@@ -804,6 +807,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self.element_values.add(text)
         return Var(text)
 
+    def device_load(self, node: cp.Call, scope: Scope) -> Var:
+        """`ld_dev(p, 0)`: the scalar unit reads the element at `p` straight from GM, past its data
+        cache (the soft SYNCALL's counter poll and kernels reading flags other cores publish). For
+        this core it is a scalar GM read like `p[0]`."""
+        ptr = self.eval(node.args[0], scope)
+        if not isinstance(ptr, Ptr):
+            raise self.error(f"ld_dev reads through a GM pointer, found {describe(ptr)}", node.args[0].offset)
+        if self.with_known(self.scalar(node.args[1], scope)).const_value() != 0:
+            raise self.error("ld_dev with an offset other than 0 is not supported; add it to the pointer",
+                             node.args[1].offset)
+        return self.scalar_gm_read(ptr, self.node_text(node) or "ld_dev(...)", node.offset)
+
     def _eval_Lambda(self, node, scope):
         return node
 
@@ -823,6 +838,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return Var(var)
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
+            if name == "ld_dev" and len(node.args) == 2:
+                return self.device_load(node, scope)
             if name == "__builtin_bit_cast" and len(node.args) == 2:
                 return self.bit_cast(self.eval(node.args[0], scope), self.scalar(node.args[1], scope), node.offset)
             if name in ("offsetof", "__builtin_offsetof"):
@@ -952,7 +969,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     # -- statements
 
-    def lower_function_body(self, fn: Cursor, scope: Scope) -> list[ir.Stmt]:
+    def lower_function_body(self, fn: Cursor, scope: Scope, result: str | None = None) -> list[ir.Stmt]:
+        """`result`: the variable the function's `return value;` statements assign."""
         body = next((c for c in fn.get_children() if c.kind == CursorKind.COMPOUND_STMT), None)
         if body is None:
             raise self.error(f"'{fn.spelling}' has no body", cursor=fn)
@@ -983,10 +1001,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 and _has_return(k) for k in children):
             flag = f"returned#{next(self._exit_serial)}"
         self._exit_flags.append(flag)
+        self._result_vars.append(result)
         try:
             stmts = self.lower_compound(body, scope, top=True)
         finally:
             self._exit_flags.pop()
+            self._result_vars.pop()
         if flag is not None:
             stmts = [ir.Assign(flag, Const(0), self.range_of(body)), *stmts]
         return self.prologue + stmts if entry else stmts
@@ -1066,10 +1086,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return
             if top and c.kind == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    try:
-                        self.value_return(c, scope, out)
-                    except LoweringError as e:
-                        raise self.located(e) from None
+                    if not (self._result_vars and self._result_vars[-1]):
+                        raise self.located(self.error("returning a value from a kernel helper is not supported",
+                                                      cursor=c))
+                    self.lower_stmt(c, scope, out)  # assigns the helper's result
                 return  # the function ends here
             if c.kind == CursorKind.COMPOUND_STMT and self._is_vec_scope(c, children[i - 1] if i else None):
                 out.append(self.lower_vec_scope(c))
@@ -1101,7 +1121,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return False
         then = kids[1]
         if then.kind == CursorKind.RETURN_STMT:
-            return not list(then.get_children())  # (`return v;` assigns a result: see effects.py)
+            return not list(then.get_children())  # (`return v;` assigns a result: see calls.lower_result)
         if then.kind == CursorKind.COMPOUND_STMT:
             body = list(then.get_children())
             return len(body) == 1 and body[0].kind == CursorKind.RETURN_STMT and not list(body[0].get_children())
@@ -1189,7 +1209,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    self.value_return(c, scope, out)
+                    result = self._result_vars[-1] if self._result_vars else None
+                    if result is None:
+                        raise self.error("returning a value from a kernel helper is not supported", cursor=c)
+                    out.append(self.lower_result(c, result, scope, out))
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None:
                     loc = self.range_of(c, include_semicolon=True)
@@ -1373,7 +1396,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             ptr = Ptr(base.param, Var(offset), getattr(t, "dtype", base.dtype), base.record, null_var=null)
             scope.define(decl.name, Binding("ptr", ptr, PtrState(self._control_level(), offset, null)))
             return
-        value = self.eval(decl.init[0], scope) if decl.init else None
+        init = decl.init[0] if decl.init else None
+        if init is not None and not self.compile_time:
+            init = self.hoist_core_helpers(init, scope, self.range_of(group or d, include_semicolon=True), out)
+        value = self.eval(init, scope) if init is not None else None
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
                 and ON_CHIP_SPACES.intersection(decl.type_node.qualifiers):
             # `__cbuf__ T *p = tile.data();`: a pointer into an on-chip buffer.
@@ -1741,6 +1767,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.reconstruct_tile(tile, node, scope, loc, out)
             return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
+            rhs = self.hoist_core_helpers(node.rhs, scope, loc, out)
+            if rhs is not node.rhs:
+                node = replace(node, rhs=rhs)
             stmt = self.lower_assign(node, scope, loc)
             if stmt is not None:  # None: a GM pointer was rebound; a list: several assignments
                 out.extend(stmt if isinstance(stmt, list) else [stmt])

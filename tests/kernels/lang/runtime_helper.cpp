@@ -1,4 +1,4 @@
-// Bad input: a value helper with a loop, called with a run-time length.
+// A value helper with a loop, called with a run-time length: it runs where it is called.
 #include <pto/pto-inst.hpp>
 using namespace pto;
 AICORE inline int Halvings(int n)

@@ -202,6 +202,23 @@ def test_fixpipe_quantisation_forms_wait_for_their_parameters(tmp_path, arch):
         assert got[line].startswith("data race (RAW) on FB") and f"{op} [FIX] reads scale" in got[line], got[line]
 
 
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_phase_tagged_accumulator_moves_are_fixpipe_moves(tmp_path, arch):
+    k = load(LANG / "acc_moves_phased.cpp", arch=arch, core="cube")
+    assert lowered(k) == [
+        ("TLOAD", "MTE2", ("w",), ("r",)),
+        ("TMOV", "FIX", ("w", "r"), ()),
+        ("TMOV", "FIX", ("w", "r"), ()),  # TMOV<STPhase::Final, ...>
+        ("TMOV", "FIX", ("w", "r"), ()),  # + ReluPreMode
+        ("TMOV_FP", "FIX", ("w", "r", "r"), ()),
+        ("TMOV", "FIX", ("w", "r"), ()),  # + a pre-quant scalar
+    ]
+    assert check(k).clean
+    bad = without(tmp_path, LANG / "acc_moves_phased.cpp", "    pipe_barrier(PIPE_FIX);")
+    got = race_texts(check(load(bad, arch=arch, core="cube")))
+    assert len(got) == 1 and "TMOV_FP [FIX] reads scale" in got[0], got
+
+
 def test_fixpipe_quantisation_is_not_emulated(capsys):
     rc = cli_main(["simulate", str(LANG / "fixpipe_fp_forms.cpp")])
     err = capsys.readouterr().err

@@ -48,6 +48,7 @@ CLEAN = [
     ("bursts_and_dup.cpp", (), "0 race(s), 0 flag problem(s) (6 instructions and 4 syncs issued)"),
     ("align_v2_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
     ("align_b_a2a3.cpp", (), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
+    ("stepped_rows_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (6 instructions and 2 syncs issued)"),
 ]
 
 
@@ -227,3 +228,30 @@ def test_byte_counted_bursts_pad_to_whole_blocks_in_ub(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "check", path)
     assert rc == 1 and "2 race(s)" in out and f"{path}:15:5: error: data race (WAW) on UB bytes [0x60, 0x80): vector_dup [V] writes gap " \
                        "while copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows" in err, err
+
+
+def test_an_on_chip_pointer_stepped_in_a_loop_follows_each_iteration(capsys, tmp_path):
+    # A fifth iteration stores the row where the vector fill lands: the pointer's address is the
+    # one its reassignment gave in that iteration, not the one it was declared with.
+    path = edited(tmp_path, RAW / "stepped_rows_a5.cpp", "k < 4", "k < 5")
+    rc, out, err = run_cli(capsys, "check", "--arch", "a5", path)
+    assert rc == 1 and "1 race(s)" in out, out + err
+    assert f"{path}:26:5: error: data race (WAR) on UB bytes [0x400, 0x500): TEXPANDS [V] writes spare while " \
+           "copy_ubuf_to_gm_align_v2 [MTE3] at 24:9 reads row" in err, err
+
+
+def test_an_on_chip_pointer_moved_under_a_run_time_condition_is_read_after_it(capsys, tmp_path):
+    kernel = tmp_path / "moved_row.cpp"
+    kernel.write_text(
+        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void moved_row(__gm__ float *out, int shift)\n{\n"
+        "    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor> spare;\n    TASSIGN(spare, 0x400);\n"
+        "    __ubuf__ float *row = (__ubuf__ float *)0x0;\n    if (shift > 0)\n"
+        "        row = (__ubuf__ float *)0x400;\n"
+        "    copy_ubuf_to_gm_align_v2(out, row, 0, 1, 256, 0, 256, 256);\n    TEXPANDS(spare, 1.0f);\n}\n")
+    rc, out, err = run_cli(capsys, "check", "--arch", "a5", "--set", "shift=0", kernel)
+    assert rc == 0 and "0 race(s)" in out, out + err
+    for given in (("--set", "shift=1"), ()):
+        rc, out, err = run_cli(capsys, "check", "--arch", "a5", *given, kernel)
+        assert rc == 1 and f"{kernel}:11:5: error: data race (WAR) on UB bytes [0x400, 0x500): TEXPANDS [V] writes " \
+                           "spare while copy_ubuf_to_gm_align_v2 [MTE3] at 10:5 reads row" in err, err

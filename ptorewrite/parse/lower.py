@@ -1289,7 +1289,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 ptr = with_space(value, t.dtype, decl.type_node.qualifiers)
             else:
                 ptr = self.on_chip_pointer(value, t.dtype, decl.type_node.qualifiers, decl.name_offset)
-            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level())))
+            var = None
+            if self._is_assigned_later(d) and self._assigned_deeper(d):
+                # Reassigned in a loop or a branch (`p = base + k * stride;` per iteration): its
+                # address also lives in a mutable scalar, updated by an Assign at every
+                # reassignment. Uses read that scalar from the first reassignment lowered
+                # under a loop or a run-time condition on, and from the start when one sits in
+                # a loop (a later iteration reads what the previous one left).
+                var = self.unique_name(f"{decl.name}@address")
+                out.append(ir.Assign(var, ptr.address, self.range_of(d, include_semicolon=True)))
+                if self._assigned_in_loop(d):
+                    ptr = replace(ptr, address=Var(var))
+            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level(), var)))
             return
         if isinstance(t, ty.PointerType) and isinstance(value, (ScalarArray, ArrayPointer)):
             scope.define(decl.name, Binding("value", value if isinstance(value, ArrayPointer) else ArrayPointer(value)))
@@ -1334,9 +1345,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
         return any(nested for _, nested in self._assignment_sites(decl))
 
-    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool]]:
+    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool | str]]:
         """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
-        nested in a loop, an if or a lambda."""
+        nested in a loop or a lambda ("loop"), only in ifs ("branch"), or in neither (False)."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
@@ -1344,9 +1355,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if fn is None:
             return []
         target = decl.hash
-        found: list[tuple[Cursor, bool]] = []
-        nesting = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.IF_STMT,
-                   CursorKind.LAMBDA_EXPR, CursorKind.CXX_FOR_RANGE_STMT)
+        found: list[tuple[Cursor, bool | str]] = []
+        repeating = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.LAMBDA_EXPR,
+                     CursorKind.CXX_FOR_RANGE_STMT)
+        nesting = (*repeating, CursorKind.IF_STMT)
         todo = [(c, False) for c in fn.get_children()]
         while todo:
             c, nested = todo.pop()
@@ -1371,9 +1383,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
                             a.referenced.hash == target and self._by_reference(c, i, len(args)):
                         found.append((c, nested))  # the callee may assign it
-            inner = nested or c.kind in nesting
+            if c.kind in repeating:
+                inner = "loop"
+            else:
+                inner = nested or ("branch" if c.kind in nesting else False)
             todo.extend((k, inner) for k in c.get_children())
         return found
+
+    def _assigned_in_loop(self, decl: Cursor) -> bool:
+        """Some assignment to `decl` sits in a loop or a lambda (which may run it again before
+        a use that precedes it in the source)."""
+        return any(nested == "loop" for _, nested in self._assignment_sites(decl))
 
     def _by_reference(self, call: Cursor, index: int, nargs: int) -> bool:
         """Some user function of the called name takes argument `index` by non-const reference."""
@@ -1711,8 +1731,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if b is not None and b.kind == "value" and isinstance(b.value, LocalPtr) and isinstance(b.extra, tuple) \
                 and b.extra[0] == "on-chip":
             # `ub = other;` / `ub += n;`: an on-chip pointer rebound where it was declared (a
-            # compile-time branch is no level of its own).
-            if b.extra[1] != self._control_level():
+            # compile-time branch is no level of its own), or, one reassigned deeper, its address
+            # variable updated (see the declaration).
+            var = b.extra[2]
+            if var is None and b.extra[1] != self._control_level():
                 raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
                                  "condition; derive a new pointer there instead", node.lhs.offset)
             rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
@@ -1721,8 +1743,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 value = LocalPtr(value, b.value.dtype, b.value.space)
             if not isinstance(value, LocalPtr):
                 raise self.error(f"expected an on-chip pointer, found {describe(value)}", node.rhs.offset)
-            b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
-            return None
+            if var is None:
+                b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
+                return None
+            if value.space is not None and b.value.space is not None and value.space != b.value.space:
+                raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' points into {b.value.space}; it cannot be "
+                                 f"pointed into {value.space} here", node.rhs.offset)
+            if b.value.address != Var(var):
+                if b.extra[1] == self._control_level():
+                    b.value = replace(b.value, address=value.address)  # still known where it is used
+                else:
+                    b.value = replace(b.value, address=Var(var))
+            return ir.Assign(var, value.address, loc)
         if b is not None and b.kind == "value" and isinstance(b.value, ArrayPointer) and node.op in ("+=", "-="):
             self.eval(node.rhs, scope)
             return None  # a step within the array (see ArrayPointer)

@@ -216,6 +216,18 @@ PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, TmpTileData
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
 
+// The accumulator moves (L0C -> L1 / UB) also take a leading store phase (STPhase), as TSTORE
+// does; the phase does not change which bytes move.
+template <STPhase Phase, typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
@@ -224,7 +236,15 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluP
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
 
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
+
 template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
 
@@ -233,6 +253,14 @@ PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t pr
 
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
 
 // TEXTRACT(dst, src, indexRow, indexCol): dst <- src[indexRow.., indexCol..].

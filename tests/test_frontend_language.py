@@ -830,3 +830,16 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
+
+
+def test_template_arguments_that_compare_and_choose():
+    from ptorewrite.parse import cparse as cp
+
+    node = cp.parse_expression("Shape<1, cols<cap ? cols : cap>", is_template=lambda n: n == "Shape")
+    assert isinstance(node, cp.Name) and len(node.targs) == 2
+    chosen = node.targs[1]
+    assert isinstance(chosen, cp.Conditional) and isinstance(chosen.cond, cp.Binary) and chosen.cond.op == "<"
+    k = load(LANG / "compare_in_template_args.cpp", auto=False)
+    views = {g.name: g.shape for g in k.gm_tensors}
+    assert views["src"][-1] == Const(48) and views["dst"][-1] == Const(48), views
+    assert k.tiles[0].valid_cols == Const(48)

@@ -1890,6 +1890,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in RAW_INTRINSICS:
             out.append(self.lower_raw_intrinsic(name, node, scope, loc))
             return
+        if name == "TMovToVecNd2Nz" and self.arch.name == "a5":
+            out.append(self.lower_nd_to_nz_step(node, scope, loc))
+            return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
         if name in VECTOR_REGISTER_CODE:

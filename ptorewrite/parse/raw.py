@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, binop
+from ptorewrite.analysis.instructions import PipeRuleError, lookup, pipe_of
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse.values import LocalPtr, Ptr, Scope, describe, elem_bytes
 
@@ -206,6 +207,37 @@ class RawLowering:
         hull = binop("*", binop("+", binop("*", _c(7), blk), _c(1)), _c(BLOCK))
         region = self._region(dst, "destination", args[0], repeat, hull, binop("*", rep, _c(BLOCK)), "UB")
         return self._raw_instr(name, "V", (region,), node, loc)
+
+    def lower_nd_to_nz_step(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
+        """`TMovToVecNd2Nz<T, Dst, Src>(dst.data(), src.data(), validRow, validCol, srcValidRow)`:
+        the vector-pipe step a5's TMOV runs between an ND and an NZ vector tile, called directly.
+        It is the TMOV of the two tiles when the extents are the ones TMOV passes (dst's valid
+        rows and columns, src's valid rows); other extents are refused."""
+        if len(node.args) not in (5, 6):
+            raise self.error(f"TMovToVecNd2Nz takes 5 or 6 arguments, found {len(node.args)}", node.offset)
+        dst, src = (self._data_tile(a, scope) for a in node.args[:2])
+        extents = [self.scalar(a, scope) for a in node.args[2:5]]
+        expected = [dst.tile.valid_rows, dst.tile.valid_cols, src.tile.valid_rows]
+        for a, got, want, what in zip(node.args[2:5], extents, expected,
+                                      ("dst's valid rows", "dst's valid columns", "src's valid rows")):
+            if want is None or got != want:
+                raise self.error(f"TMovToVecNd2Nz is read as the TMOV of its two tiles, so this extent must be "
+                                 f"{what} ({want if want is not None else 'set at run time'}), found {got}",
+                                 a.offset)
+        op = lookup("TMOV", self.arch)
+        try:
+            pipe = pipe_of(op, [dst.tile.tile_type, src.tile.tile_type], self.arch)
+        except PipeRuleError as e:
+            raise self.error(str(e), node.offset) from None
+        args = (ir.Arg("tile", dst, "w", self.node_text(node.args[0]) or str(dst)),
+                ir.Arg("tile", src, "r", self.node_text(node.args[1]) or str(src)))
+        return ir.Instr("TMOV", pipe, args, (), loc, self.via, uid=next(self._uid))
+
+    def _data_tile(self, a: cp.Node, scope: Scope) -> ir.TileRef:
+        """The tile `a` hands over as `tile.data()`."""
+        if isinstance(a, cp.Call) and isinstance(a.callee, cp.Member) and a.callee.name == "data" and not a.args:
+            return self._tile_arg(a.callee.base, scope, "the object whose data() is passed")
+        raise self.error("pass a tile's data() here (the step is read as the TMOV of two tiles)", a.offset)
 
     def _raw_instr(self, name: str, pipe: str, regions: tuple[ir.RawRegion, ...], node: cp.Call,
                    loc: ir.SourceRange) -> ir.Instr:

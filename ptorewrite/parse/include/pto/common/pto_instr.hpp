@@ -263,6 +263,16 @@ template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMod
           ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
 
+#ifdef PTO_NPU_ARCH_A5
+// The step of a5's vector-to-vector TMOV that rewrites the rows of a row-major (ND) tile as the
+// 16-row fractals (NZ) of another, on the vector pipe. Kernels call it directly with both tiles'
+// data() and the extents TMOV would pass: dst's valid rows and columns, src's valid rows.
+template <typename T, typename DstTileData, typename SrcTileData>
+PTOREWRITE_DECL void TMovToVecNd2Nz(typename DstTileData::TileDType dst, typename SrcTileData::TileDType src,
+                                    uint32_t validRow, uint32_t validCol, uint32_t srcValidRow,
+                                    unsigned version = 0);
+#endif
+
 // TEXTRACT(dst, src, indexRow, indexCol): dst <- src[indexRow.., indexCol..].
 template <typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TEXTRACT(DstTileData &dst, SrcTileData &src, uint16_t indexRow = 0, uint16_t indexCol = 0,

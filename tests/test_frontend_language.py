@@ -412,6 +412,28 @@ def test_launches_in_the_file_give_the_run_time_values_check_runs_with(capsys):
     assert "as launched" not in out and out.count("0 race(s), 0 flag problem(s) (3 instructions") == 3
 
 
+def test_launches_in_the_file_give_plain_kernels_their_run_time_values(capsys):
+    """Plain kernels launched with literal sizes, from a launcher template's `if constexpr`
+    branches and from a host function: each is checked once per distinct launch; a launch passing
+    a run-time value gives none."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "plain_launch_values.cpp"
+    ks = load_kernels_of(path)
+    assert [(k.name, k.launches) for k in ks] == [
+        ("part_1", ((("cols", 64), ("rows", 16)), (("cols", 40), ("rows", 9)))),
+        ("part_2", ((("cols", 100), ("rows", 8)), (("cols", 128), ("rows", 4)))),
+        ("part_3", ()),
+    ]
+    assert cli_main(["check", "--entry", "part_2", str(path)]) == 0
+    out = capsys.readouterr().out  # one kernel: named by its file
+    assert f"{path} (as launched in the file with cols=100, rows=8): 0 race(s)" in out
+    assert f"{path} (as launched in the file with cols=128, rows=4): 0 race(s)" in out
+    assert cli_main(["check", "--entry", "part_3", str(path)]) == 2
+    assert "needs runtime value(s) cols, rows to run" in capsys.readouterr().err
+    assert cli_main(["check", str(path), "--set", "rows=4", "--set", "cols=8"]) == 0
+    out = capsys.readouterr().out
+    assert "as launched" not in out and out.count("0 race(s), 0 flag problem(s) (2 instructions") == 3
+
+
 def load_kernels_of(path: Path):
     from ptorewrite.diagnostics import Reporter
     from ptorewrite.parse.frontend import load_kernels

@@ -49,6 +49,7 @@ CLEAN = [
     ("align_v2_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
     ("align_b_a2a3.cpp", (), "0 race(s), 0 flag problem(s) (3 instructions and 2 syncs issued)"),
     ("stepped_rows_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (6 instructions and 2 syncs issued)"),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (10 instructions and 6 syncs issued)"),
 ]
 
 
@@ -92,6 +93,12 @@ RACES = [
     ("align_b_a2a3.cpp", (), "    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);",
      ("17:5: error: data race (RAW) on UB bytes [0x0, 0x40): copy_ubuf_to_gm_align_b32 [MTE3] reads rows while "
       "copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows")),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+     ("41:5: error: data race (RAW) on L1 bytes [0x4000, 0x4200): load_cbuf_to_ca_mx [MTE1] reads "
+      "static_cast<__cbuf__ void *>(aScales) while copy_gm_to_cbuf_align_v2 [MTE2] at 35:5 writes aScales")),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);",
+     ("45:5: error: data race (RAW) on L0A_SCALE bytes [0x0, 0x200): mad_mx [M] reads scales of left.data() while "
+      "load_cbuf_to_ca_mx [MTE1] at 43:5 writes aAt")),
 ]
 
 
@@ -255,3 +262,26 @@ def test_an_on_chip_pointer_moved_under_a_run_time_condition_is_read_after_it(ca
         rc, out, err = run_cli(capsys, "check", "--arch", "a5", *given, kernel)
         assert rc == 1 and f"{kernel}:11:5: error: data race (WAR) on UB bytes [0x400, 0x500): TEXPANDS [V] writes " \
                            "spare while copy_ubuf_to_gm_align_v2 [MTE3] at 10:5 reads row" in err, err
+
+
+def test_mx_scale_loads_start_at_their_row_and_fractal(tmp_path):
+    # Rows of fractals from the source's row 1, fractal 2 (the source 4 fractals wide): 3 rows of
+    # 2 fractals into the scale buffer beside the Left tile (its address shifted right by 4).
+    k = load_kernel(RAW / "mx_raw_a5.cpp", FrontendOptions(auto_mode=False, arch="a5"))
+    load = next(i for i in k.instructions() if i.op == "load_cbuf_to_ca_mx")
+    assert load.pipe == "MTE1"
+    dst, src = (a.value for a in load.args)
+    assert [int(str(e)) for e in (dst.base, dst.count, dst.length, dst.stride)] == [0, 4, 128, 128]
+    assert (dst.space, src.space) == ("L0A_SCALE", "L1")
+    text = (RAW / "mx_raw_a5.cpp").read_text().replace("(aScales), 0, 0, 4, 4, 4, 4);", "(aScales), 1, 2, 3, 2, 4, 4);")
+    assert "1, 2, 3, 2, 4, 4" in text
+    path = tmp_path / "mx_raw_a5.cpp"
+    path.write_text(text)
+    k = load_kernel(path, FrontendOptions(auto_mode=False, arch="a5"))
+    load = next(i for i in k.instructions() if i.op == "load_cbuf_to_ca_mx")
+    dst, src = (a.value for a in load.args)
+    assert [int(str(e)) for e in (src.base, src.count, src.length, src.stride)] == [0x4000 + 6 * 32, 3, 64, 128]
+    assert [int(str(e)) for e in (dst.base, dst.count, dst.length, dst.stride)] == [0, 3, 64, 128]
+    mad = next(i for i in k.instructions() if i.op == "mad_mx")
+    assert mad.pipe == "M" and [(a.value.space, a.access) for a in mad.args] == [
+        ("L0C", "rw"), ("L0A", "r"), ("L0B", "r"), ("L0A_SCALE", "r"), ("L0B_SCALE", "r")]

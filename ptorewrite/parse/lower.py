@@ -101,7 +101,7 @@ CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
 # a5 MX intrinsics (scale moves into L0A/L0B, the MX cube op), declared in the bundled headers but
 # not modelled: a kernel that runs one is refused.
-UNMODELLED_INTRINSICS = frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})
+UNMODELLED_INTRINSICS: frozenset[str] = frozenset()
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.

@@ -209,6 +209,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
+    _tile_levels: dict = field(default_factory=dict)  # id(tile) -> control level of its declaration
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -1458,6 +1459,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error(f"tiles of type {t.tile_type} have no buffer on {self.arch.name} (the MX scale buffers "
                              "are a5's)", decl.name_offset)
         self.tiles.append(tile)
+        self._tile_levels[id(tile)] = self._control_level()
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
             nbuf, slot, lane_text, body = self._lanes[-1]
@@ -2071,9 +2073,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(a, int) and isinstance(i, int):
             ref.tile.fixed_addresses.setdefault(i, a)
         if isinstance(i, int):
-            # What `tile.data()` reads later; unknown once two TASSIGNs disagree.
+            # What `tile.data()` reads later: a TASSIGN where the tile was declared (no loop or
+            # run-time condition in between) replaces the address from here on; one deeper leaves
+            # it unknown when it disagrees.
             key = (id(ref.tile), i)
-            self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
+            if self._tile_levels.get(id(ref.tile)) == self._control_level():
+                self._tile_addresses[key] = addr
+            else:
+                self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
 
     def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:

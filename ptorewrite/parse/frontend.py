@@ -283,7 +283,8 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
         by_name.setdefault(k.name, []).append(k)
     # A kernel whose code is the same program for both core types (its core-type guards select
     # nothing different) is read once, for the core its tiles name, as a file without guards is.
-    same = {name for name, ks in by_name.items() if len(ks) > 1 and _same_program(ks)}
+    same = {name for name, ks in by_name.items()
+            if len(ks) > 1 and not any(is_cluster_kernel(k) for k in ks) and _same_program(ks)}
     if same:
         kernels = [k for k in kernels if k.name not in same or k is by_name[k.name][0]]
         for name in same:

@@ -155,6 +155,29 @@ JUDGED: dict[str, str] = {
         "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (lines 223 -> 226) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a2a3/src/st/testcase/tmov_acc2mat/tmov_acc2mat_kernel.cpp": (
         "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (line 247 -> lines 249-254) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
+    "tests/npu/a5/src/st/testcase/tmov_acc2mat/tmov_acc2mat_kernel.cpp": (
+        "real bugs by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need "
+        "`pipe_barrier(PIPE_FIX)`; writes of two pipes need a flag). `TMOV` of the quantisation parameters from "
+        "L1 into the Scaling (FB) tile (line 433) and the fixpipe moves that read it (lines 463-484) run on the "
+        "FIX pipe with nothing between them; the second `TMOV_FP` / `TEXTRACT_FP` / `TINSERT_FP` into "
+        "`srcTileData` (lines 467, 469, 484) overwrites what the first (465) wrote, on FIX, with no barrier; "
+        "the `TLOAD` into `srcTileData` (line 479, MTE2) follows only an M -> MTE2 flag (lines 476-477), not "
+        "FIX -> MTE2, so it may land under the `TMOV_FP` of line 465; and `set_flag(PIPE_MTE2, PIPE_FIX, 0)` "
+        "(line 481) reuses the event whose first set (line 429) nothing orders after its wait on FIX (line 430): "
+        "by the one-bit flags a lost signal (latent on hardware)."),
+    "tests/npu/a5/src/st/testcase/tmov_acc2vec/tmov_acc2vec_kernel.cpp": (
+        "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need "
+        "`pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile "
+        "(line 394) and the fixpipe moves that read it (lines 400-417) run on the FIX pipe with nothing between "
+        "them, as in the a5 tmov test."),
+    "tests/npu/a5/src/st/testcase/tload_mix/tload_mix_kernel.cpp": (
+        "one real bug and two questions of the model. Real by the spec's rule that MTE2 writes to the same bytes "
+        "may complete out of order (spec section 4): `TFILLPAD(aMatTile, aMatTile)` and then `TLOAD` into it "
+        "(lines 87-88, 239-240) on MTE2 with no `pipe_barrier(PIPE_MTE2)`. The rest comes from calls outside "
+        "any core guard: the `TLOAD`s and `TFILLPAD`s into Mat tiles (lines 87-88, 163, 201, 239-240, 328, "
+        "375, 424, 474, 520, 571, 618) are counted on the vector cores too, writing the cube's L1 (pto-isa's "
+        "a5 TLOAD of a Mat tile does its work only under `__DAV_CUBE__`), and both vector cores `TSTORE` the "
+        "same bytes of `out` (lines 97, 172, 344, ...), each having received the same copy from L1."),
     "tests/npu/a2a3/src/st/testcase/tstore_acc2gm/tstore_acc2gm_kernel.cpp": (
         "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (e.g. lines 452 -> 455, 458; 732 -> 735) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a5/src/st/testcase/tstore_acc2gm/tstore_acc2gm_kernel.cpp": (

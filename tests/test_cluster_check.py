@@ -441,3 +441,42 @@ def test_an_a2a3_cube_pop_loads_its_local_l1_slots(capsys, tmp_path):
     assert (f"{path}:{line_of(text, 'TMOV(bRight, bMat);')}:13: error: data race (RAW) on cube:L1 bytes "
             f"[0x10000, 0x10800): TMOV [cube.MTE1] reads bMat while TLOAD [cube.MTE2] at "
             f"{line_of(text, 'TPOP<Fifo')}:13 writes bMat") in err
+
+
+UNSIGNALLED = CLUSTER / "unsignalled.cpp"
+
+
+def test_cores_that_never_signal_each_other_run_together(capsys, tmp_path):
+    status, out, err = run(capsys, "check", "--arch", "a5", UNSIGNALLED)
+    assert status == 0 and not err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+    # The cube core's product stored over the vector cores' output: nothing orders the stores.
+    text = UNSIGNALLED.read_text()
+    path = tmp_path / "unsignalled.cpp"
+    path.write_text(text.replace("GmP gP(prod);", "GmP gP(out);"))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1 and "1 race(s)" in out
+    assert f"{path}:{line_of(text, 'TSTORE(gOut, x);')}:5: error: data race (WAW) on GM argument out bytes " \
+           "[0x0, 0x800): TSTORE [vec0.MTE3] writes gOut while TSTORE [cube.FIX]" in err, err
+    # A rewrite needs one core type.
+    status, out, err = run(capsys, "auto2manual", "--arch", "a5", UNSIGNALLED)
+    assert status == 2 and "code for both the vector and the cube core; choose one with --core" in err, err
+
+
+def test_the_same_code_for_both_cores_is_read_once_for_the_core_its_tiles_name(capsys, tmp_path):
+    # A core-type guard that selects the same code for both cores (here around a scalar no-op).
+    path = tmp_path / "same_code.cpp"
+    path.write_text(
+        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void same_code(__gm__ float *out, __gm__ float *in)\n{\n"
+        "    int spins = 0;\n#if defined(__DAV_C220_CUBE__) || defined(__DAV_C220_VEC__)\n    spins += 1;\n#endif\n"
+        "    Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor> x;\n    TASSIGN(x, 0x0);\n"
+        "    GlobalTensor<float, Shape<1, 1, 1, 16, 64>, Stride<1, 1, 1, 64, 1>> src(in);\n"
+        "    GlobalTensor<float, Shape<1, 1, 1, 16, 64>, Stride<1, 1, 1, 64, 1>> dst(out);\n"
+        "    TLOAD(x, src);\n    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);\n"
+        "    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);\n    TSTORE(dst, x);\n}\n")
+    status, out, err = run(capsys, "check", path)
+    assert status == 0 and out == f"{path}: 0 race(s), 0 flag problem(s) (2 instructions and 2 syncs issued)\n", \
+        out + err
+    status, out, err = run(capsys, "ir", path)
+    assert status == 0 and out.startswith("kernel same_code ") and " core vec " in out.splitlines()[0], out + err

@@ -417,6 +417,28 @@ def test_launches_in_the_file_give_the_run_time_values_check_runs_with(capsys):
     assert "as launched" not in out and out.count("0 race(s), 0 flag problem(s) (3 instructions") == 3
 
 
+def test_launches_in_the_file_give_plain_kernels_their_run_time_values(capsys):
+    """Plain kernels launched with literal sizes, from a launcher template's `if constexpr`
+    branches and from a host function: each is checked once per distinct launch; a launch passing
+    a run-time value gives none."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "plain_launch_values.cpp"
+    ks = load_kernels_of(path)
+    assert [(k.name, k.launches) for k in ks] == [
+        ("part_1", ((("cols", 64), ("rows", 16)), (("cols", 40), ("rows", 9)))),
+        ("part_2", ((("cols", 100), ("rows", 8)), (("cols", 128), ("rows", 4)))),
+        ("part_3", ()),
+    ]
+    assert cli_main(["check", "--entry", "part_2", str(path)]) == 0
+    out = capsys.readouterr().out  # one kernel: named by its file
+    assert f"{path} (as launched in the file with cols=100, rows=8): 0 race(s)" in out
+    assert f"{path} (as launched in the file with cols=128, rows=4): 0 race(s)" in out
+    assert cli_main(["check", "--entry", "part_3", str(path)]) == 2
+    assert "needs runtime value(s) cols, rows to run" in capsys.readouterr().err
+    assert cli_main(["check", str(path), "--set", "rows=4", "--set", "cols=8"]) == 0
+    out = capsys.readouterr().out
+    assert "as launched" not in out and out.count("0 race(s), 0 flag problem(s) (2 instructions") == 3
+
+
 def load_kernels_of(path: Path):
     from ptorewrite.diagnostics import Reporter
     from ptorewrite.parse.frontend import load_kernels
@@ -727,7 +749,8 @@ def test_scalar_read_through_a_pointer_to_a_tile(capsys, tmp_path):
     raw.write_text(path.read_text().replace("float scale = first[0];",
                                             "load_cbuf_to_ca_mx(0, (void *)raw, 0, 0, 1, 1, 1, 1); float scale = 1.0f;"))
     rc, out, err = run(capsys, "check", raw)
-    assert rc == 2 and "28:5: error: 'load_cbuf_to_ca_mx' moves data below the PTO instructions" in err, err
+    assert rc == 2 and "28:5: error: 'load_cbuf_to_ca_mx' moves MX scales, which this architecture has no buffer " \
+                       "for" in err, err
 
 
 def test_entries_written_by_a_macro_use(capsys):
@@ -969,3 +992,16 @@ def test_helpers_that_issue_work_and_return_a_value(capsys, tmp_path):
     k = load(guarded, auto=False)
     first = k.body.stmts[0]
     assert isinstance(first, ir.If) and str(first.cond) == "(rows > 0)", first
+
+
+def test_template_arguments_that_compare_and_choose():
+    from ptorewrite.parse import cparse as cp
+
+    node = cp.parse_expression("Shape<1, cols<cap ? cols : cap>", is_template=lambda n: n == "Shape")
+    assert isinstance(node, cp.Name) and len(node.targs) == 2
+    chosen = node.targs[1]
+    assert isinstance(chosen, cp.Conditional) and isinstance(chosen.cond, cp.Binary) and chosen.cond.op == "<"
+    k = load(LANG / "compare_in_template_args.cpp", auto=False)
+    views = {g.name: g.shape for g in k.gm_tensors}
+    assert views["src"][-1] == Const(48) and views["dst"][-1] == Const(48), views
+    assert k.tiles[0].valid_cols == Const(48)

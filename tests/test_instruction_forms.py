@@ -209,6 +209,23 @@ def test_fixpipe_quantisation_forms_wait_for_their_parameters(tmp_path, arch, de
         assert got[line].startswith("data race (RAW) on FB") and f"{op} [FIX] reads scale" in got[line], got[line]
 
 
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_phase_tagged_accumulator_moves_are_fixpipe_moves(tmp_path, arch):
+    k = load(LANG / "acc_moves_phased.cpp", arch=arch, core="cube")
+    assert lowered(k) == [
+        ("TLOAD", "MTE2", ("w",), ("r",)),
+        ("TMOV", "FIX", ("w", "r"), ()),
+        ("TMOV", "FIX", ("w", "r"), ()),  # TMOV<STPhase::Final, ...>
+        ("TMOV", "FIX", ("w", "r"), ()),  # + ReluPreMode
+        ("TMOV_FP", "FIX", ("w", "r", "r"), ()),
+        ("TMOV", "FIX", ("w", "r"), ()),  # + a pre-quant scalar
+    ]
+    assert check(k).clean
+    bad = without(tmp_path, LANG / "acc_moves_phased.cpp", "    pipe_barrier(PIPE_FIX);")
+    got = race_texts(check(load(bad, arch=arch, core="cube")))
+    assert len(got) == 1 and "TMOV_FP [FIX] reads scale" in got[0], got
+
+
 def test_fixpipe_quantisation_is_not_emulated(capsys):
     rc = cli_main(["simulate", str(LANG / "fixpipe_fp_forms.cpp")])
     err = capsys.readouterr().err
@@ -296,3 +313,21 @@ def test_local_computed_from_a_data_only_argument_needs_no_value(tmp_path, capsy
     (tmp_path / "steer.cpp").write_text(steer)
     with pytest.raises(Exception, match="needs runtime value"):
         check(load(tmp_path / "steer.cpp"))
+
+
+def test_the_nd_to_nz_step_called_directly_is_the_tmov_of_its_tiles(capsys, tmp_path):
+    k = load(LANG / "nd_to_nz_step_a5.cpp", arch="a5")
+    assert lowered(k) == [("TLOAD", "MTE2", ("w",), ("r",)), ("TMOV", "V", ("w", "r"), ()),
+                          ("TSTORE", "MTE3", ("r",), ("w",))]
+    assert check(k).clean
+    bad = without(tmp_path, LANG / "nd_to_nz_step_a5.cpp", "    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+                  "    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);")
+    got = race_texts(check(load(bad, arch="a5")))
+    assert len(got) == 1 and got[0].startswith("data race (RAW) on UB bytes [0x0, 0x400): TMOV [V] reads nd.data()"), got
+    # Extents other than the ones TMOV passes are refused where they are written.
+    path = tmp_path / "narrow.cpp"
+    path.write_text((LANG / "nd_to_nz_step_a5.cpp").read_text().replace("16, 32, 16);", "16, 30, 16);"))
+    rc = cli_main(["check", "--arch", "a5", str(path)])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{path}:19:65: error: TMovToVecNd2Nz is read as the TMOV of its two tiles, so this extent " \
+                       "must be dst's valid columns (32), found 30" in err, err

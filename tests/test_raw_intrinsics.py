@@ -43,6 +43,8 @@ def edited(tmp_path: Path, path: Path, old: str, new: str) -> Path:
 
 
 CLEAN = [
+    ("stepped_rows_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (6 instructions and 2 syncs issued)"),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "0 race(s), 0 flag problem(s) (10 instructions and 6 syncs issued)"),
     ("ub_staging.cpp", (), "0 race(s), 0 flag problem(s) (5 instructions and 4 syncs issued)"),
     ("l1_words.cpp", (), "0 race(s), 0 flag problem(s) (5 instructions and 6 syncs issued)"),
     ("bursts_and_dup.cpp", (), "0 race(s), 0 flag problem(s) (6 instructions and 4 syncs issued)"),
@@ -92,6 +94,12 @@ RACES = [
     ("align_b_a2a3.cpp", (), "    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID0);",
      ("17:5: error: data race (RAW) on UB bytes [0x0, 0x40): copy_ubuf_to_gm_align_b32 [MTE3] reads rows while "
       "copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows")),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+     ("41:5: error: data race (RAW) on L1 bytes [0x4000, 0x4200): load_cbuf_to_ca_mx [MTE1] reads "
+      "static_cast<__cbuf__ void *>(aScales) while copy_gm_to_cbuf_align_v2 [MTE2] at 35:5 writes aScales")),
+    ("mx_raw_a5.cpp", ("--arch", "a5"), "    set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);",
+     ("45:5: error: data race (RAW) on L0A_SCALE bytes [0x0, 0x200): mad_mx [M] reads scales of left.data() while "
+      "load_cbuf_to_ca_mx [MTE1] at 43:5 writes aAt")),
 ]
 
 
@@ -115,6 +123,92 @@ def test_bursts_touch_their_blocks_only(capsys, tmp_path):
     assert f"{path}:18:5: error: data race (WAW) on UB bytes [0x40, 0x60): TEXPANDS [V] writes between while " \
            "copy_gm_to_ubuf [MTE2] at 17:5 writes" in err, err
 
+
+def test_an_on_chip_pointer_stepped_in_a_loop_follows_each_iteration(capsys, tmp_path):
+    # A fifth iteration stores the row where the vector fill lands: the pointer's address is the
+    # one its reassignment gave in that iteration, not the one it was declared with.
+    path = edited(tmp_path, RAW / "stepped_rows_a5.cpp", "k < 4", "k < 5")
+    rc, out, err = run_cli(capsys, "check", "--arch", "a5", path)
+    assert rc == 1 and "1 race(s)" in out, out + err
+    assert f"{path}:26:5: error: data race (WAR) on UB bytes [0x400, 0x500): TEXPANDS [V] writes spare while " \
+           "copy_ubuf_to_gm_align_v2 [MTE3] at 24:9 reads row" in err, err
+
+
+def test_an_on_chip_pointer_moved_under_a_run_time_condition_is_read_after_it(capsys, tmp_path):
+    kernel = tmp_path / "moved_row.cpp"
+    kernel.write_text(
+        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void moved_row(__gm__ float *out, int shift)\n{\n"
+        "    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor> spare;\n    TASSIGN(spare, 0x400);\n"
+        "    __ubuf__ float *row = (__ubuf__ float *)0x0;\n    if (shift > 0)\n"
+        "        row = (__ubuf__ float *)0x400;\n"
+        "    copy_ubuf_to_gm_align_v2(out, row, 0, 1, 256, 0, 256, 256);\n    TEXPANDS(spare, 1.0f);\n}\n")
+    rc, out, err = run_cli(capsys, "check", "--arch", "a5", "--set", "shift=0", kernel)
+    assert rc == 0 and "0 race(s)" in out, out + err
+    for given in (("--set", "shift=1"), ()):
+        rc, out, err = run_cli(capsys, "check", "--arch", "a5", *given, kernel)
+        assert rc == 1 and f"{kernel}:11:5: error: data race (WAR) on UB bytes [0x400, 0x500): TEXPANDS [V] writes " \
+                           "spare while copy_ubuf_to_gm_align_v2 [MTE3] at 10:5 reads row" in err, err
+
+
+def test_mx_scale_loads_start_at_their_row_and_fractal(tmp_path):
+    # Rows of fractals from the source's row 1, fractal 2 (the source 4 fractals wide): 3 rows of
+    # 2 fractals into the scale buffer beside the Left tile (its address shifted right by 4).
+    k = load_kernel(RAW / "mx_raw_a5.cpp", FrontendOptions(auto_mode=False, arch="a5"))
+    load = next(i for i in k.instructions() if i.op == "load_cbuf_to_ca_mx")
+    assert load.pipe == "MTE1"
+    dst, src = (a.value for a in load.args)
+    assert [int(str(e)) for e in (dst.base, dst.count, dst.length, dst.stride)] == [0, 4, 128, 128]
+    assert (dst.space, src.space) == ("L0A_SCALE", "L1")
+    text = (RAW / "mx_raw_a5.cpp").read_text().replace("(aScales), 0, 0, 4, 4, 4, 4);", "(aScales), 1, 2, 3, 2, 4, 4);")
+    assert "1, 2, 3, 2, 4, 4" in text
+    path = tmp_path / "mx_raw_a5.cpp"
+    path.write_text(text)
+    k = load_kernel(path, FrontendOptions(auto_mode=False, arch="a5"))
+    load = next(i for i in k.instructions() if i.op == "load_cbuf_to_ca_mx")
+    dst, src = (a.value for a in load.args)
+    assert [int(str(e)) for e in (src.base, src.count, src.length, src.stride)] == [0x4000 + 6 * 32, 3, 64, 128]
+    assert [int(str(e)) for e in (dst.base, dst.count, dst.length, dst.stride)] == [0, 3, 64, 128]
+    mad = next(i for i in k.instructions() if i.op == "mad_mx")
+    assert mad.pipe == "M" and [(a.value.space, a.access) for a in mad.args] == [
+        ("L0C", "rw"), ("L0A", "r"), ("L0B", "r"), ("L0A_SCALE", "r"), ("L0B_SCALE", "r")]
+
+
+MOVED_TILE = """#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __global__ AICORE void moved_tile(__gm__ float *out, int n)
+{
+    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor> row;
+    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor> other;
+    TASSIGN(row, 0x0);
+    TASSIGN(other, 0x0);
+    TASSIGN(row, 0x400);
+    __ubuf__ float *at = row.data();
+    copy_ubuf_to_gm_align_v2(out, at, 0, 1, 256, 0, 256, 256);
+    TEXPANDS(other, 1.0f);
+}
+"""
+
+
+READ_FIRST = "    __ubuf__ float *at = row.data();\n    TASSIGN(row, 0x400);\n"
+MOVED = "    TASSIGN(row, 0x400);\n    __ubuf__ float *at = row.data();\n"
+
+
+@pytest.mark.parametrize(("old", "new", "rc", "expect"), [
+    # The second TASSIGN, where the tile was declared, moves what data() reads: clear of `other`.
+    (MOVED, MOVED, 0, "0 race(s)"),
+    # Read before it: the first address, where `other` is filled without a flag.
+    (MOVED, READ_FIRST, 1, "12:5: error: data race (WAR) on UB bytes [0x0, 0x100): TEXPANDS [V] writes other"),
+    # Moved only under a run-time condition: not known where data() is read.
+    ("    TASSIGN(row, 0x400);\n", "    if (n > 0)\n        TASSIGN(row, 0x400);\n", 2,
+     "error: the address of 'row' is not known here"),
+])
+def test_a_tile_assigned_again_is_read_at_its_latest_address(capsys, tmp_path, old, new, rc, expect):
+    assert MOVED_TILE.count(old) == 1
+    path = tmp_path / "moved_tile.cpp"
+    path.write_text(MOVED_TILE.replace(old, new))
+    got, out, err = run_cli(capsys, "check", "--arch", "a5", "--set", "n=1", path)
+    assert got == rc and expect in out + err, out + err
 
 def test_raw_instructions_in_the_ir():
     k = load_kernel(RAW / "l1_words.cpp", FrontendOptions(auto_mode=False))
@@ -231,3 +325,4 @@ def test_byte_counted_bursts_pad_to_whole_blocks_in_ub(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "check", path)
     assert rc == 1 and "2 race(s)" in out and f"{path}:15:5: error: data race (WAW) on UB bytes [0x60, 0x80): vector_dup [V] writes gap " \
                        "while copy_gm_to_ubuf_align_b32 [MTE2] at 12:5 writes rows" in err, err
+

@@ -213,13 +213,17 @@ def _print_diagnostics(diags) -> None:
 
 def _units(kernels, args, reporter: Reporter) -> list[dict]:
     """What `check` runs, in file order: one kernel, or the cores of one cluster together (a kernel
-    with code for both core types whose cores signal each other), by core type."""
+    with code for both core types: whether its cores signal each other or not, they run at once
+    and may touch the same GM), by core type."""
     from ptorewrite.parse.frontend import is_cluster_kernel
 
     units: list[dict] = []
     by_name: dict[str, dict] = {}
+    cores_of: dict[str, set[str]] = {}
     for k in kernels:
-        if is_cluster_kernel(k) and not args.core:
+        cores_of.setdefault(k.name, set()).add(k.core)
+    for k in kernels:
+        if (is_cluster_kernel(k) or len(cores_of[k.name]) > 1) and not args.core:
             if k.name not in by_name:
                 by_name[k.name] = {}
                 units.append(by_name[k.name])
@@ -263,7 +267,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
         if len(units) > 1:
             print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(units)}: {kernel.name}")
         # (a kernel for one core type whose only cross-core signals are SYNCALL's runs alone)
-        is_cluster = not args.core and signals_within_cluster(unit.values())
+        is_cluster = not args.core and (len(unit) > 1 or signals_within_cluster(unit.values()))
         supplied = cluster.CORE_VALUES if is_cluster else ()
         for label, values in launch_runs(kernel, args, tuple(unit.values()), supplied):
             # The check needs only what each instruction touches, not its arithmetic.

@@ -206,7 +206,7 @@ _BINARY_PREC = {
     "<": 10, "<=": 10, ">": 10, ">=": 10, "<<": 11, ">>": 11,
     "+": 12, "-": 12, "*": 13, "/": 13, "%": 13,
 }
-_ANGLE_OPS = frozenset({"<", ">", "<=", ">=", ">>"})
+_CLOSING_OPS = frozenset({">", ">=", ">>"})  # operators a template argument list ends at
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 
 
@@ -270,13 +270,13 @@ class Parser:
             return Binary(t.offset, t.text, lhs, rhs)
         return lhs
 
-    def conditional(self) -> Node:
-        cond = self.binary(4)
+    def conditional(self, exclude: frozenset[str] = frozenset()) -> Node:
+        cond = self.binary(4, exclude)
         if self.at("?"):
             off = self.next().offset
-            then = self.expression()
+            then = self.conditional(exclude) if exclude else self.expression()
             self.expect(":")
-            other = self.conditional()
+            other = self.conditional(exclude)
             return Conditional(off, cond, then, other)
         return cond
 
@@ -461,8 +461,9 @@ class Parser:
             if self._starts_type() and not self._is_value_name():
                 args.append(self.type_id())  # records its own end
             else:
-                # No bare `<`, `>` or `>>` inside template arguments: they would close the list.
-                args.append(self._ended(self.binary(4, _ANGLE_OPS)))
+                # A constant expression, conditional included. A bare `>` or `>>` would close
+                # the list; a `<` after a name that is no template compares, as in C++.
+                args.append(self._ended(self.conditional(_CLOSING_OPS)))
             if self.at(","):
                 self.next()
                 continue

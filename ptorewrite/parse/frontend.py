@@ -308,10 +308,19 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     by_name: dict[str, list[ir.Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
-    # A kernel with code for both core types is one cluster's program when its cores signal each
-    # other (`check` runs its cores together); otherwise one core type must be chosen.
-    both = [name for name, ks in by_name.items() if len(ks) > 1 and not any(is_cluster_kernel(k) for k in ks)]
-    if both:
+    # A kernel whose code is the same program for both core types (its core-type guards select
+    # nothing different) is read once, for the core its tiles name, as a file without guards is.
+    same = {name for name, ks in by_name.items()
+            if len(ks) > 1 and not any(is_cluster_kernel(k) for k in ks) and _same_program(ks)}
+    if same:
+        kernels = [k for k in kernels if k.name not in same or k is by_name[k.name][0]]
+        for name in same:
+            by_name[name][0].core = core_of_tiles(by_name[name][0])
+    # Otherwise code for both core types is one cluster's program: `check` runs its cores together
+    # (whether or not they signal each other). A rewrite needs one core type.
+    both = [name for name, ks in by_name.items() if name not in same and len(ks) > 1
+            and not any(is_cluster_kernel(k) for k in ks)]
+    if both and opts.auto_mode:
         what = "the kernel has" if len(by_name) == 1 else f"kernel {both[0]} has"
         raise PtoError(f"{what} code for both the vector and the cube core; choose one with --core",
                        Location(str(file), 1, 1))
@@ -321,6 +330,14 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
         for k in kernels:
             k.core = core_of_tiles(k)
     return kernels
+
+
+def _same_program(kernels: list[ir.Kernel]) -> bool:
+    """The kernels (one per core type) lower to the same IR: tiles, views and statements."""
+    from ptorewrite.analysis.ir_text import format_kernel
+
+    bodies = {format_kernel(k).split("\n", 1)[1] for k in kernels}
+    return len(bodies) == 1
 
 
 def is_cluster_kernel(kernel: ir.Kernel) -> bool:
@@ -480,6 +497,25 @@ def _with_launch_values(file: Path, parsed: ParsedFile,
     return out
 
 
+def _plain_launch_values(file: Path, parsed: ParsedFile, plain: list[Cursor]
+                         ) -> dict[int, tuple[tuple[tuple[str, int], ...], ...]]:
+    """The run-time values the file's launches pass to each plain kernel with scalar parameters
+    (`k<<<1, nullptr, stream>>>(out, src, 128, 64)` in a host launcher), keyed by the kernel's
+    offset; one more parse, made only when some such launch exists."""
+    main = str(file)
+    sites: list[launch_values.LaunchSite] = []
+    spans: dict[int, range] = {}
+    for k in plain:
+        found = launch_values.launch_sites(parsed.tu, main, k, parsed.source.text)
+        spans[k.extent.start.offset] = range(len(sites), len(sites) + len(found))
+        sites += found
+    if not sites:
+        return {}
+    probed = parse_file(file, parsed.args, {main: launch_values.probe_text(parsed.source.text, sites)})
+    values = launch_values.read_values(probed.tu, sites)
+    return {at: launch_values.plain_launches(span, values) for at, span in spans.items() if span}
+
+
 def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile, reporter: Reporter) -> CoreResult:
     """The kernels for one core type (none if the preprocessor hid every entry function)."""
     parsed = parse_configured(file, opts, core)
@@ -495,6 +531,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
     for t, insts in _instantiations(file, parsed, opts, core, templates).items():
         jobs += [(t, inst) for inst in insts]
     jobs.sort(key=lambda j: j[0].extent.start.offset)  # file order; instantiations in the order clang made them
+    plain_launches = _plain_launch_values(file, parsed, plain) if plain else {}
     user_fns = user_functions(tu.cursor, user_files) if jobs else {}
     for entry, inst in jobs:
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
@@ -511,6 +548,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         _define_header_scalar_types(parsed.top, low)
         try:
             kernel = _lower_entry(low, entry, inst, core, arch, parsed)
+            if inst is None:
+                kernel.launches = plain_launches.get(entry.extent.start.offset, ())
         except PtoError as e:
             if first_pipe_work(entry, user_fns) is not None:
                 raise

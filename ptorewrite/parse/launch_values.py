@@ -189,5 +189,18 @@ def launches_of(inst: Instantiation, sites: list[LaunchSite],
     return tuple(out)
 
 
+def plain_launches(indices: range, values: dict[int, list[tuple[list[str], dict[str, int]]]]
+                   ) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The distinct value sets the launches `indices` (all of one plain, non-template kernel)
+    pass, each sorted by name."""
+    out: list[tuple[tuple[str, int], ...]] = []
+    for k in indices:
+        for _, got in values.get(k, ()):
+            key = tuple(sorted(got.items()))
+            if got and key not in out:
+                out.append(key)
+    return tuple(out)
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)

@@ -113,7 +113,7 @@ CROSS_CORE_BUILTINS = frozenset({"set_intra_block", "wait_intra_block"})
 ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualModeSplitN")
 # a5 MX intrinsics (scale moves into L0A/L0B, the MX cube op), declared in the bundled headers but
 # not modelled: a kernel that runs one is refused.
-UNMODELLED_INTRINSICS = frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})
+UNMODELLED_INTRINSICS: frozenset[str] = frozenset()
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
@@ -226,6 +226,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _exit_serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     _mutables: set[str] = field(default_factory=set)  # IR names of mutable local scalars
     _tile_addresses: dict = field(default_factory=dict)  # (id(tile), slot) -> address its TASSIGN gave
+    _tile_levels: dict = field(default_factory=dict)  # id(tile) -> control level of its declaration
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
     _stack: list[Frame] = field(default_factory=list)
@@ -1407,7 +1408,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 ptr = with_space(value, t.dtype, decl.type_node.qualifiers)
             else:
                 ptr = self.on_chip_pointer(value, t.dtype, decl.type_node.qualifiers, decl.name_offset)
-            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level())))
+            var = None
+            if self._is_assigned_later(d) and self._assigned_deeper(d):
+                # Reassigned in a loop or a branch (`p = base + k * stride;` per iteration): its
+                # address also lives in a mutable scalar, updated by an Assign at every
+                # reassignment. Uses read that scalar from the first reassignment lowered
+                # under a loop or a run-time condition on, and from the start when one sits in
+                # a loop (a later iteration reads what the previous one left).
+                var = self.unique_name(f"{decl.name}@address")
+                out.append(ir.Assign(var, ptr.address, self.range_of(d, include_semicolon=True)))
+                if self._assigned_in_loop(d):
+                    ptr = replace(ptr, address=Var(var))
+            scope.define(decl.name, Binding("value", ptr, ("on-chip", self._control_level(), var)))
             return
         if isinstance(t, ty.PointerType) and isinstance(value, (ScalarArray, ArrayPointer)):
             scope.define(decl.name, Binding("value", value if isinstance(value, ArrayPointer) else ArrayPointer(value)))
@@ -1477,9 +1489,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
         return any(nested for _, nested in self._assignment_sites(decl))
 
-    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool]]:
+    def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool | str]]:
         """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
-        nested in a loop, an if or a lambda."""
+        nested in a loop or a lambda ("loop"), only in ifs ("branch"), or in neither (False)."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
@@ -1487,9 +1499,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if fn is None:
             return []
         target = decl.hash
-        found: list[tuple[Cursor, bool]] = []
-        nesting = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.IF_STMT,
-                   CursorKind.LAMBDA_EXPR, CursorKind.CXX_FOR_RANGE_STMT)
+        found: list[tuple[Cursor, bool | str]] = []
+        repeating = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.LAMBDA_EXPR,
+                     CursorKind.CXX_FOR_RANGE_STMT)
+        nesting = (*repeating, CursorKind.IF_STMT)
         todo = [(c, False) for c in fn.get_children()]
         while todo:
             c, nested = todo.pop()
@@ -1514,9 +1527,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
                             a.referenced.hash == target and self._by_reference(c, i, len(args)):
                         found.append((c, nested))  # the callee may assign it
-            inner = nested or c.kind in nesting
+            if c.kind in repeating:
+                inner = "loop"
+            else:
+                inner = nested or ("branch" if c.kind in nesting else False)
             todo.extend((k, inner) for k in c.get_children())
         return found
+
+    def _assigned_in_loop(self, decl: Cursor) -> bool:
+        """Some assignment to `decl` sits in a loop or a lambda (which may run it again before
+        a use that precedes it in the source)."""
+        return any(nested == "loop" for _, nested in self._assignment_sites(decl))
 
     def _by_reference(self, call: Cursor, index: int, nargs: int) -> bool:
         """Some user function of the called name takes argument `index` by non-const reference."""
@@ -1591,6 +1612,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error(f"tiles of type {t.tile_type} have no buffer on {self.arch.name} (the MX scale buffers "
                              "are a5's)", decl.name_offset)
         self.tiles.append(tile)
+        self._tile_levels[id(tile)] = self._control_level()
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
             nbuf, slot, lane_text, body = self._lanes[-1]
@@ -1913,8 +1935,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if b is not None and b.kind == "value" and isinstance(b.value, LocalPtr) and isinstance(b.extra, tuple) \
                 and b.extra[0] == "on-chip":
             # `ub = other;` / `ub += n;`: an on-chip pointer rebound where it was declared (a
-            # compile-time branch is no level of its own).
-            if b.extra[1] != self._control_level():
+            # compile-time branch is no level of its own), or, one reassigned deeper, its address
+            # variable updated (see the declaration).
+            var = b.extra[2]
+            if var is None and b.extra[1] != self._control_level():
                 raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' is reassigned inside a loop or a run-time "
                                  "condition; derive a new pointer there instead", node.lhs.offset)
             rhs = node.rhs if node.op == "=" else cp.Binary(node.offset, node.op[0], node.lhs, node.rhs)
@@ -1923,8 +1947,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 value = LocalPtr(value, b.value.dtype, b.value.space)
             if not isinstance(value, LocalPtr):
                 raise self.error(f"expected an on-chip pointer, found {describe(value)}", node.rhs.offset)
-            b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
-            return None
+            if var is None:
+                b.value = replace(value, dtype=b.value.dtype, space=value.space or b.value.space)
+                return None
+            if value.space is not None and b.value.space is not None and value.space != b.value.space:
+                raise self.error(f"on-chip pointer '{node.lhs.parts[0]}' points into {b.value.space}; it cannot be "
+                                 f"pointed into {value.space} here", node.rhs.offset)
+            if b.value.address != Var(var):
+                if b.extra[1] == self._control_level():
+                    b.value = replace(b.value, address=value.address)  # still known where it is used
+                else:
+                    b.value = replace(b.value, address=Var(var))
+            return ir.Assign(var, value.address, loc)
         if b is not None and b.kind == "value" and isinstance(b.value, ArrayPointer) and node.op in ("+=", "-="):
             self.eval(node.rhs, scope)
             return None  # a step within the array (see ArrayPointer)
@@ -2098,6 +2132,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if name in RAW_INTRINSICS:
             out.append(self.lower_raw_intrinsic(name, node, scope, loc))
+            return
+        if name == "TMovToVecNd2Nz" and self.arch.name == "a5":
+            out.append(self.lower_nd_to_nz_step(node, scope, loc))
             return
         if name.startswith("T") and name[1:2].isupper():
             raise self.error(f"unknown PTO instruction '{name}'", node.offset)
@@ -2277,9 +2314,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(a, int) and isinstance(i, int):
             ref.tile.fixed_addresses.setdefault(i, a)
         if isinstance(i, int):
-            # What `tile.data()` reads later; unknown once two TASSIGNs disagree.
+            # What `tile.data()` reads later: a TASSIGN where the tile was declared (no loop or
+            # run-time condition in between) replaces the address from here on; one deeper leaves
+            # it unknown when it disagrees.
             key = (id(ref.tile), i)
-            self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
+            if self._tile_levels.get(id(ref.tile)) == self._control_level():
+                self._tile_addresses[key] = addr
+            else:
+                self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
 
     def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, binop
+from ptorewrite.analysis.instructions import PipeRuleError, lookup, pipe_of
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse.values import LocalPtr, Ptr, Scope, describe, elem_bytes
 
@@ -71,7 +72,14 @@ def _copies() -> dict[str, RawCopy]:
 
 RAW_COPIES = _copies()
 RAW_FILLS = frozenset({"create_cbuf_matrix", "create_cbuf_matrix_bf16", "vector_dup"})
-RAW_INTRINSICS = frozenset(RAW_COPIES) | RAW_FILLS
+# a5's MX scale moves, L1 -> the scale buffer beside L0A / L0B, on MTE1.
+RAW_MX_LOADS = {"load_cbuf_to_ca_mx": "L0A_SCALE", "load_cbuf_to_cb_mx": "L0B_SCALE"}
+RAW_MX_MATMUL = "mad_mx"
+RAW_INTRINSICS = frozenset(RAW_COPIES) | RAW_FILLS | frozenset(RAW_MX_LOADS) | {RAW_MX_MATMUL}
+# The MX scale buffers are addressed at the L0A / L0B address shifted right by this (pto-isa's
+# TGET_SCALE_ADDR): one scale byte per 16 bytes of operand at most.
+MX_ADDRESS_SHIFT = 4
+MX_FRACTAL = 32  # bytes of one scale fractal: 16 rows of 2 one-byte scales
 
 
 def _c(v: int) -> Expr:
@@ -178,6 +186,10 @@ class RawLowering:
                 # (0 or 1) in its third argument; a2a3 passes 0 there (its stream id).
                 instr.args += (ir.Arg("scalar", n[0], "", self.node_text(args[2]) or str(n[0])),)
             return instr
+        if name in RAW_MX_LOADS:
+            return self._mx_scale_load(name, node, scope, loc)
+        if name == RAW_MX_MATMUL:
+            return self._mx_matmul(node, scope, loc)
         dst = self.eval(args[0], scope) if args else None
         if name.startswith("create_cbuf_matrix"):
             if len(args) != 3:
@@ -206,6 +218,101 @@ class RawLowering:
         hull = binop("*", binop("+", binop("*", _c(7), blk), _c(1)), _c(BLOCK))
         region = self._region(dst, "destination", args[0], repeat, hull, binop("*", rep, _c(BLOCK)), "UB")
         return self._raw_instr(name, "V", (region,), node, loc)
+
+    def lower_nd_to_nz_step(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
+        """`TMovToVecNd2Nz<T, Dst, Src>(dst.data(), src.data(), validRow, validCol, srcValidRow)`:
+        the vector-pipe step a5's TMOV runs between an ND and an NZ vector tile, called directly.
+        It is the TMOV of the two tiles when the extents are the ones TMOV passes (dst's valid
+        rows and columns, src's valid rows); other extents are refused."""
+        if len(node.args) not in (5, 6):
+            raise self.error(f"TMovToVecNd2Nz takes 5 or 6 arguments, found {len(node.args)}", node.offset)
+        dst, src = (self._data_tile(a, scope) for a in node.args[:2])
+        extents = [self.scalar(a, scope) for a in node.args[2:5]]
+        expected = [dst.tile.valid_rows, dst.tile.valid_cols, src.tile.valid_rows]
+        for a, got, want, what in zip(node.args[2:5], extents, expected,
+                                      ("dst's valid rows", "dst's valid columns", "src's valid rows")):
+            if want is None or got != want:
+                raise self.error(f"TMovToVecNd2Nz is read as the TMOV of its two tiles, so this extent must be "
+                                 f"{what} ({want if want is not None else 'set at run time'}), found {got}",
+                                 a.offset)
+        op = lookup("TMOV", self.arch)
+        try:
+            pipe = pipe_of(op, [dst.tile.tile_type, src.tile.tile_type], self.arch)
+        except PipeRuleError as e:
+            raise self.error(str(e), node.offset) from None
+        args = (ir.Arg("tile", dst, "w", self.node_text(node.args[0]) or str(dst)),
+                ir.Arg("tile", src, "r", self.node_text(node.args[1]) or str(src)))
+        return ir.Instr("TMOV", pipe, args, (), loc, self.via, uid=next(self._uid))
+
+    def _data_tile(self, a: cp.Node, scope: Scope) -> ir.TileRef:
+        """The tile `a` hands over as `tile.data()`."""
+        if isinstance(a, cp.Call) and isinstance(a.callee, cp.Member) and a.callee.name == "data" and not a.args:
+            return self._tile_arg(a.callee.base, scope, "the object whose data() is passed")
+        raise self.error("pass a tile's data() here (the step is read as the TMOV of two tiles)", a.offset)
+
+    def _mx_scale_load(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
+        """`load_cbuf_to_ca_mx(dstAddr, src, startOuter, startInner, nOuter, nInner, srcStride,
+        dstStride)` (and `_cb_mx`): MTE1 copies nOuter rows of nInner 32-byte scale fractals
+        from L1 into the scale buffer; the strides count fractals from row to row, the start
+        positions are a row and a fractal of the source (pto-isa's a5 TEXTRACT of a scale tile
+        passes its 16-row position and its 2-column position there)."""
+        space = RAW_MX_LOADS[name]
+        if space not in self.arch.buffers:
+            raise self.error(f"'{name}' moves MX scales, which this architecture has no buffer for", node.offset)
+        if len(node.args) != 8:
+            raise self.error(f"{name} takes 8 arguments, found {len(node.args)}", node.offset)
+        dst_addr = self.scalar(node.args[0], scope)
+        src = self.eval(node.args[1], scope)
+        start_outer, start_inner, n_outer, n_inner, src_stride, dst_stride = \
+            (self.scalar(a, scope) for a in node.args[2:])
+        run = binop("*", n_inner, _c(MX_FRACTAL))
+        dst = LocalPtr(dst_addr, "uint8", space)
+        skip = binop("*", binop("+", binop("*", start_outer, src_stride), start_inner), _c(MX_FRACTAL))
+        src_region = self._region(src, "source", node.args[1], n_outer, run,
+                                  binop("*", src_stride, _c(MX_FRACTAL)), "L1")
+        src_region = replace(src_region, base=binop("+", src_region.base, skip))
+        regions = (self._region(dst, "destination", node.args[0], n_outer, run,
+                                binop("*", dst_stride, _c(MX_FRACTAL)), space), src_region)
+        return self._raw_instr(name, "MTE1", regions, node, loc)
+
+    def _mx_matmul(self, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Instr:
+        """`mad_mx(c, a, b, m, k, n, ...)`: the cube's MX matmul on PIPE_M. It reads a (L0A) and
+        b (L0B), the scales of each at its address shifted right by MX_ADDRESS_SHIFT in the scale
+        buffer beside it, and accumulates into c (L0C, read and written: its flags decide whether
+        it starts from zero). Counted as whole 16-row fractals of m and n and K rounded up to 64
+        elements, its scales as a sixteenth of each operand's bytes (the most a scale byte per 16
+        operand bytes takes), a superset of what the unit touches."""
+        if "L0A_SCALE" not in self.arch.buffers:
+            raise self.error("'mad_mx' multiplies MX operands, which this architecture has no scale buffers for",
+                             node.offset)
+        if len(node.args) < 6:
+            raise self.error(f"mad_mx takes at least 6 arguments, found {len(node.args)}", node.offset)
+        c, a, b = (self.eval(x, scope) for x in node.args[:3])
+        m, k, n = (self.scalar(x, scope) for x in node.args[3:6])
+        for x in node.args[6:]:
+            self.scalar(x, scope)
+        m16, n16, k64 = _round_up(m, 16), _round_up(n, 16), _round_up(k, 64)
+
+        def operand_bytes(p, rows: Expr, cols: Expr) -> Expr:
+            width = ir.DTYPE_BYTES.get(getattr(p, "dtype", "uint8"), 1)
+            per_row = binop("/", cols, _c(round(1 / width))) if width < 1 else binop("*", cols, _c(int(width)))
+            return binop("*", rows, per_row)
+
+        a_bytes, b_bytes = operand_bytes(a, m16, k64), operand_bytes(b, k64, n16)
+        c_bytes = operand_bytes(c, m16, n16)
+        regions = [
+            self._region(c, "accumulator", node.args[0], _c(1), c_bytes, c_bytes, "L0C"),
+            self._region(a, "left operand", node.args[1], _c(1), a_bytes, a_bytes, "L0A"),
+            self._region(b, "right operand", node.args[2], _c(1), b_bytes, b_bytes, "L0B"),
+        ]
+        for r, space in ((regions[1], "L0A_SCALE"), (regions[2], "L0B_SCALE")):
+            scale = binop("/", binop("+", r.length, _c((1 << MX_ADDRESS_SHIFT) - 1)), _c(1 << MX_ADDRESS_SHIFT))
+            regions.append(ir.RawRegion(space, None, binop(">>", r.base, _c(MX_ADDRESS_SHIFT)), _c(1), scale, scale))
+        texts = [self.node_text(x) for x in node.args[:3]]
+        texts += [f"scales of {texts[1]}", f"scales of {texts[2]}"]
+        args = tuple(ir.Arg("raw", r, access, t or str(r))
+                     for r, access, t in zip(regions, ("rw", "r", "r", "r", "r"), texts))
+        return ir.Instr("mad_mx", "M", args, (), loc, self.via, uid=next(self._uid))
 
     def _raw_instr(self, name: str, pipe: str, regions: tuple[ir.RawRegion, ...], node: cp.Call,
                    loc: ir.SourceRange) -> ir.Instr:

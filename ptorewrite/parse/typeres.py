@@ -75,16 +75,18 @@ class TypeResolution:
         return ty.ClassType(name, primary, inner)
 
     def _class_member_scope(self, t, member: Cursor, offset: int) -> Scope:
-        """The class's template parameters and the static members declared before `member`
-        (an initializer may name them: `MOVE_NUM = MAX_ROWS >= 16 ? ...`); one that cannot be
-        read is left out and reported only if the initializer uses it."""
+        """The class's template parameters and the static members and member aliases declared
+        before `member` (an initializer may name them: `MOVE_NUM = MAX_ROWS >= 16 ? ...`, `using
+        G = GlobalTensor<T, ShapeDim5, ...>`); one that cannot be read is left out and reported
+        only if the initializer uses it."""
         inner = Scope(t.scope)
         for c in t.cursor.get_children():
             if c == member:
                 break
-            if c.kind == CursorKind.VAR_DECL and c.spelling:
+            if c.kind in (CursorKind.VAR_DECL, CursorKind.TYPE_ALIAS_DECL, CursorKind.TYPEDEF_DECL) and c.spelling:
+                kind = "value" if c.kind == CursorKind.VAR_DECL else "type"
                 try:
-                    inner.define(c.spelling, Binding("value", self.member_of_type(t, c.spelling, offset)))
+                    inner.define(c.spelling, Binding(kind, self.member_of_type(t, c.spelling, offset)))
                 except LoweringError:
                     continue
         return inner

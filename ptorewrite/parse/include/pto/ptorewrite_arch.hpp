@@ -359,6 +359,10 @@ template <typename T> AICORE void vldas(UnalignReg &align, T *addr);
 template <typename T> AICORE void vldus(RegTensor<T> &reg, UnalignReg &align, T *addr);
 template <typename T, typename... Config> AICORE void vlds(RegTensor<T> &reg, T *addr, Config... config);
 template <typename T, typename... Config> AICORE void vsts(RegTensor<T> &reg, T *addr, Config... config);
+// Broadcast a scalar into a vector register under a predicate; lanes it leaves out are zeroed
+// or kept (the mode).
+enum PtorewriteRegMode { MODE_ZEROING, MODE_MERGING };
+template <typename T, typename S, typename... Config> AICORE void vdup(RegTensor<T> &reg, S value, Config... config);
 
 // Data-cache clean/invalidate of GM lines the scalar unit touched. An unscoped enumeration, as
 // the device compiler's: kernels name its values with and without `cache_line_t::`.

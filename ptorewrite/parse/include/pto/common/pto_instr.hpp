@@ -216,6 +216,18 @@ PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, TmpTileData
 template <typename DstTileData, typename SrcTileData, ReluPreMode reluMode, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
 
+// The accumulator moves (L0C -> L1 / UB) also take a leading store phase (STPhase), as TSTORE
+// does; the phase does not change which bytes move.
+template <STPhase Phase, typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
+
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, WaitEvents &...events);
@@ -224,7 +236,15 @@ template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluP
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
 
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV_FP(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
+
 template <typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, typename FpTileData, AccToVecMode mode,
           ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, FpTileData &fp, WaitEvents &...events);
 
@@ -234,6 +254,24 @@ PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t pr
 template <typename DstTileData, typename SrcTileData, AccToVecMode mode, ReluPreMode reluMode = ReluPreMode::NoRelu,
           PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, ReluPreMode reluMode = ReluPreMode::NoRelu,
+          PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
+
+template <STPhase Phase, typename DstTileData, typename SrcTileData, AccToVecMode mode,
+          ReluPreMode reluMode = ReluPreMode::NoRelu, PTOREWRITE_EVENTS>
+PTOREWRITE_DECL RecordEvent TMOV(DstTileData &dst, SrcTileData &src, uint64_t preQuantScalar, WaitEvents &...events);
+
+#ifdef PTO_NPU_ARCH_A5
+// The step of a5's vector-to-vector TMOV that rewrites the rows of a row-major (ND) tile as the
+// 16-row fractals (NZ) of another, on the vector pipe. Kernels call it directly with both tiles'
+// data() and the extents TMOV would pass: dst's valid rows and columns, src's valid rows.
+template <typename T, typename DstTileData, typename SrcTileData>
+PTOREWRITE_DECL void TMovToVecNd2Nz(typename DstTileData::TileDType dst, typename SrcTileData::TileDType src,
+                                    uint32_t validRow, uint32_t validCol, uint32_t srcValidRow,
+                                    unsigned version = 0);
+#endif
 
 // TEXTRACT(dst, src, indexRow, indexCol): dst <- src[indexRow.., indexCol..].
 template <typename DstTileData, typename SrcTileData, PTOREWRITE_EVENTS>

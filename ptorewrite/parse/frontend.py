@@ -24,7 +24,7 @@ from ptorewrite.parse.arch_macros import ARCH_MACROS
 from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, first_use, user_functions
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
-from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
+from ptorewrite.parse.invocation import (
     BUNDLED_INCLUDE,
     FrontendOptions,
     clang_args,
@@ -38,6 +38,7 @@ from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
 from ptorewrite.parse.macros import FunctionMacro, expand_function_at, function_macro
 from ptorewrite.parse.scalar_only import first_pipe_work
 from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.space_qualifier import blank_space_qualifiers, has_space_qualifier
 from ptorewrite.parse.values import NAMESPACES
 
 CORE_TYPES = ("vec", "cube")
@@ -66,16 +67,42 @@ def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = No
     files (absolute path -> text), used by the instantiation probe."""
     data = file.read_bytes()
     text, _ = blank_launch_configs(data.decode("latin-1"))
+    text = blank_space_qualifiers(text)
     unsaved = {str(file): text}
     unsaved.update(replaced or {})
-    index = Index.create()
-    try:
-        tu = index.parse(str(file), args=args, options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
-                         unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
-    except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
-        raise PtoError(f"cannot parse {file}: {e}") from None
+    tu = _parse_unsaved(file, args, unsaved)
+    if any(d.severity >= ClangDiagnostic.Error for d in tu.diagnostics):
+        # A header of the user's written with bisheng's `[aicore]`: read again without it.
+        headers = _headers_with_space_qualifiers(tu, unsaved)
+        if headers:
+            tu = _parse_unsaved(file, args, {**unsaved, **headers})
     reads.note_parse(str(file), tu)  # for --depfile
     return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data, list(args))
+
+
+def _parse_unsaved(file: Path, args: list[str], unsaved: dict[str, str]) -> TranslationUnit:
+    index = Index.create()
+    try:
+        return index.parse(str(file), args=args, options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
+                           unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
+    except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
+        raise PtoError(f"cannot parse {file}: {e}") from None
+
+
+def _headers_with_space_qualifiers(tu: TranslationUnit, unsaved: dict[str, str]) -> dict[str, str]:
+    """Included files (not the bundled headers) that use `[aicore]`: path -> text without it."""
+    out: dict[str, str] = {}
+    for inc in tu.get_includes():
+        path = str(inc.include.name) if inc.include else ""
+        if not path or path in unsaved or path in out or Path(path).is_relative_to(BUNDLED_INCLUDE):
+            continue
+        try:
+            text = Path(path).read_bytes().decode("latin-1")
+        except OSError:
+            continue
+        if has_space_qualifier(text):
+            out[path] = blank_space_qualifiers(text)
+    return out
 
 
 def parse_configured(file: Path, opts: FrontendOptions, core: str) -> ParsedFile:

@@ -103,7 +103,7 @@ ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualM
 # not modelled: a kernel that runs one is refused.
 UNMODELLED_INTRINSICS = frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
-IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
+IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND", "TROWEXPANDSUB_IMPL": "TROWEXPANDSUB"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
 ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
 # Tile member functions that set how later instructions compute (K alignment, TF32 rounding).

@@ -830,3 +830,37 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert rc == 1 and "expands_l1<false>: 0 race(s)" in out and "expands_l1<true>: 1 race(s)" in out
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
+
+
+# ---------------------------------------------------------------- helpers that issue work and return values
+
+
+def test_helpers_with_effects_statics_switch_and_enumerators(capsys, tmp_path):
+    """A static local keeps its value between calls (buffers alternate), a helper that issues
+    TASSIGNs returns a value used in an expression, a switch on a run-time value picks a struct."""
+    path = LANG / "helpers_with_effects.cpp"
+    k = load(path, auto=False)
+    waits = [f for f in flags(k, profile=0) if f.startswith("wait MTE3->MTE2")]
+    assert waits == ["wait MTE3->MTE2 0", "wait MTE3->MTE2 1"] * 2 + ["wait MTE3->MTE2 0", "wait MTE3->MTE2 1"]
+    # The switch: tile 0 adds (its first case with first == true), the others scale.
+    assert [o for o in ops(k, profile=0) if o in ("TMULS", "TADDS")] == ["TADDS", "TMULS", "TMULS", "TMULS"]
+    # placeAll(spare, 0x2000) returns the byte after both spare tiles.
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 0, err
+    assert "placeAll() = 16384" in out and "next = placeAll()" in out and "TASSIGN(sum, next)" in out
+    rc, out, err = run(capsys, "check", path)
+    assert (rc, err) == (0, ""), err
+    assert "0 race(s), 0 flag problem(s)" in out
+    # Without `static` the helper starts from 0 at every call: always the first buffer.
+    plain = tmp_path / "helpers_plain.cpp"
+    plain.write_text(path.read_text().replace("    static int next = 0;", "    int next = 0;"))
+    waits = [f for f in flags(load(plain, auto=False), profile=0) if f.startswith("wait MTE3->MTE2")]
+    assert waits[:4] == ["wait MTE3->MTE2 0"] * 4
+
+
+def test_ternary_template_argument():
+    from ptorewrite.parse import cparse as cp
+
+    node = cp.Parser(cp.tokenize("TSTORE<UF ? STPhase::Final : STPhase::Unspecified>(g, t)"),
+                     is_template=lambda name: name == "TSTORE").expression()
+    assert isinstance(node, cp.Call) and isinstance(node.callee.targs[0], cp.Conditional)

@@ -82,6 +82,7 @@ class TileDecl:
     overhang: int = 0
     # CompactMode::Normal (cube tiles): only the valid region is stored, densely, in whole fractals.
     compact: bool = False
+    fractal: int | None = None  # SFractalSize in bytes where the declaration says (see execution.boxed_window)
 
     @property
     def elem_bytes(self) -> float:

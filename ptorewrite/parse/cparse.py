@@ -459,7 +459,13 @@ class Parser:
                 args.append(self.type_id())  # records its own end
             else:
                 # No bare `<`, `>` or `>>` inside template arguments: they would close the list.
-                args.append(self._ended(self.binary(4, _ANGLE_OPS)))
+                arg = self.binary(4, _ANGLE_OPS)
+                if self.at("?"):  # `TSTORE<UF ? STPhase::Final : STPhase::Unspecified>`
+                    off = self.next().offset
+                    then = self.binary(4, _ANGLE_OPS)
+                    self.expect(":")
+                    arg = Conditional(off, arg, then, self.binary(4, _ANGLE_OPS))
+                args.append(self._ended(arg))
             if self.at(","):
                 self.next()
                 continue

@@ -21,7 +21,13 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, first_use, user_functions
+from ptorewrite.parse.cross_core import (
+    A5_SYNC_OBJECTS,
+    FIFO_MODELLED,
+    first_cross_core_use,
+    first_use,
+    user_functions,
+)
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
 from ptorewrite.parse.invocation import (
@@ -491,8 +497,8 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
         # a5 TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
-        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED if arch.name == "a5" and
-                                     not opts.auto_mode else frozenset())
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | A5_SYNC_OBJECTS if arch.name == "a5"
+                                     and not opts.auto_mode else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
@@ -603,7 +609,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     try:
         try:
             body = low.lower_function_body(entry, scope)
-            body += low.pipe_teardown()
+            body += low.pipe_teardown() + low.mpipe_teardown()
         except (LoweringError, cp.ParseError) as e:  # raised before any statement was entered
             raise low.located(e) from None
     except PtoError as e:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from clang.cindex import Cursor, CursorKind
+from clang.cindex import Cursor, CursorKind, StorageClass
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import (
@@ -52,6 +52,7 @@ from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
+from ptorewrite.parse.mpipe import MPipeEnd, MPipeLowering, MPipeObject, SyncObject
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
 from ptorewrite.parse.source import SourceFile
@@ -150,7 +151,7 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
     CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
     CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
-    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL})
+    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL, CursorKind.ENUM_DECL})
 
 
 def _leading_words(text: str, start: int) -> tuple[str, ...]:
@@ -173,8 +174,8 @@ LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
 
 
 @dataclass
-class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
-               RawLowering, ConstEvaluation):
+class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, MPipeLowering,
+               LoopLowering, RawLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -222,6 +223,13 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
     # Tile element reads (`GetValue`) of the statement being lowered: issued before it.
     _scalar_unit_reads: list[ir.Instr] = field(default_factory=list)
+    # Calls of the statement being lowered to helpers that do work and return a value: their
+    # bodies, run before it (see call_with_effects).
+    _pre_stmts: list[ir.Stmt] | None = None
+    _return_vars: list[str | None] = field(default_factory=list)  # per function: where `return v` puts v
+    # `static` locals of inlined functions: one IR scalar per function instance and name.
+    _statics: dict = field(default_factory=dict)
+    _instances: list = field(default_factory=list)  # the function instances being inlined
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -311,6 +319,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
+            elif k == CursorKind.ENUM_DECL and not c.is_scoped_enum():
+                # An unscoped enumerator written bare (`BUF0_QK_READY`) is an integer constant.
+                for e in c.get_children():
+                    if e.kind == CursorKind.ENUM_CONSTANT_DECL and e.spelling not in scope.names:
+                        scope.define(e.spelling, Binding("value", Const(e.enum_value)))
             elif k in RECORD_KINDS and c.spelling and c.is_definition():
                 scope.define(c.spelling, Binding("record", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
@@ -512,7 +525,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             # `Sel<A, B>::Member`: the template arguments belong to the head.
             t = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],),
                                                                  node.targs if len(parts) <= 2 else None)), scope)
-            return self.member_of_type(t, parts[1], node.offset)
+            for member in parts[1:]:  # `Pipe::DataFiFo::fifoDepth`: a member of a member type
+                t = self.member_of_type(t, member, node.offset)
+            return t
         return Const("::".join(parts))
 
     def binding_value(self, b: Binding, name: str, offset: int, scope: Scope):
@@ -564,6 +579,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.member_of_type(tt, node.name, node.offset)
         if isinstance(base, RecordValue) or isinstance(base, Ptr) and base.record is not None:
             return self.record_member(base, node)
+        if isinstance(base, MPipeObject):
+            return self.mpipe_end(base, node.name, node.offset)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
@@ -780,6 +797,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "get_sys_cnt" and not node.args:
+                # The system timer: a value that differs at every read and that nothing gives. Where
+                # it only feeds data (a profile record) nothing needs it; where it would steer what
+                # runs, the run asks for it by this name.
+                return Var(self.unique_name(f"get_sys_cnt()@{self.src.line_col(node.offset)[0]}"))
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
             if name == "__builtin_bit_cast" and len(node.args) == 2:
@@ -860,6 +882,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
             text = f"{self.node_text(callee.base) or base}.GetValue({self.node_text(node.args[0])})"
             return self.scalar_tile_read(base, node.args[0], scope, node.offset, text)
+        if isinstance(base, MPipeEnd):
+            return self.mpipe_end_value(base, name, node.offset)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -1010,8 +1034,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 return
             if top and c.kind == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.located(self.error("returning a value from a kernel helper is not supported",
-                                                  cursor=c))
+                    out.extend(self._return_value(c, scope))
                 return  # the function ends here
             self.lower_stmt(c, scope, out)
             if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
@@ -1034,6 +1057,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out.append(ir.If(cond, ir.Block(rest, uid=next(self._uid)), None, loc))
                 return
 
+    def _return_value(self, c: Cursor, scope: Scope) -> list[ir.Stmt]:
+        """`return v;` in a helper: v into the scalar that stands for the call when the caller uses
+        the value (see call_with_effects); nothing when it does not."""
+        var = self._return_vars[-1] if self._return_vars else None
+        if var is None:
+            return []  # the caller does not use the value
+        text, off = self.text_of(c)
+        expr_text = text[len("return"):].rstrip().rstrip(";")
+        value = self.scalar(self.parse(expr_text, off + len("return"), scope), scope)
+        return [ir.Assign(var, value, self.range_of(c, include_semicolon=True))]
+
     def _is_guard_return(self, c: Cursor) -> bool:
         kids = list(c.get_children())
         if len(kids) != 2:
@@ -1049,8 +1083,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     def lower_stmt(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         n0 = len(out)
         outer, self._scalar_unit_reads = self._scalar_unit_reads, []
+        outer_pre, self._pre_stmts = self._pre_stmts, []
         try:
             self._lower_stmt(c, scope, out)
+            if self._pre_stmts:
+                if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
+                        and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
+                    raise self.error("a call to a helper that issues work and returns a value is supported in a "
+                                     "declaration, an assignment, a return or an if condition; here it would run "
+                                     "on every test of a loop", cursor=c)
+                out[n0:n0] = self._pre_stmts
+                n0 += len(self._pre_stmts)
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
@@ -1073,6 +1116,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out[n0:n0] = self._scalar_unit_reads
         finally:
             self._scalar_unit_reads = outer
+            self._pre_stmts = outer_pre
         for s in out[n0:]:  # straight-line assignments: their values are known from here on
             if isinstance(s, ir.Assign):
                 self.note_assign(s)
@@ -1118,7 +1162,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.lower_stmt(self._attributed_stmt(c), scope, out)
             elif k == CursorKind.RETURN_STMT:
                 if list(c.get_children()):
-                    raise self.error("returning a value from a kernel helper is not supported", cursor=c)
+                    out.extend(self._return_value(c, scope))
                 flag = self._exit_flags[-1] if self._exit_flags else None
                 if flag is not None:
                     loc = self.range_of(c, include_semicolon=True)
@@ -1227,6 +1271,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
+        if d.storage_class == StorageClass.STATIC and self._stack and self._is_assigned_later(d):
+            self.declare_static(d, decl, t, scope)
+            return
         if isinstance(t, ty.TileType):
             self.declare_tile(d, decl, t, scope, group, out)
             return
@@ -1254,6 +1301,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             loc = self.range_of(group or d, include_semicolon=True)
             pipe = self.declare_pipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
             scope.define(decl.name, Binding("value", pipe))
+            return
+        if isinstance(t, ty.MPipeType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            pipe = self.declare_mpipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("value", pipe))
+            return
+        if isinstance(t, ty.SyncCustomType):
+            scope.define(decl.name, Binding("value", self.declare_sync_object(t, decl.name, decl.init or [], scope,
+                                                                              decl.name_offset)))
             return
         if isinstance(t, ty.RecordType) and decl.array is None:
             items = decl.init or []
@@ -1319,12 +1375,31 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not isinstance(value, Expr):
             raise self.error(f"unsupported initializer ({describe(value)})", decl.name_offset)
         if decl.is_const or not self._is_assigned_later(d):
-            scope.define(decl.name, Binding("value", value))
+            # A value read from a variable that changes later is the value at this point.
+            scope.define(decl.name, Binding("value", self._captured(value, decl.name, self.range_of(
+                d, include_semicolon=True), out)))
         else:
             var = self.unique_name(decl.name)
             self._mutables.add(var)
             scope.define(decl.name, Binding("mutable", var))
             out.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
+
+    def declare_static(self, d: Cursor, decl, t, scope: Scope) -> None:
+        """A `static` local that the function changes keeps its value from one call to the next: one
+        scalar per function instance (a template's instantiations have their own), set to its
+        (constant) initializer when the kernel starts."""
+        if t is not None and not isinstance(t, ty.ScalarType):
+            raise self.error("a static local that is not a scalar is not supported", decl.name_offset)
+        key = (self._instances[-1] if self._instances else self._stack[-1].func_key, decl.name)
+        var = self._statics.get(key)
+        if var is None:
+            value = self.scalar(decl.init[0], scope) if decl.init else Const(0)
+            if value.const_value() is None:
+                raise self.error("a static local needs a compile-time initializer", decl.name_offset)
+            var = self._statics[key] = self.unique_name(f"{decl.name}@static")
+            self._mutables.add(var)
+            self.prologue.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
+        scope.define(decl.name, Binding("mutable", var))
 
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
@@ -1430,7 +1505,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset, compact=t.compact,
+            declarator=decl.name_offset, compact=t.compact, fractal=t.fractal,
         )
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
@@ -1585,6 +1660,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
             if isinstance(base, EventObject):
                 self.lower_event_method(base, node, loc, out)
+                return
+            if isinstance(base, SyncObject):
+                self.lower_sync_method(base, node, loc, out)
+                return
+            if isinstance(base, MPipeEnd):
+                self.lower_mpipe_method(base, node, scope, loc, out)
                 return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
@@ -1783,6 +1864,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
             b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
+        if not here and b.value is None and state.offset_var is None:
+            # Declared without a target (`T *p = nullptr;`) and first pointed somewhere under a loop
+            # or a run-time condition: from here on its offset is a run-time scalar (a later use
+            # where the branch did not run would be the kernel's null dereference).
+            var = self.unique_name(f"{name}@offset")
+            self._mutables.add(var)
+            b.value = replace(value, offset_bytes=Var(var))
+            b.extra = PtrState(state.level, var)
+            return ir.Assign(var, value.offset_bytes, loc)
         if not here:
             what = "pointed at another kernel argument" if state.offset_var else "reassigned"
             raise self.error(f"GM pointer '{name}' is {what} inside a loop or a run-time condition; derive "
@@ -1812,7 +1902,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.lower_comm(name, node, scope, loc, out)
             return
         if name in FIFO_CALLS and self.arch.name == "a5":
-            self.lower_fifo(name, node, scope, loc, out)
+            mpipe = self.mpipe_of_call(node, scope)
+            if mpipe is not None:
+                self.lower_mpipe_call(name, mpipe, node, scope, loc, out)
+            else:
+                self.lower_fifo(name, node, scope, loc, out)
             return
         if name in QUANT_REGISTER_CALLS:
             self.lower_quant_register(name, self.lower_event_waits(node, scope, loc, out), scope)
@@ -2030,16 +2124,55 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if len(node.args) != 2:
                 raise self.error("TASSIGN needs a tile and an address", node.offset)
             ref = self._tile_arg(node.args[0], scope, "TASSIGN operand")
+            relative = self._relative_to_tile(node.args[1], scope)
+            if relative is not None:
+                self.manual = True
+                return ir.AliasDef("TASSIGN", ref, relative[0], relative[1], loc, self.via)
             addr = self.scalar(node.args[1], scope)
         self.manual = True
         a, i = addr.const_value(), (ref.index.const_value() if ref.index is not None else 0)
         if isinstance(a, int) and isinstance(i, int):
             ref.tile.fixed_addresses.setdefault(i, a)
         if isinstance(i, int):
-            # What `tile.data()` reads later; unknown once two TASSIGNs disagree.
+            # What `tile.data()` reads later; unknown once two TASSIGNs disagree, or when the address
+            # is computed from a variable that may change before the read (`offset` of an allocator
+            # that goes on counting): the read then takes the tile's address when it runs.
             key = (id(ref.tile), i)
-            self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
+            changing = addr.free_vars() & (self._mutables | set(self._loop_vars))
+            self._tile_addresses[key] = addr if not changing and self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
+
+    def _relative_to_tile(self, node: cp.Node, scope: Scope) -> tuple[ir.TileRef, Expr] | None:
+        """`TASSIGN(t, (uint64_t)src.data() + off)` where src's address is not known while lowering
+        (an element of a tile array picked at run time, a TASSIGN in a loop): t is bound to src's
+        bytes at that offset when it runs, as an alias (src, byte offset); None for any other form."""
+        def strip(n):
+            integral = False
+            while isinstance(n, cp.Cast):
+                integral = integral or not n.type.pointer
+                n = n.operand
+            return n, integral
+
+        base, off = node, None
+        top, _ = strip(node)
+        if isinstance(top, cp.Binary) and top.op == "+":
+            base, off = top.lhs, top.rhs
+        inner, integral = strip(base)
+        if not (isinstance(inner, cp.Call) and isinstance(inner.callee, cp.Member) and inner.callee.name == "data"
+                and not inner.args):
+            return None
+        src = self.eval(inner.callee.base, scope)
+        if isinstance(src, ir.TileDecl) and src.count is None:
+            src = ir.TileRef(src, None)
+        if not isinstance(src, ir.TileRef):
+            return None
+        i = src.index.const_value() if src.index is not None else 0
+        if isinstance(i, int) and self._tile_addresses.get((id(src.tile), i)) is not None:
+            return None  # known: the address itself
+        offset = self.scalar(off, scope) if off is not None else Const(0)
+        if not integral:  # pointer arithmetic counts elements
+            offset = binop("*", offset, Const(elem_bytes(src.tile.dtype)))
+        return src, offset
 
     def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:
         """`set_intra_block(pipe, id)` / `wait_intra_block(pipe, id)`: a flag between the cores of a cluster."""

@@ -420,3 +420,19 @@ def test_flag_pair_on_the_wrong_core_and_on_a2a3_are_located_errors(capsys, tmp_
             "the cube core; here it is compiled for the vector core") in err
     status, _, err = run(capsys, "check", SYNC_CUSTOM)
     assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TSync_Custom' here)" in err
+
+
+def test_two_vector_cores_fill_one_l1_tile_through_an_explicit_index_fifo(capsys, tmp_path):
+    """Each vector core inserts its 16 rows into one 32x32 L1 tile of fractal boxes: the bytes each
+    half covers (a run per strip of box columns) do not meet, so the two inserts need no order."""
+    path = CLUSTER / "mpipe_v2c.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and not err, err
+    assert "0 race(s), 0 flag problem(s)" in out
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "vec", path)
+    assert "TINSERT(out fifo.entry, xNz, (16 * subblock_idx), 0)  [MTE3]" in out, out
+    edited, text = _edited(tmp_path, path, "        TFREE(fifo);")
+    status, _, err = run(capsys, "check", "--arch", "a5", edited)
+    assert status == 1
+    assert (f"{edited}:{line_of(text, 'TPUSH(xNz, fifo);')}:9: error: deadlock: wait_intra_block(PIPE_MTE3, 3) on "
+            "vec0 is never satisfied") in err, err

@@ -864,3 +864,36 @@ def test_ternary_template_argument():
     node = cp.Parser(cp.tokenize("TSTORE<UF ? STPhase::Final : STPhase::Unspecified>(g, t)"),
                      is_template=lambda name: name == "TSTORE").expression()
     assert isinstance(node, cp.Call) and isinstance(node.callee.targs[0], cp.Conditional)
+
+
+def test_a_static_local_in_a_loop_keeps_its_value_across_iterations(capsys, tmp_path):
+    path = tmp_path / "static_loop.cpp"
+    path.write_text(
+        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+        "extern \"C\" __global__ AICORE void k(__gm__ float *out)\n{\n"
+        "    using TileT = Tile<TileType::Vec, float, 16, 64>;\n    TileT x;\n"
+        "    for (int i = 0; i < 3; ++i) {\n        static int n = 0;\n        TASSIGN(x, n * 4096);\n"
+        "        n++;\n        TEXPANDS(x, 1.0f);\n    }\n}\n")
+    rc, out, err = run(capsys, "ir", path)
+    assert rc == 0, err
+    body = out.split("body:")[1]
+    # Set once when the kernel starts, then counted across the iterations.
+    assert body.index("n@static = 0") < body.index("for i = 0")
+    assert "TASSIGN(x, (n@static * 4096))" in body and "n@static = (n@static + 1)" in body
+
+
+def test_the_same_reshape_written_again_is_one_view(capsys, tmp_path):
+    head = ("#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
+            "extern \"C\" __global__ AICORE void k(__gm__ float *out)\n{\n"
+            "    using ColT = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;\n"
+            "    using RowT = Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, 1, 16>;\n"
+            "    ColT col;\n    ColT other;\n    RowT row;\n    TASSIGN(col, 0x0);\n    TASSIGN(other, 0x100);\n"
+            "    TRESHAPE(row, col);\n    TEXPANDS(row, 1.0f);\n")
+    path = tmp_path / "reshape_again.cpp"
+    path.write_text(head + "    pipe_barrier(PIPE_V);\n    TRESHAPE(row, col);\n    TADDS(row, row, 1.0f);\n}\n")
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0, err
+    # Another source for the same destination is still refused.
+    path.write_text(head + "    pipe_barrier(PIPE_V);\n    TRESHAPE(row, other);\n    TADDS(row, row, 1.0f);\n}\n")
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 2 and f"{path}:15:5: error: 'row' is already an alias" in err, err

@@ -103,6 +103,8 @@ ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualM
 # a5 MX intrinsics (scale moves into L0A/L0B, the MX cube op), declared in the bundled headers but
 # not modelled: a kernel that runs one is refused.
 UNMODELLED_INTRINSICS = frozenset({"load_cbuf_to_ca_mx", "load_cbuf_to_cb_mx", "mad_mx"})
+# ffts cross-core flags written directly (a2a3), and the scalar device store that can raise one.
+FFTS_CALLS = frozenset({"ffts_cross_core_sync", "wait_flag_dev", "st_dev"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
 IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND", "TROWEXPANDSUB_IMPL": "TROWEXPANDSUB"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
@@ -1271,7 +1273,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
-        if d.storage_class == StorageClass.STATIC and self._stack and self._is_assigned_later(d):
+        if d.storage_class == StorageClass.STATIC and self._is_assigned_later(d):
             self.declare_static(d, decl, t, scope)
             return
         if isinstance(t, ty.TileType):
@@ -1390,7 +1392,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         (constant) initializer when the kernel starts."""
         if t is not None and not isinstance(t, ty.ScalarType):
             raise self.error("a static local that is not a scalar is not supported", decl.name_offset)
-        key = (self._instances[-1] if self._instances else self._stack[-1].func_key, decl.name)
+        where = self._instances[-1] if self._instances else self._stack[-1].func_key if self._stack else "entry"
+        key = (where, decl.name, d.location.offset)
         var = self._statics.get(key)
         if var is None:
             value = self.scalar(decl.init[0], scope) if decl.init else Const(0)
@@ -1940,6 +1943,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in CROSS_CORE_BUILTINS:
             out.append(self.lower_cross_sync(name, node, scope, loc))
             return
+        if name in FFTS_CALLS:
+            raise self.error(f"'{name}' signals across the cores of a cluster through ffts flags (or stores to the "
+                             "ffts base address); ptorewrite models those flags only inside the FIFOs it lowers, so a "
+                             "kernel that calls it directly is not analysed yet", node.offset)
         if name in CROSS_CORE_OPS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
@@ -2072,6 +2079,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if dst.tile.tile_type != src.tile.tile_type:
             raise self.error(f"{name} must keep the TileType ({src.tile.tile_type} -> {dst.tile.tile_type})", node.offset)
         alias = ir.Alias(name, src, offset, loc)
+        old = dst.tile.alias
+        if old is not None and old.kind == name and old.base.tile is src.tile and \
+                str(old.base.index) == str(src.index) and str(old.offset_bytes) == str(offset):
+            return ir.AliasDef(name, dst, src, offset, loc, self.via)  # the same view again
         if dst.tile.alias is not None and dst.tile.alias.loc != loc:
             raise self.error(f"'{dst.tile.cpp_name}' is already an alias (AUTO mode allows one "
                              f"TRESHAPE/TSUBVIEW per destination)", node.offset)

@@ -891,9 +891,9 @@ def test_the_same_reshape_written_again_is_one_view(capsys, tmp_path):
             "    TRESHAPE(row, col);\n    TEXPANDS(row, 1.0f);\n")
     path = tmp_path / "reshape_again.cpp"
     path.write_text(head + "    pipe_barrier(PIPE_V);\n    TRESHAPE(row, col);\n    TADDS(row, row, 1.0f);\n}\n")
-    rc, out, err = run(capsys, "check", path)
+    rc, _, err = run(capsys, "check", path)
     assert rc == 0, err
     # Another source for the same destination is still refused.
     path.write_text(head + "    pipe_barrier(PIPE_V);\n    TRESHAPE(row, other);\n    TADDS(row, row, 1.0f);\n}\n")
-    rc, out, err = run(capsys, "check", path)
+    rc, _, err = run(capsys, "check", path)
     assert rc == 2 and f"{path}:15:5: error: 'row' is already an alias" in err, err

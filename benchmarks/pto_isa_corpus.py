@@ -518,6 +518,8 @@ def outcome(row: Row) -> str:
         c = r.get("check --pto-isa-root") or r["check"]
         return {0: "clean", 1: "problems", None: "timeout", 3: "internal error"}.get(c.rc, "check failed")
     a = r.get("auto2manual")
+    if a is not None and a.rc == 2 and "cross-core" in a.stderr:  # read, but its FIFOs stop the rewrite
+        return "cross-core"
     if a is None or a.rc != 0:
         return "timeout" if a is not None and a.rc is None else "rewrite failed"
     v = r["verify"]

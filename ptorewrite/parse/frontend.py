@@ -497,7 +497,10 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
         # a5 TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
-        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | A5_SYNC_OBJECTS if arch.name == "a5"
+        # The a5 flag pairs and explicit-index FIFOs are those of hand-written kernels: a file written with
+        # pto-isa's AUTO-mode helpers is an AUTO kernel and keeps the located error.
+        sync_objects = A5_SYNC_OBJECTS if not low.auto_helpers else frozenset()
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | sync_objects if arch.name == "a5"
                                      and not opts.auto_mode else frozenset())
         if cross is not None:
             c, name = cross

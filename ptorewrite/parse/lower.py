@@ -195,6 +195,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
+    auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
     # a flag the rest of the function tests (see _lower_list).
@@ -301,6 +302,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
                 # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
+                self.auto_helpers = True
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 if k == CursorKind.NAMESPACE and c.spelling:
@@ -1377,9 +1379,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not isinstance(value, Expr):
             raise self.error(f"unsupported initializer ({describe(value)})", decl.name_offset)
         if decl.is_const or not self._is_assigned_later(d):
-            # A value read from a variable that changes later is the value at this point.
-            scope.define(decl.name, Binding("value", self._captured(value, decl.name, self.range_of(
-                d, include_semicolon=True), out)))
+            # In a manual kernel, a value read from a variable that changes later is the value at this
+            # point (an AUTO kernel keeps the expression: the syncs the rewrite writes may be placed
+            # where only the variables it reads are in scope).
+            if not self.auto_mode:
+                value = self._captured(value, decl.name, self.range_of(d, include_semicolon=True), out)
+            scope.define(decl.name, Binding("value", value))
         else:
             var = self.unique_name(decl.name)
             self._mutables.add(var)

@@ -436,3 +436,15 @@ def test_two_vector_cores_fill_one_l1_tile_through_an_explicit_index_fifo(capsys
     assert status == 1
     assert (f"{edited}:{line_of(text, 'TPUSH(xNz, fifo);')}:9: error: deadlock: wait_intra_block(PIPE_MTE3, 3) on "
             "vec0 is never satisfied") in err, err
+
+
+def test_flag_pairs_in_a_file_with_the_auto_helpers_keep_the_cross_core_error(capsys, tmp_path):
+    # pto-isa's AUTO kernels define their MultiBuffered helpers in namespace pto_auto.
+    path = tmp_path / "sync_custom_auto.cpp"
+    text = SYNC_CUSTOM.read_text().replace("using namespace pto;\n", "using namespace pto;\nnamespace pto_auto {\n"
+                                           "struct Stage {};\n}\n")
+    path.write_text(text)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert (f"{path}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP are not supported "
+            "yet ('TSync_Custom' here)") in err, err

@@ -338,6 +338,31 @@ JUDGED: dict[str, str] = {
         "the pong tile at 0x800 (the L0A pong 0x8000 shifted right by 4, lines 119-122) ends at 0x1000, "
         "inside the 4 KiB L0A_SCALE; ptorewrite rounds both sides of a compact tile to max(16, 32 / "
         "element size), 32 here, and counts 256 x 32 = 8 KiB, hence the overflow and the overlap."),
+    "kernels/manual/a5/flash_atten/fa_performance_kernel.cpp": (
+        'real bugs by the machine model, latent on hardware (FIFO_MODE 1). (1) The P ring from UB to L1 has '
+        'two entries (`pMatTile`, `qkPreloadNum <= 2`), but the vector core waits for a free entry only from '
+        "the FIFO's configured depth on (`should_wait_consumption`: 8 tiles for the dn kernel's `sm2pvSync`, "
+        '2 after a construction credit for `pPipe`), while the cube core issues QK of tile t + 2 before PV of '
+        "tile t reads P(t): the vector core's TINSERT of P(t + 2) can overwrite the L1 entry the TEXTRACT of "
+        "PV(t) still reads. (2) The one `nzConvBuffer` is rewritten by the next P computation's TMOV (PIPE_V) "
+        'while the last TINSERT (MTE3) may still read it: the MTE3 -> V flags that guard it alternate two '
+        'event ids, so the wait before the TMOV is for the call before last. (3) The lost signals are the '
+        'one-bit-flag pattern of the other kernels: set_flag / wait_flag pairs on EVENT_ID0 back to back in '
+        "the QK, PV, softmax and GU helpers, the next helper's set not ordered after the previous wait. (4) "
+        'The PV ring through UB (`pvPipe`, two entries, sync period 2) waits for a free entry on even tiles '
+        "only: the push of tile 3 into entry 1 waits for nothing, so the cube core's TMOV into the entry and "
+        "the vector core's TADD reading tile 1 from it are unordered."),
+    "kernels/manual/a5/flash_atten/fa_performance_dn_kernel.cpp": (
+        'real bugs by the machine model, latent on hardware (FIFO_MODE 1). (1) The P ring from UB to L1 has '
+        'two entries (`pMatTile`, `qkPreloadNum <= 2`), but the vector core waits for a free entry only from '
+        "the FIFO's configured depth on (`should_wait_consumption`: 8 tiles for the dn kernel's `sm2pvSync`, "
+        '2 after a construction credit for `pPipe`), while the cube core issues QK of tile t + 2 before PV of '
+        "tile t reads P(t): the vector core's TINSERT of P(t + 2) can overwrite the L1 entry the TEXTRACT of "
+        "PV(t) still reads. (2) The one `nzConvBuffer` is rewritten by the next P computation's TMOV (PIPE_V) "
+        'while the last TINSERT (MTE3) may still read it: the MTE3 -> V flags that guard it alternate two '
+        'event ids, so the wait before the TMOV is for the call before last. (3) The lost signals are the '
+        'one-bit-flag pattern of the other kernels: set_flag / wait_flag pairs on EVENT_ID0 back to back in '
+        "the QK, PV, softmax and GU helpers, the next helper's set not ordered after the previous wait."),
 }
 TEST_ARCHS = ("a2a3", "a5")
 DIAG = re.compile(r"^(?:.*?:\d+:\d+: )?(error|warning|internal error): .*$|^ptorewrite: .*$", re.MULTILINE)

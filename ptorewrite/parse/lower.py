@@ -1419,43 +1419,48 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool]]:
         """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
-        nested in a loop, an if or a lambda."""
+        nested in a loop, an if or a lambda (every local of a function is found in one walk of it)."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
             fn = fn.semantic_parent
         if fn is None:
             return []
-        target = decl.hash
-        found: list[tuple[Cursor, bool]] = []
+        cache = self.__dict__.setdefault("_assignment_cache", {})
+        key = (fn.hash, fn.extent.start.offset, str(fn.location.file))
+        if key not in cache:
+            cache[key] = self._assignments_in(fn)
+        return cache[key].get(decl.hash, [])
+
+    def _assignments_in(self, fn: Cursor) -> dict[int, list[tuple[Cursor, bool]]]:
+        found: dict[int, list[tuple[Cursor, bool]]] = {}
         nesting = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.IF_STMT,
                    CursorKind.LAMBDA_EXPR, CursorKind.CXX_FOR_RANGE_STMT)
         todo = [(c, False) for c in fn.get_children()]
         while todo:
             c, nested = todo.pop()
+            kids = list(c.get_children())
             if c.kind in (CursorKind.BINARY_OPERATOR, CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                           CursorKind.UNARY_OPERATOR):
-                kids = list(c.get_children())
-                if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None \
-                        and kids[0].referenced.hash == target:
+                if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None:
                     text, _ = self.text_of(c)
                     if c.kind == CursorKind.UNARY_OPERATOR:
                         if "++" in text or "--" in text:
-                            found.append((c, nested))
+                            found.setdefault(kids[0].referenced.hash, []).append((c, nested))
                     else:
                         after = cp.tokenize(text[len(kids[0].spelling):])
                         if after and after[0].text in cp.ASSIGN_OPS:
-                            found.append((c, nested))
+                            found.setdefault(kids[0].referenced.hash, []).append((c, nested))
             elif c.kind == CursorKind.CALL_EXPR:
                 args = list(c.get_arguments())
                 for i, a in enumerate(args):
                     while a.kind == CursorKind.UNEXPOSED_EXPR and len(list(a.get_children())) == 1:
                         a = next(a.get_children())
                     if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
-                            a.referenced.hash == target and self._by_reference(c, i, len(args)):
-                        found.append((c, nested))  # the callee may assign it
+                            self._by_reference(c, i, len(args)):
+                        found.setdefault(a.referenced.hash, []).append((c, nested))  # the callee may assign it
             inner = nested or c.kind in nesting
-            todo.extend((k, inner) for k in c.get_children())
+            todo.extend((k, inner) for k in kids)
         return found
 
     def _by_reference(self, call: Cursor, index: int, nargs: int) -> bool:

@@ -15,6 +15,8 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   stand). A file the build compiles more than once with different definitions (the SYNCALL
   mix tests: once for the cube core, once for the vector core) is checked once per build, each
   build's outcome in its row;
+- `--set NAME=VALUE` for the run-time values `check` needs that only a kernel's host code knows
+  (`HOST_VALUES`: the allgather GEMM and GEMM-allreduce kernels, as their `main.cpp` launches them);
 - `-I BUILD` for the flash-attention kernels, whose instantiations are in a header their own
   build generates: the benchmark runs the kernel folder's `scripts/generate_cases.py` (pto-isa's
   generator) into a temporary folder as the folder's `run.sh` runs it by default (its default
@@ -81,6 +83,30 @@ GENERATED = {
     "kernels/manual/common/flash_atten": "kernels/automode/a2a3/flash_atten",
     "kernels/manual/a5/flash_atten": "kernels/automode/a5/flash_atten",
 }
+# Run-time values `check` needs that only a kernel's host code knows (a user checking the kernel
+# passes them with --set): kernel folder -> (NAME, VALUE) as pto-isa's own host program (main.cpp,
+# run.sh defaults: 2 ranks, this rank's id as given) launches it at the sizes its CMake build sets.
+_ALLGATHER_COMPUTE = (  # rank 1 of 2, so that block 0 computes a row group streamed from rank 0
+    ("chunk_flags->num_ranks", 2), ("chunk_flags->my_rank", 1), ("chunk_flags->epoch", 1),
+    ("chunk_flags->chunk_size", 4), ("chunk_flags->num_chunks_per_src", 16), ("*ptr", 1),
+    ("launch_block_count", 24))
+_ALLGATHER_COMM = (
+    ("blockNum", 48), ("hcclCtxRaw->rankNum", 2), ("hcclCtxRaw->rankId", 0), ("r->num_ranks", 2),
+    ("chunkFlags->chunk_size", 4), ("chunkFlags->num_chunks_per_src", 16), ("r->num_chunks_per_src", 16),
+    ("chunkFlags@peer", 0), ("ctx->windowsIn[ctx->rankId]", 0), ("ctx->windowsIn[pe]", 0))
+HOST_VALUES = {
+    f"kernels/manual/{arch}/{name}": values for arch in ("a2a3", "a5") for name, values in (
+        ("allgather_gemm/allgather_gemm_compute_kernel.cpp", _ALLGATHER_COMPUTE),
+        ("allgather_gemm/allgather_gemm_comm_kernel.cpp", _ALLGATHER_COMM),
+        ("gemm_ar/gemm_compute_kernel.cpp", (("k_per_rank", 6144), ("launch_block_count", 24))))
+}
+
+
+def host_values(row_path: str) -> list[str]:
+    """The `--set` flags of HOST_VALUES for a file (none for most)."""
+    return [x for name, value in HOST_VALUES.get(row_path, ()) for x in ("--set", f"{name}={value}")]
+
+
 # What a row of the AUTO table needs said beside its outcome: kernel path -> the note.
 NOTES: dict[str, str] = {
     "kernels/automode/a2a3/flash_atten/fa_performance_kernel.cpp": (
@@ -197,16 +223,16 @@ JUDGED: dict[str, str] = {
         "got the same copy from L1), so the output is the same whichever lands last; ptorewrite does not "
         "compare values."),
     "tests/npu/a5/src/st/testcase/mgather_gm2l1/mgather_gm2l1_kernel.cpp": (
-        "false positives of ptorewrite, not fixed (a small, clear fix). The MGATHER into the Mat tile (line "
-        "113, also 152) is called on every core, but in pto-isa's a5 MGATHER only the `__DAV_CUBE__` part "
-        "writes L1 (`copy_gm_to_cbuf` from a GM scratch); the vector part gathers into that scratch or does "
-        "nothing. ptorewrite counts the vector cores' MGATHER as writing the cube's L1, hence the WAW with "
-        "the cube's MGATHER and the WAR with the cube's `copy_cbuf_to_ubuf` (lines 39-40 via 24). (The WAW on"
-        " a vector core's UB between the two `copy_cbuf_to_ubuf` calls, from counting every raw L1 -> UB copy"
-        " as writing both vector cores' UB, is fixed: the third argument, 0 then 1, names the core.) The WAW "
-        "between vec0's and vec1's TSTORE to `out` is a question of the model: both vector cores store the "
-        "same bytes (each got the same copy from L1), so the output is the same whichever lands last; "
-        "ptorewrite does not compare values."),
+        "no real bug. (The MGATHER into the Mat tile (line 113, also 74 and 152) is called on every core; "
+        "in pto-isa's a5 MGATHER only the cube core writes L1 (the vector cores do nothing, or with "
+        "`GatherExec::Simt` the first one fills the GM scratch and signals the cube core on semaphore 2). "
+        "ptorewrite counted the vector cores' calls as writing the cube's L1: fixed, each core now issues "
+        "its own part.) (The WAW on a vector core's UB between the two `copy_cbuf_to_ubuf` calls, from "
+        "counting every raw L1 -> UB copy as writing both vector cores' UB, is fixed: the third argument, 0 "
+        "then 1, names the core.) The WAW between vec0's and vec1's TSTORE to `out` (lines 81, 120, 159), "
+        "one per instantiation, is a question of the model: both vector cores store the same bytes (each "
+        "got the same copy from L1), so the output is the same whichever lands last; ptorewrite does not "
+        "compare values, and the spec counts any unordered overlapping write as a race."),
     "tests/npu/a5/src/st/testcase/tinsert_zn/tinsert_zn_kernel.cpp": (
         "a real bug by the spec's rule that MTE3 writes to the same bytes may complete out of order (spec "
         "section 4): in the background case each vector core writes the whole L1 `matTile` with the raw "
@@ -315,11 +341,12 @@ JUDGED: dict[str, str] = {
         "the K loop sets (lines 175, 177) MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 49) "
         "after each panel's TLOADs; the set for the next panel waits only on an MTE1 -> MTE2 flag raised "
         "at the start (its L1 slot), not on MTE1's wait for the current panel, so if MTE1 is still "
-        "behind, the second set finds the flag still set and is lost, and the next wait hangs. The races "
-        "on L1 [0x3c00, 0x6000) between `fmapMat[0]` and `fmapMat[1]` (the TLOAD at line 174 against the "
-        "other buffer's TLOAD on the same line and the TIMG2COL at line 129) are a false positive of "
-        "ptorewrite, not fixed: the kernel gives the ConvTile's BufferSize in bytes and ptorewrite counts"
-        " it in elements (H is known only at run time), so the two buffers appear to overlap."),
+        "behind, the second set finds the flag still set and is lost, and the next wait hangs. (The races "
+        "on L1 between `fmapMat[0]` and `fmapMat[1]` are fixed: pto-isa counts a ConvTile's BufferSize in "
+        "elements, so this kernel, which gives it in bytes, declares twice the room it means, harmless in "
+        "manual mode; the instructions touch the rows the tile holds, `hinCount` as constructed at line "
+        "217, and `fmapMat[1]` sits right after them (line 232). ptorewrite counted the room; it now "
+        "tracks each slot's element count.)"),
     "kernels/manual/a5/matmul_mxfp8_performance/mxmatmul_performance_kernel.cpp": (
         "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: "
         "the K loop sets MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 42) after each panel's "
@@ -331,13 +358,11 @@ JUDGED: dict[str, str] = {
         "the K loop sets MTE2 -> MTE1 events 0 and 1 (through `SetFlag` at line 44) after each panel's "
         "TLOADs; the set for the next panel waits only on an MTE1 -> MTE2 flag raised at the start (its "
         "L1 slot), not on MTE1's wait for the current panel, so if MTE1 is still behind, the second set "
-        "finds the flag still set and is lost, and the next wait hangs. The scale-tile findings "
-        "(`aScaleTile` / `bScaleTile` reaching past L0A_SCALE / L0B_SCALE at lines 143, 148, and the WAW "
-        "between the ping and pong scale tiles) are a false positive of ptorewrite, not fixed (a small "
-        "fix): the compact 256 x 8 one-byte scale tile stores 2 KiB (its fractal is 32 bytes, 16 x 2), so "
-        "the pong tile at 0x800 (the L0A pong 0x8000 shifted right by 4, lines 119-122) ends at 0x1000, "
-        "inside the 4 KiB L0A_SCALE; ptorewrite rounds both sides of a compact tile to max(16, 32 / "
-        "element size), 32 here, and counts 256 x 32 = 8 KiB, hence the overflow and the overlap."),
+        "finds the flag still set and is lost, and the next wait hangs. (The scale-tile findings, "
+        "`aScaleTile` / `bScaleTile` reaching past L0A_SCALE / L0B_SCALE at lines 143, 148 and the WAW "
+        "between the ping and pong scale tiles, are fixed: a compact one-byte MX scale tile stores its "
+        "valid region in 32-byte fractals of 16 x 2, so 256 x 8 takes 2 KiB and the pong at 0x800 ends "
+        "inside the 4 KiB L0A_SCALE; ptorewrite rounded both sides to 32.)"),
     "kernels/manual/a5/flash_atten/fa_performance_kernel.cpp": (
         'real bugs by the machine model, latent on hardware (FIFO_MODE 1). (1) The P ring from UB to L1 has '
         'two entries (`pMatTile`, `qkPreloadNum <= 2`), but the vector core waits for a free entry only from '
@@ -493,13 +518,14 @@ def do_manual(row: Row, runner: Runner) -> Row:
     """`check` with the bundled headers; where it does not finish, `ir` tells whether the file is
     read at all, in either configuration, and `check` runs in the one that reads it."""
     path = str(runner.pto / row.path)
-    row.runs["check"] = runner.run(["check", *row.flags, path])
+    values = host_values(row.path)
+    row.runs["check"] = runner.run(["check", *row.flags, *values, path])
     if row.runs["check"].rc not in (0, 1):
         flags = read_both(row, runner, both=False)
         if flags is not None and flags != row.flags:
-            row.runs["check --pto-isa-root"] = runner.run(["check", *flags, path])
+            row.runs["check --pto-isa-root"] = runner.run(["check", *flags, *values, path])
     for i, flags in enumerate(row.builds, 2):
-        row.runs[f"check build {i}"] = runner.run(["check", *flags, path])
+        row.runs[f"check build {i}"] = runner.run(["check", *flags, *values, path])
     print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
     return row
 

@@ -330,6 +330,118 @@ def test_l1_to_ub_copy_writes_the_vector_core_it_names(capsys, tmp_path):
                            "[cube.MTE1]" in err, err
 
 
+def test_gather_into_l1_writes_l1_on_the_cube_core_only(capsys, tmp_path):
+    """MGATHER into a Mat tile, called on every core: the vector cores write no L1. With the SIMT
+    executor the first vector core fills the staging area and signals the cube core on semaphore
+    2, which orders the cube core's copy into L1 after it; a kernel that raises semaphore 2 itself
+    from another pipe collides with that signal."""
+    path = CLUSTER / "gather_into_l1.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0, out + err
+    assert "gather_scalar (cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s) " \
+           "(5 instructions and 6 syncs issued)" in out
+    # vec0's gather into the staging area, its signal, and the cube core's wait and copy.
+    assert "gather_simt (cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s) " \
+           "(6 instructions and 8 syncs issued)" in out
+    clash = tmp_path / "gather_into_l1.cpp"
+    clash.write_text(path.read_text().replace("    TSTORE(mine, got);\n",
+                                              "    TSTORE(mine, got);\n    set_intra_block(PIPE_MTE3, 2);\n"))
+    status, out, err = run(capsys, "check", "--arch", "a5", "--entry", "gather_simt", clash)
+    assert status == 2 and "semaphore 2 of cube is raised or taken on several pipes" in err, out + err
+
+
+A2A3_C2V = CLUSTER / "a2a3_fifo_c2v.cpp"
+A2A3_GM = CLUSTER / "a2a3_fifo_gm.cpp"
+A2A3_V2C = CLUSTER / "a2a3_fifo_v2c.cpp"
+
+
+def edited(tmp_path, kernel: Path, old: str, new: str, after: str = "") -> tuple[Path, str]:
+    """The kernel with `old` (the first one after `after`) replaced; the file keeps its name."""
+    text = kernel.read_text()
+    start = text.index(after) if after else 0
+    assert old in text[start:]
+    path = tmp_path / kernel.name
+    path.write_text(text[:start] + text[start:].replace(old, new, 1))
+    return path, text
+
+
+@pytest.mark.parametrize("kernel", [A2A3_C2V, A2A3_GM, A2A3_V2C], ids=["tiles", "global-tensors", "vector-to-cube"])
+def test_an_a2a3_fifo_through_its_gm_slots_is_clean(capsys, kernel):
+    status, out, err = run(capsys, "check", "--arch", "a2a3", kernel)
+    assert status == 0 and not err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+
+
+def test_an_a2a3_pop_loads_the_slot_on_mte2(capsys, tmp_path):
+    pair = "            set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n            wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n"
+    path, text = edited(tmp_path, A2A3_C2V, pair, "\n\n")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    tadds, tpop = line_of(text, "TADDS(y, x, 1.0f);"), line_of(text, "TPOP<Fifo")
+    assert f"{path}:{tadds}:13: error: data race (RAW) on vec0:UB" in err
+    assert f"TLOAD [vec0.MTE2] at {tpop}:13 writes x" in err
+
+
+def test_an_a2a3_push_stores_the_accumulator_on_fix(capsys, tmp_path):
+    pair = "            set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);\n            wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);\n"
+    path, text = edited(tmp_path, A2A3_C2V, pair, "\n\n")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TPUSH<Fifo')}:13: error: data race (RAW) on cube:L0C bytes [0x0, 0x1000): "
+            "TSTORE [cube.FIX] reads product while TMATMUL [cube.M]") in err
+
+
+@pytest.mark.parametrize("bound", ["3", "(get_subblockid() == 0 ? 4 : 3)"], ids=["both", "second-only"])
+def test_an_a2a3_producer_waits_for_the_free_signals_of_both_vector_cores(capsys, tmp_path, bound):
+    # Three pops of four tiles: the second free signal is never raised, and the pipe's end waits
+    # for it (a cube-core wait passes only once both vector cores signalled).
+    path, text = edited(tmp_path, A2A3_C2V, "i < 4", f"i < {bound}", after="if constexpr (ON_VEC)")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    decl = line_of(text, "Fifo fifo(")
+    assert (f"{path}:{decl}:5: error: deadlock: wait_flag_dev(1) on cube is never satisfied: no "
+            "ffts_cross_core_sync of the other core raises that semaphore for it, so the core hangs here") in err
+    push = line_of(text, "TPUSH<Fifo")
+    assert f"{path}:{push}:13: warning: ffts_cross_core_sync(PIPE_FIX, 0) on cube raises a semaphore" in err
+
+
+def test_an_a2a3_tfree_deleted_hangs_the_talloc_that_reuses_the_slot(capsys, tmp_path):
+    path, text = edited(tmp_path, A2A3_GM, "TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);", "")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TALLOC<Fifo')}:13: error: deadlock: wait_flag_dev(3) on cube is never "
+            "satisfied") in err
+
+
+def test_an_a2a3_slot_freed_before_its_load_races_on_gm(capsys, tmp_path):
+    load, free = "            TLOAD(x, part);\n", "            TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);\n"
+    path, text = edited(tmp_path, A2A3_GM, load + free, free + load)
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    store = line_of(text, "TSTORE(slot, product);")
+    assert "data race (RAW) on GM argument ring bytes [0x1000, 0x1800): TLOAD [vec0.MTE2] reads part while " \
+           f"TSTORE [cube.FIX] at {store}:13 writes slot" in err
+
+
+def test_an_a2a3_cube_pop_waits_for_both_vector_cores(capsys, tmp_path):
+    # The second vector core pushes three tiles of four: the cube core's fourth pop hangs.
+    path, text = edited(tmp_path, A2A3_V2C, "i < 4", "i < (get_subblockid() == 0 ? 4 : 3)",
+                        after="if constexpr (ON_VEC)")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TPOP<Fifo')}:13: error: deadlock: wait_flag_dev(4) on cube is never "
+            "satisfied") in err
+
+
+def test_an_a2a3_cube_pop_loads_its_local_l1_slots(capsys, tmp_path):
+    pair = "            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);\n            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);\n"
+    path, text = edited(tmp_path, A2A3_V2C, pair, "\n\n")
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TMOV(bRight, bMat);')}:13: error: data race (RAW) on cube:L1 bytes "
+            f"[0x10000, 0x10800): TMOV [cube.MTE1] reads bMat while TLOAD [cube.MTE2] at "
+            f"{line_of(text, 'TPOP<Fifo')}:13 writes bMat") in err
+
 # ---------------------------------------------------------------- a5 flag pairs and explicit-index FIFOs
 
 SYNC_CUSTOM = CLUSTER / "sync_custom.cpp"

@@ -491,6 +491,23 @@ def test_2d_views_whose_constructors_give_the_extents(tmp_path, layout, shape, s
     assert tuple(x.const_value() for x in g.stride) == stride
 
 
+def test_2d_views_with_one_fixed_extent_take_rows_and_cols_from_their_constructor(capsys):
+    """`BaseShape2D<T, 16, DYNAMIC> s(16, rowLen)` (and TileShape2D likewise): the two values are
+    rows and cols whichever of them the template fixes; only the entries the template leaves
+    dynamic take them."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "two_value_strides.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    ga, gb, gc = (next(g for g in k.gm_tensors if g.name == n) for n in ("ga", "gb", "gc"))
+    row_len = 100
+    def at(xs):
+        return tuple(x.eval({"rowLen": row_len}) for x in xs)
+    assert at(ga.stride) == (16 * row_len,) * 3 + (row_len, 1)
+    assert at(gb.stride) == (64 * row_len,) * 3 + (1, row_len)
+    assert at(gc.shape) == (1, 1, 1, 16, 64) and at(gc.stride) == at(ga.stride)
+    assert cli_main(["check", "--set", f"rowLen={row_len}", str(path)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+
+
 def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys):
     """ConvTile<Vec, half, 256, NCHW, ConvTileShape<1, 16, 2, 8>>: one row of its 256 elements,
     touched whole; `check` finds the race of the unordered store; `simulate` does not compute it."""
@@ -506,6 +523,23 @@ def test_conv_tiles_are_whole_tiles_to_check_and_refused_by_the_emulator(capsys)
     assert cli_main(["simulate", "--entry", "conv_tiles<true>", str(path)]) == 2
     assert "33:5: error: ConvTile 'dst': the emulator does not compute N-D (NC1HWC0) tiles" in capsys.readouterr().err
 
+
+def test_conv_tile_with_a_run_time_dimension_touches_the_elements_it_holds(capsys):
+    """ConvTile<Mat, half, 4096, NC1HWC0, ConvTileShape<1, 2, -1, 16, 16>>: room for 4096 elements
+    (BufferSize counts elements), of which each slot holds 2 x rows x 16 x 16, as constructed last
+    for that slot (`fmap[i] = Fmap(rows)` in a loop). Back-to-back buffers do not overlap in the
+    short last block; buffers that share a row do, also when the other slot is built shorter."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "conv_tile_rows.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, entry="conv_tile_rows<0, 0>"))
+    fmap = k.tile("fmap")
+    assert (fmap.rows, fmap.cols, fmap.valid_cols, fmap.conv_static, fmap.nbytes) == (1, 4096, None, 512, 8192)
+    assert fmap.valid_var
+    assert cli_main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "conv_tile_rows<0, 0>: 0 race(s), 0 flag problem(s)" in out
+    assert "conv_tile_rows<-1, 0>: 1 race(s)" in out and "conv_tile_rows<-1, 3>: 1 race(s)" in out
+    assert "data race (WAW) on L1 bytes [0x1c00, 0x2000): TLOAD [MTE2] writes fmap[1] while TLOAD [MTE2] at 29:9 " \
+           "writes fmap[0]" in err
 
 def test_img2col_configuration_and_timg2col(capsys):
     """A ConvTile's img2col setters are configuration only; TIMG2COL writes its Left tile on MTE1."""
@@ -551,6 +585,24 @@ def test_compact_tiles_store_their_valid_region(capsys):
     assert "outside" not in err
     assert cli_main(["simulate", "--entry", "compact_tiles<true>", str(path)]) == 2
     assert "compact tile 'left0': the emulator does not lay out compact-mode tiles" in capsys.readouterr().err
+
+
+def test_compact_mx_scale_tiles_store_fractals_of_16_by_2(capsys, tmp_path):
+    """A compact a5 MX scale tile rounds its valid rows to 16 and its columns to 2 (left scales),
+    or its rows to 2 and its columns to 16 (right scales): 256 x 8 one-byte scales take 2 KiB and
+    8 x 64 take 512 B, so ping and pong fit their buffers side by side; a pong placed inside the
+    ping is still reported."""
+    path = Path(__file__).resolve().parent / "kernels" / "shapes" / "compact_mx_scales.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False, arch="a5"))
+    assert (k.tile("leftScale").nbytes, k.tile("rightScale").nbytes) == (2048, 512)
+    assert cli_main(["check", "--arch", "a5", str(path)]) == 0
+    assert "compact_mx_scales.cpp: 0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    inside = tmp_path / "compact_mx_scales.cpp"
+    inside.write_text(path.read_text().replace("TASSIGN(leftScale[1], 0x800);", "TASSIGN(leftScale[1], 0x400);"))
+    assert cli_main(["check", "--arch", "a5", str(inside)]) == 1
+    err = capsys.readouterr().err
+    assert "data race (WAW) on L0A_SCALE bytes [0x400, 0x800): TEXTRACT [MTE1] writes leftScale[1]" in err
+    assert "past the end" not in err
 
 
 # ---------------------------------------------------------------- scalar operands
@@ -831,6 +883,62 @@ def test_texpands_of_an_l1_tile_runs_on_mte2(capsys):
     assert f"{path}:26:5: error: data race (RAW) on L1 bytes [0x0, 0x2000): TMOV [MTE1] reads aMat while " \
            "TEXPANDS [MTE2] at 18:5 writes aMat" in err
 
+
+def test_a_dependent_type_constructed_in_an_expression_parses():
+    # `typename G::Shape(rows)`, as a GlobalTensor's run-time shape argument in a template.
+    from ptorewrite.parse.cparse import Call, Name, parse_expression
+
+    node = parse_expression("typename GlobalBias::Shape(validM)")
+    assert isinstance(node, Call) and isinstance(node.callee, Name)
+    assert node.callee.parts == ("GlobalBias", "Shape") and len(node.args) == 1
+
+
+NULL_KERNEL = LANG / "null_pointers.cpp"
+
+
+def test_a_pointer_declared_null_and_set_in_a_loop_points_into_its_argument(capsys):
+    """`T *p = nullptr;` set deeper: based on the argument its assignments derive it from, with
+    its offset and nullness in scalars; the race through it is found."""
+    k = load_kernel(str(NULL_KERNEL), FrontendOptions(auto_mode=False))
+    last = next(g for g in k.gm_tensors if g.name == "last")
+    assert last.param == "out" and str(last.offset_bytes) == "pending@offset"
+    tests = [s.cond for s in ir.walk(k.body) if isinstance(s, ir.If)]
+    assert "(stamp@null != 1)" in {str(c) for c in tests}  # `stamp != nullptr`
+    assert cli_main(["check", "--set", "rows=3", str(NULL_KERNEL)]) == 0
+    assert "0 race(s), 0 flag problem(s) (9 instructions" in capsys.readouterr().out
+    assert cli_main(["check", "-D", "RACY", "--set", "rows=3", str(NULL_KERNEL)]) == 1
+    err = capsys.readouterr().err
+    assert "54:9: error: data race (RAW) on GM argument out bytes [0x400, 0x600): TLOAD [MTE2] reads back while " \
+           "TSTORE [MTE3] at 51:9 writes last" in err
+
+
+def test_a_null_pointer_set_from_another_argument_later_is_refused(capsys, tmp_path):
+    bad = tmp_path / "two_bases.cpp"
+    bad.write_text(NULL_KERNEL.read_text().replace("        havePending = true;\n",
+                                                   "        havePending = true;\n        pending = in + r;\n", 1))
+    assert cli_main(["check", "--set", "rows=3", str(bad)]) == 2
+    assert "error: GM pointer 'pending' is pointed at another kernel argument inside a loop" in capsys.readouterr().err
+
+
+def test_a_tile_chosen_at_run_time_is_used_under_its_condition(capsys):
+    """`auto &cur = parity ? pong : ping;`: every statement naming `cur` runs once per choice
+    under `if (cur@choice)`; `cur.RowMaskInternal = n` and `cur.SetValidCol(n)` widen both
+    tiles' valid shapes to their capacity with a warning; the race on the pong tile is found."""
+    path = LANG / "tile_choice.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    loads = [s for s in ir.walk(k.body) if isinstance(s, ir.If) and str(s.cond) == "(cur@choice != 0)"]
+    assert [(x.then.stmts[0].op, [str(a.value) for a in x.then.stmts[0].tile_args],
+             [str(a.value) for a in x.other.stmts[0].tile_args]) for x in loads] == \
+        [("TLOAD", ["pong"], ["ping"]), ("TSTORE", ["pong"], ["ping"])]
+    assert all(t.valid_rows is None and t.valid_cols is None for t in k.tiles)
+    values = ["--set", "chunks=5", "--set", "lastRows=3"]
+    assert cli_main(["check", *values, str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "0 race(s), 0 flag problem(s) (10 instructions" in captured.out
+    assert "tile 'pong' gets a new run-time valid shape here; `check` counts all its rows" in captured.err
+    assert cli_main(["check", "-D", "RACY", *values, str(path)]) == 1
+    assert "38:9: error: data race (WAR) on UB bytes [0x800, 0x1000): TLOAD [MTE2] writes cur while TSTORE [MTE3] " \
+           "at 41:9 reads cur" in capsys.readouterr().err
 
 # ---------------------------------------------------------------- helpers that issue work and return values
 

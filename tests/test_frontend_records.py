@@ -97,3 +97,14 @@ def test_structs_passed_or_copied_by_value_are_copies():
     src = next(g for g in k.gm_tensors if g.name == "src")
     # Widened(plan) = 128 leaves plan.step at 64; StepOfCopy = 64 + 1: 257 floats in.
     assert src.offset_bytes == Const(257 * 4)
+
+
+def test_a_reference_to_a_struct_in_gm_reads_its_members_where_they_are_used(capsys):
+    """`const __gm__ Group &group = tiling->group;`: the reference is the GM location of the
+    nested struct (offset 4 in `Tiling`); `group.rows` is a scalar read there, a run-time value."""
+    path = LANG / "gm_struct_reference.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    loop = next(s for s in ir.walk(k.body) if isinstance(s, ir.For))
+    assert str(loop.stop) == "tilingGm+4->rows"
+    assert cli_main(["check", "--set", "tilingGm+4->rows=3", "--set", "tilingGm+4->stride=64", str(path)]) == 0
+    assert "0 race(s), 0 flag problem(s) (6 instructions" in capsys.readouterr().out

@@ -844,7 +844,7 @@ def test_unknown_instruction(capsys, name, message):
     ("macro_instrs.cpp", "LOAD_AND_SCALE(x, src", "macro 'LOAD_AND_SCALE' expands to PTO statements"),
     ("recursion.cpp", "accumulate<N>(acc, x, depth - 1);", "recursion is not supported ('accumulate' calls itself)"),
     ("goto.cpp", "goto done;", "goto is not supported"),
-    ("while_loop.cpp", "while (i < n)", "while/do loops are not supported"),
+    ("do_loop.cpp", "do {", "do loops are not supported"),
     ("pointer_in_loop.cpp", "p = out;", "GM pointer 'p' is pointed at another kernel argument inside a loop"),
     ("view_used_before_tassign.cpp", "TASSIGN(src,", "GlobalTensor 'src' is used in this loop before its TASSIGN"),
     ("template_entry.cpp", "TemplatedEntry(", "the kernel template 'TemplatedEntry' is not instantiated in this file"),

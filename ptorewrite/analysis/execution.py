@@ -38,8 +38,11 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import (
+    DRAINS_BEFORE,
+    SIMT_GATHER_SEMAPHORE,
     UB_SCRATCH_OPS,
     is_scratch,
+    l1_gather_part,
     scratch_reach,
     window_position,
     with_fp_forms,
@@ -170,6 +173,9 @@ class Step:
         if self.kind == "barrier":
             return f"pipe_barrier(PIPE_{self.pipe})"
         if self.kind in ("xset", "xwait"):
+            if getattr(self.stmt, "ffts", False):  # the cube core's ids 16..31 are the second vector core's
+                sem = self.event % 16
+                return f"ffts_cross_core_sync(PIPE_{self.pipe}, {sem})" if self.kind == "xset" else f"wait_flag_dev({sem})"
             return f"{self.kind[1:]}_intra_block(PIPE_{self.pipe}, {self.event})"
         return f"{self.kind}_flag({self.src}->{self.dst}, {self.event})"
 
@@ -219,6 +225,12 @@ class Trace:
     @property
     def mode(self) -> str:
         return self.kernel.mode
+
+
+def _state(env: dict, skip: str) -> dict:
+    """The values a loop iteration may change (the executor's variables are scalars), for
+    comparing two iterations."""
+    return {k: v for k, v in env.items() if k != skip}
 
 
 def located(message: str, stmt, notes: tuple[Diagnostic, ...] = ()) -> PtoError:
@@ -300,6 +312,10 @@ class Machine:
         self._scratch = None
         self._summaries: dict[int, tuple[ir.Instr, ir.Instr]] = {}  # see summarize_reads
         self.warnings: list[Diagnostic] = []
+        # While loops whose iteration changed nothing: the iteration it first happened in (see
+        # _repeats_once), and the loops already warned about.
+        self._repeating: dict[int, int | None] = {}
+        self._repeat_warned: set[int] = set()
         self._warned: set = set()
         if (self.manual or placement is not None) and arch.ub_scratch is not None:
             self._scratch = single("UB", *arch.ub_scratch)
@@ -486,9 +502,12 @@ class Machine:
             self.count()
             self.iters.append((id(s), k))
             self.iters_now = tuple(self.iters)
+            before = _state(self.env, s.var) if s.kind == "while" else None
             self.stmt(s.body)
             self.iters.pop()
             self.iters_now = tuple(self.iters)
+            if before is not None and before == _state(self.env, s.var) and self._repeats_once(s, k):
+                break
             old = self.env[s.var]
             self.env[s.var] = self.eval(s.update, s)
             if self.env[s.var] == old:
@@ -496,6 +515,26 @@ class Machine:
             k += 1
         self.loops.pop()
         self.leave_loop(s, self.env[s.var])
+
+    def _repeats_once(self, s: ir.For, k: int) -> bool:
+        """A while loop's iteration left every value as it found it: with the values given, every
+        later iteration repeats it (same statements, same places, same event ids) and the loop
+        ends only when something the model does not see changes (a poll of GM that another core
+        or rank writes). Two such iterations stand for any number of them: a dependence or a
+        flag reaches at most one iteration back, as for a loop of period 1 on the bounded trace
+        (docs/design.md, "Loops"). True when the loop stops here; the first time, one more."""
+        seen = self._repeating
+        if seen.get(id(s)) is None:
+            seen[id(s)] = k
+            return False
+        if id(s) not in self._repeat_warned:
+            self._repeat_warned.add(id(s))
+            self.warnings.append(Diagnostic(
+                "warning", "this while loop's iterations change nothing the model sees with the values given (its "
+                "condition waits for memory another core or rank writes): two iterations are checked, standing for "
+                "any number of them, and the loop is left after them", s.loc))
+        seen[id(s)] = None
+        return True
 
     def leave_loop(self, s: ir.For, last) -> None:
         if s.keeps_var:
@@ -768,8 +807,43 @@ class Machine:
             if len(memo) < _MEMO_PER_INSTR:
                 memo[key] = hit
         operands, accesses, template = hit
+        if s.op == "MGATHER" and s.args[0].kind == "tile" and s.args[0].value.tile.tile_type == "Mat" and \
+                self.kernel.core in ("vec", "cube"):
+            self.gather_into_l1(s, operands, accesses, template)
+            return
+        drained = DRAINS_BEFORE.get((self.arch.name, s.op))
+        if drained is not None and self.manual:  # part of the instruction: a manual kernel relies on it
+            self.issue(Step(len(self.steps), "barrier", drained,
+                            ir.Sync("barrier", drained, None, None, s.loc, s.via), self.seq))
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                         iters=self.iters_now))
+
+    def gather_into_l1(self, s: ir.Instr, operands, accesses, template) -> None:
+        """MGATHER into an L1 tile: the part this core type runs (`l1_gather_part`)."""
+        part = l1_gather_part(template, self.kernel.core, self.env.get("subblock_idx"), self.arch)
+        if part == "none":
+            return
+        if part == "whole":
+            self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
+                            iters=self.iters_now))
+            return
+        signal = self.manual and self.cross_core
+        sem = ex.Const(SIMT_GATHER_SEMAPHORE)
+        if part == "simt-gather":
+            # The GM accesses only (table, indices, staging area), done when the call returns.
+            gm = tuple(a for a in accesses if a.footprint.space.startswith("GM:"))
+            self.issue(Step(len(self.steps), "op", "S", s, self.seq, operands, gm, template, iters=self.iters_now))
+            if signal:
+                self.issue(Step(len(self.steps), "xset", "S", ir.CrossSync("set", "S", sem, s.loc, s.via), self.seq,
+                                event=SIMT_GATHER_SEMAPHORE))
+            return
+        if signal:
+            self.issue(Step(len(self.steps), "xwait", s.pipe, ir.CrossSync("wait", s.pipe, sem, s.loc, s.via),
+                            self.seq, event=SIMT_GATHER_SEMAPHORE))
+        # The copy of the staging area (the last GM operand) into the tile.
+        kept = [o if i == 0 or i == len(operands) - 1 else None for i, o in enumerate(operands)]
+        self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, tuple(self.accesses(s, kept)),
+                        template, iters=self.iters_now))
 
     def tile_inputs(self, a: ir.Arg, s: ir.Instr, scratch: bool = False) -> tuple:
         ref: ir.TileRef = a.value
@@ -781,18 +855,21 @@ class Machine:
         if decl.compact and self.require_semantics:
             raise located(f"compact tile '{ref}': the emulator does not lay out compact-mode tiles (their valid "
                           "region stored densely)", s)
+        slot = self.slot_of(ref, s)
         if scratch:  # used by its address and capacity shape; its valid shape does not matter
             vr, vc = decl.rows, decl.cols
         else:
             vr = decl.rows if decl.valid_rows is None else int(self.eval(decl.valid_rows, s))
             vc = decl.cols if decl.valid_cols is None else int(self.eval(decl.valid_cols, s))
+            if decl.valid_var:  # tracked per slot where the tile is constructed (a ConvTile's elements)
+                count = self.env.get(f"{decl.valid_var}#{slot}")
+                vc = int(count) if isinstance(count, (int, float)) else decl.cols
         if vr < 0 or vc < 0:
             raise located(f"valid shape {vr}x{vc} of '{ref}' is negative", s)
         if vr == 0 or vc == 0:
             vr, vc = min(vr, decl.rows), min(vc, decl.cols)  # no element: nothing touched, whatever the other
         elif vr > decl.rows or vc > decl.cols:
             raise located(f"valid shape {vr}x{vc} of '{ref}' exceeds its {decl.rows}x{decl.cols} capacity", s)
-        slot = self.slot_of(ref, s)
         place = self.place_at(ref, slot, s)
         return slot, place.buffer, place.address, vr, vc
 
@@ -916,7 +993,7 @@ class Machine:
                 self.beyond(f"'{o.text}' reaches byte {fp.hi:#x} of {o.place.buffer}, beyond its "
                             f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)
             return fp
-        if o.decl.slayout != "NoneBox":
+        if o.decl.slayout != "NoneBox" and not o.decl.valid_var:
             exact = self.boxed_window(o, window) if window is not None else None
             if exact is not None:
                 return exact

@@ -12,6 +12,7 @@ after the first one is the instruction's scratch (`tmp`) tile: see `is_scratch`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ptorewrite.arch import ArchProfile
@@ -397,3 +398,31 @@ def event_class_pipe(op_class: str) -> str | None:
     if op_class in EVENT_CLASS_PIPE:
         return EVENT_CLASS_PIPE[op_class]
     return None if op_class == "OP_COUNT" or not op_class.isupper() else "V"
+
+
+# MGATHER into an L1 (Mat) tile, split between the core types as pto-isa compiles it for each:
+# the cube core does the whole gather (the scalar walk of the indices, the MTE2 copy into L1),
+# and a vector core does nothing, since L1 is the cube core's. With a5's `GatherExec::Simt` the
+# first vector core (subblock 0) gathers into the GM staging area instead (a SIMT grid its scalar
+# unit waits for) and raises cluster semaphore SIMT_GATHER_SEMAPHORE from PIPE_S; the cube core
+# waits for it on MTE2 and then copies the staging area into L1. The second vector core does nothing.
+SIMT_GATHER_SEMAPHORE = 2
+
+
+def l1_gather_part(template: Mapping[str, str], core: str, subblock, arch: ArchProfile) -> str:
+    """What `core` ("vec" or "cube"; subblock 0 or 1, None when not known) does of an MGATHER
+    into a Mat tile: "whole", "none", "simt-gather" (vector core: GM staging area, then the
+    signal) or "simt-copy" (cube core: wait for the signal, then copy into L1)."""
+    simt = arch.name == "a5" and template.get("GatherExec") == "Simt"
+    if core == "cube":
+        return "simt-copy" if simt else "whole"
+    if not simt or subblock == 1:
+        return "none"
+    return "simt-gather"
+
+
+# Instructions whose pto-isa implementation drains a pipe before its own work, per architecture.
+# a2a3's TSTORE_FP (TSTORE of an accumulator with a Scaling tile) points the fixpipe at its
+# quantisation parameters and then issues pipe_barrier(PIPE_FIX) before the store, so every
+# earlier FIX instruction (the TMOV that fills the Scaling tile from L1) has completed; a5's does not.
+DRAINS_BEFORE: dict[tuple[str, str], str] = {("a2a3", "TSTORE_FP"): "FIX"}

@@ -39,6 +39,10 @@ DTYPE_BYTES = {
     "hif8": 1, "fp8_e8m0": 1, "int4": 0.5, "fp4_e2m1": 0.5, "fp4_e1m2": 0.5, "bool": 1,
 }
 
+# The (row, column) edges of an a5 MX scale tile's 32-byte fractal: pto-isa's load_cbuf_to_ca_mx /
+# _cb_mx step 16 rows by a column pair (left scales) or a row pair by 16 columns (right scales).
+MX_SCALE_FRACTAL = {"ScaleLeft": (16, 2), "ScaleRight": (2, 16)}
+
 
 @dataclass(frozen=True)
 class Alias:
@@ -82,6 +86,12 @@ class TileDecl:
     overhang: int = 0
     # CompactMode::Normal (cube tiles): only the valid region is stored, densely, in whole fractals.
     compact: bool = False
+    # A ConvTile with dynamic dimensions: the product of its static ones (see types.make_conv_tile).
+    conv_static: int = 0
+    # When set, slot k's valid columns are the scalar `f"{valid_var}#{k}"`, which the statements
+    # that construct the tile assign (a ConvTile's element count, given again by `t[i] = T(h)`);
+    # valid_cols is then None, the capacity, for every analysis that does not run the kernel.
+    valid_var: str = ""
     fractal: int | None = None  # SFractalSize in bytes where the declaration says (see execution.boxed_window)
 
     @property
@@ -112,9 +122,14 @@ class TileDecl:
         """Bytes a compact tile with this valid shape stores: its valid rows and columns each
         rounded up to whole fractals. pto-isa rounds rows to 16 or to the 32-byte block (C0) and
         columns to the other, or both to the fractal edge when transposing; rounding both to the
-        larger of 16 and C0 covers every form."""
-        edge = max(16, int(32 / self.elem_bytes))
-        return int(-(-valid_rows // edge) * edge * -(-valid_cols // edge) * edge * self.elem_bytes)
+        larger of 16 and C0 covers every form. An a5 MX scale tile's fractal is 32 bytes of 16 x 2
+        (16 rows of a column pair for the left scales, a row pair of 16 columns for the right
+        ones), and the MX loads into L0A / L0B scales write whole fractals of it and nothing
+        more: valid rows and columns round to those edges."""
+        row_edge, col_edge = MX_SCALE_FRACTAL.get(self.tile_type, (0, 0))
+        if not row_edge:
+            row_edge = col_edge = max(16, int(32 / self.elem_bytes))
+        return int(-(-valid_rows // row_edge) * row_edge * -(-valid_cols // col_edge) * col_edge * self.elem_bytes)
 
     @property
     def nbytes(self) -> int:
@@ -278,7 +293,7 @@ class Sync(Stmt):
 
 @dataclass(eq=False)
 class CrossSync(Stmt):
-    """A flag between the cores of one cluster (a5 `set_intra_block` / `wait_intra_block`).
+    """A flag between the cores of one cluster (a5 `set_intra_block` / `wait_intra_block`, a2a3 ffts flags).
 
     `pipe` is the pipe of the calling core that raises the flag when its earlier work is done
     (set), or that stalls until the flag is raised (wait); `sem` is the semaphore id as written
@@ -289,6 +304,9 @@ class CrossSync(Stmt):
     sem: Expr
     loc: SourceRange
     via: tuple[SourceRange, ...] = ()
+    # a2a3 ffts flags (`ffts_cross_core_sync` / `wait_flag_dev`, lowered from a TPipe): named so
+    # in diagnostics; a wait is on PIPE_S (it stalls the whole core).
+    ffts: bool = False
 
 
 @dataclass(eq=False)
@@ -329,7 +347,7 @@ class For(Stmt):
     body: Block
     loc: SourceRange
     inclusive: bool = False  # `<=` / `>=` bounds
-    kind: str = "for"  # "for" or "MultiBuffered"
+    kind: str = "for"  # "for", "MultiBuffered" or "while" (a general loop over a counter of its own)
     buffers: int | None = None  # MultiBuffered<N>
     cpp_var: str = ""  # how the induction variable is spelled in C++ inside the body
     cond: Expr | None = None  # general form: the loop runs while this holds

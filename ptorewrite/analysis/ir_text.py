@@ -63,7 +63,9 @@ def format_stmt(s: ir.Stmt, depth: int, out: list[str]) -> None:
     elif isinstance(s, ir.Instr):
         out.append(pad + format_instr(s))
     elif isinstance(s, ir.For):
-        if s.counted:
+        if s.kind == "while":
+            head = f"while {s.cond} (counted by {s.var})"
+        elif s.counted:
             op = "<=" if s.inclusive else "<"
             head = f"for {s.var} = {s.start}; {s.var} {op} {s.stop}; {s.var} += {s.step}"
         else:

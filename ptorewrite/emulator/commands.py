@@ -148,7 +148,9 @@ def _warn_cores_alone(kernels, reporter: Reporter, what: str) -> None:
     for k in kernels:
         first = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync)), None)
         if first is not None:
-            reporter.warn(f"{what} (core {k.core}): its set_intra_block / wait_intra_block are not modelled "
+            flags = ("ffts_cross_core_sync / wait_flag_dev" if first.ffts else
+                     "set_intra_block / wait_intra_block")
+            reporter.warn(f"{what} (core {k.core}): its {flags} are not modelled "
                           "(`check` runs the cores of the cluster together)", first.loc)
 
 

@@ -127,12 +127,15 @@ class FlagProblem:
     def _cross_diagnostic(self) -> Diagnostic:
         s = self.steps[0]
         where = f"on {s.core} " if s.core else ""
+        ffts = getattr(s.stmt, "ffts", False)  # a2a3: a wait_flag_dev stalls the whole core
+        set_name, wait_name = ("ffts_cross_core_sync", "wait_flag_dev") if ffts else ("set_intra_block",
+                                                                                      "wait_intra_block")
         if self.kind == "never-set":
-            msg = (f"deadlock: {s.name} {where}is never satisfied: no set_intra_block of the other core raises "
-                   f"that semaphore for it, so PIPE_{s.pipe} of {s.core} hangs here")
+            msg = (f"deadlock: {s.name} {where}is never satisfied: no {set_name} of the other core raises "
+                   f"that semaphore for it, so {'the core' if ffts else f'PIPE_{s.pipe} of {s.core}'} hangs here")
             notes = ()
         elif self.kind == "left-raised":
-            msg = (f"{s.name} {where}raises a semaphore no wait_intra_block of the other core takes: it is still "
+            msg = (f"{s.name} {where}raises a semaphore no {wait_name} of the other core takes: it is still "
                    "raised when the kernel ends (nothing in this kernel waits on it; the next kernel on this "
                    "cluster starts with it raised)")
             return Diagnostic("warning", msg, to_location(s.loc), _via_notes(s))
@@ -140,11 +143,11 @@ class FlagProblem:
             msg = (f"deadlock: {s.name} {where}can raise its semaphore a {CROSS_CORE_SEMAPHORE_LIMIT + 1}th time "
                    f"before the other core has taken the earlier signals: the counter holds "
                    f"{CROSS_CORE_SEMAPHORE_LIMIT}, so a signal is lost and a later wait hangs")
-            notes = (Diagnostic("note", "the wait_intra_block it must follow", to_location(self.steps[1].loc)),)
+            notes = (Diagnostic("note", f"the {wait_name} it must follow", to_location(self.steps[1].loc)),)
         else:
             msg = (f"deadlock: {s.name} {where}waits for a signal the other core raises only after work that "
                    "depends on this wait: the cores wait on each other forever")
-            notes = tuple(Diagnostic("note", "the set_intra_block it waits for", to_location(x.loc))
+            notes = tuple(Diagnostic("note", f"the {set_name} it waits for", to_location(x.loc))
                           for x in self.steps[1:])
         return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
 
@@ -492,7 +495,11 @@ def check(trace: Trace) -> CheckResult:
             count[p] += 1
             front[lane] = vc
             if _blocks_scalar(s):
-                step_vc[i] = vc
+                # What the core issues after it follows the wait itself too (an a2a3 wait_flag_dev
+                # stalls the core: a set on another pipe after it covers it).
+                done = list(vc)
+                done[p] = count[p]
+                step_vc[i] = done
         else:  # barrier
             vc = list(base)
             vc[p] = count[p]

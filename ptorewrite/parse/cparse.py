@@ -415,6 +415,9 @@ class Parser:
         if t.kind == "id" and t.text in ("true", "false"):
             self.next()
             return Num(t.offset, t.text == "true")
+        if t.text == "typename" and self.peek(1) is not None and self.peek(1).kind == "id":
+            self.next()  # `typename T::Shape(n)`: a dependent type constructed in an expression
+            return self.name()
         if t.kind == "id" or t.text == "::":
             return self.name()
         raise ParseError(f"unexpected {t.text!r}", t.offset)

@@ -43,7 +43,7 @@ def user_functions(tu_cursor: Cursor, user_files: set[str]) -> dict[str, list[Cu
     return out
 
 
-# What the front end lowers itself on a5 for `check` (parse.fifo).
+# What the front end lowers itself on a5 and a2a3 for `check` (parse.fifo).
 FIFO_MODELLED = frozenset({"TPUSH", "TPOP", "TPipe"})
 # The a5 flag pairs and explicit-index FIFOs it lowers too (parse.mpipe).
 A5_SYNC_OBJECTS = frozenset({"TMPipe", "TSync_Custom"})

@@ -1,4 +1,4 @@
-"""a5 cross-core FIFOs (`TPipe`) and TPUSH / TPOP / TFREE, lowered to the cluster's flags and moves.
+"""Cross-core FIFOs (`TPipe`) and TPUSH / TPOP / TFREE, lowered to the cluster's flags and moves.
 
 A `TPipe<FlagID, Direction, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>` is a ring of SlotNum
 slots of SlotSize bytes in the consumer's buffer, guarded by two cluster semaphores: FlagID
@@ -30,8 +30,8 @@ the cores of the cluster:
   its layout; a per-channel quantization also reads the Scaling tile SET_QUANT_VECTOR named.
 - DIR_C2V_GM is the C2V ring in GM, with GlobalTensor views instead of tiles (TALLOC, TPUSH,
   TPOP, TFREE; see `_lower_gm_fifo`).
-- The other directions (V2C and both ways through GM, control words) and the a2a3 pipes are
-  refused with a located error.
+- The other directions (V2C and both ways through GM, control words) are refused with a
+  located error. a2a3 pipes keep their slots in GM and signal with ffts flags: `fifo_a2a3`.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop
 from ptorewrite.analysis.instructions import lookup, pipe_of, tile_accesses
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
+from ptorewrite.parse.fifo_a2a3 import A2a3FifoLowering
 from ptorewrite.parse.values import Ptr, Scope, elem_bytes
 
 FIFO_CALLS = frozenset({"TPUSH", "TPOP", "TFREE", "TALLOC"})
@@ -73,11 +74,12 @@ class PipeObject:
     pushed: str  # IR scalar: tiles this core has pushed
     popped: str  # IR scalar: tiles this core has popped
     loc: ir.SourceRange
-    gm_buffer: object = None  # the GM slot buffer (a Ptr; DIR_C2V_GM)
+    gm_buffer: object = None  # the GM slot buffer (a Ptr; DIR_C2V_GM, and every a2a3 pipe)
+    waited: str = ""  # a2a3, IR scalar: the producer's waits for a free slot
 
 
-class FifoLowering:
-    """The TPipe part of `lower.Lowering` (mixed in)."""
+class FifoLowering(A2a3FifoLowering):
+    """The TPipe part of `lower.Lowering` (mixed in); a2a3 pipes are lowered by `fifo_a2a3`."""
 
     core: str = ""  # set by the front end: "cube" or "vec"
 
@@ -93,9 +95,14 @@ class FifoLowering:
 
     def declare_pipe(self, t: ty.PipeType, name: str, init: list[cp.Node], scope: Scope, loc: ir.SourceRange,
                      offset: int, out: list[ir.Stmt]) -> PipeObject:
+        if self.arch.name == "a2a3":
+            def make(c2v, v2c, names, gm):
+                p = PipeObject(name, t, c2v, v2c, names[0], names[1], loc, gm, names[2])
+                self._pipes().append(p)
+                return p
+            return self.declare_a2a3_pipe(t, name, init, scope, loc, offset, out, make)
         if self.arch.name != "a5":
-            raise self.error("cross-core FIFOs (TPipe) are modelled on a5 only; the a2a3 pipe signals through "
-                             "ffts flags that ptorewrite does not model yet", offset)
+            raise self.error(f"cross-core FIFOs (TPipe) are not modelled on {self.arch.name}", offset)
         if t.direction not in SUPPORTED:
             raise self.error(f"TPipe direction {t.direction} is not modelled (only DIR_C2V, cube L0C to vector UB, "
                              "DIR_V2C, vector UB to cube L1, DIR_BOTH, and DIR_C2V_GM, cube to vector through GM)",
@@ -127,6 +134,9 @@ class FifoLowering:
         """The producer takes its credits back when the kernel ends (the pipe's destructor)."""
         out: list[ir.Stmt] = []
         for p in self._pipes():
+            if p.waited:
+                out.extend(self.a2a3_teardown(p, loc or p.loc))
+                continue
             split = "TILE_NO_SPLIT" if p.type.no_split else "TILE_UP_DOWN"
             for _ in range(p.type.sync_period):
                 out.extend(self._allocate(p, split, loc or p.loc))
@@ -175,6 +185,9 @@ class FifoLowering:
     # TPUSH / TPOP / TFREE
 
     def lower_fifo(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt]) -> None:
+        if self.arch.name == "a2a3":
+            self.lower_a2a3_fifo(name, node, scope, loc, out)
+            return
         targs = node.callee.targs or ()
         first = self.eval(node.args[0], scope) if node.args else None
         if isinstance(first, PipeObject) and first.gm_buffer is not None:

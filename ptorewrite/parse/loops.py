@@ -78,6 +78,26 @@ class LoopLowering:
                 self.known[ivar] = exit_value
         return loop
 
+    def lower_while(self, c: Cursor, scope) -> ir.For:
+        """`while (cond) body`: a general loop over a counter of its own (`while#N`, which the body
+        never sees); the condition sees the body's assignments, as in C. Its trip count is known
+        only by running it: the executor runs it with the values given (see
+        execution.Execution.general_loop for a loop whose iterations stop changing anything)."""
+        children = list(c.get_children())
+        if len(children) != 2 or children[0].kind == CursorKind.VAR_DECL:
+            raise self.error("a while loop that declares a variable in its condition is not supported", cursor=c)
+        cond_t, cond_o = self.text_of(children[0])
+        inner = Scope(scope)
+        ivar = self.unique_loop_var("while")
+        cond = self.parse(cond_t, cond_o, inner)
+        body, _ = self._lower_loop_body(c, inner, ivar, "", Const(0), Const(1), None)
+        test = self.scalar(cond, inner)
+        broken = _break_flag(body)
+        if broken is not None:  # after a `break` C leaves the loop without testing its condition
+            test = binop("&&", binop("==", Var(broken), Const(0)), test)
+        return ir.For(ivar, Const(0), None, None, body, self.range_of(c), kind="while", cond=test,
+                      update=binop("+", Var(ivar), Const(1)))
+
     def _make_for(self, c: Cursor, ivar: str, start: Expr, counted, cond: cp.Node, update: cp.Node, var: str,
                   inner, body: ir.Block, declared: bool) -> ir.For:
         loc = self.range_of(c)
@@ -312,6 +332,16 @@ class LoopLowering:
                     found += [c for c in top.walk_preorder() if c.kind == CursorKind.COMPOUND_STMT]
             cache[fname] = found
         return cache[fname]
+
+
+def _break_flag(body: ir.Block) -> str | None:
+    """The `broken#N` flag a loop body with a `break` is wrapped in (see _lower_loop_body)."""
+    if len(body.stmts) == 1 and isinstance(body.stmts[0], ir.If):
+        cond = body.stmts[0].cond
+        lhs = getattr(cond, "lhs", None)
+        if isinstance(lhs, Var) and lhs.name.startswith("broken#") and getattr(cond, "op", None) == "==":
+            return lhs.name
+    return None
 
 
 def has_jump(c: Cursor, kind: CursorKind) -> bool:

@@ -83,6 +83,7 @@ from ptorewrite.parse.values import (
     ScalarAddress,
     Scope,
     StructValue,
+    TileChoice,
     TileConstruction,
     describe,
     elem_bytes,
@@ -486,8 +487,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         m = getattr(self, "_eval_" + type(node).__name__)
         return m(node, scope)
 
-    def scalar(self, node: cp.Node, scope: Scope) -> Expr:
-        v = self.eval(node, scope)
+    def scalar(self, node: cp.Node, scope: Scope, value=None) -> Expr:
+        """`node` as a scalar; `value`: its value, when it was already evaluated."""
+        v = self.eval(node, scope) if value is None else value
         if isinstance(v, Expr):
             return v
         if isinstance(v, LocalPtr):
@@ -624,6 +626,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return Const(op == "==")
         if isinstance(lhs, NullPointer) or isinstance(rhs, NullPointer):
             ptr = lhs if isinstance(lhs, Ptr) else rhs
+            if ptr.null_var is not None:  # declared null, maybe set since (see PtrState)
+                return binop(op, Var(ptr.null_var), Const(1))
             return binop(op, Var(ptr.param), Const(0))
         raise self.error("comparing two GM pointers is not supported", offset)
 
@@ -664,7 +668,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = self.scalar(node.cond, scope)
         if isinstance(c, Const):
             return self.eval(node.then if c.value else node.other, scope)
-        return select(c, self.scalar(node.then, scope), self.scalar(node.other, scope))
+        then = self.eval(node.then, scope)
+        if isinstance(then, (ir.TileRef, ir.TileDecl)):
+            # `auto &t = ping ? a : b;`: a tile chosen at run time (a declaration binds it).
+            other = self.eval(node.other, scope)
+            if not isinstance(other, (ir.TileRef, ir.TileDecl)):
+                raise self.error(f"a choice between {describe(then)} and {describe(other)} is not supported",
+                                 node.offset)
+            return TileChoice(c, *(Binding("ref" if isinstance(v, ir.TileRef) else "tile", v) for v in (then, other)))
+        return select(c, self.scalar(node.then, scope, then), self.scalar(node.other, scope))
 
     def _eval_Cast(self, node: cp.Cast, scope):
         v = self.eval(node.operand, scope)
@@ -916,7 +928,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not args:
             return t
         values = [self.scalar(a, scope) for a in args]
-        if len(values) != t.dynamic_count():
+        if len(values) != t.dynamic_count() and not (t.extents2d is not None and len(values) == 2):
             raise self.error(f"{len(values)} values for a {t.kind} with {t.dynamic_count()} dynamic dimensions",
                              offset)
         if t.extents2d is not None:
@@ -1134,9 +1146,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 decls = list(c.get_children())
                 for d in decls:
                     self.lower_decl(d, scope, out, c if len(decls) > 1 else None)
-            elif k == CursorKind.FOR_STMT:
+            elif k == CursorKind.FOR_STMT or k == CursorKind.WHILE_STMT and not self._no_effect(c):
                 mark = len(self._loop_prelude)
-                loop = self.lower_for(c, scope)
+                loop = self.lower_for(c, scope) if k == CursorKind.FOR_STMT else self.lower_while(c, scope)
                 out.extend(self._loop_prelude[mark:])
                 del self._loop_prelude[mark:]
                 flag = self._exit_flags[-1] if self._exit_flags else None
@@ -1174,8 +1186,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     out.append(ir.Assign(flag, Const(1), loc))
             elif k == CursorKind.WHILE_STMT and self._no_effect(c):
                 pass  # a spin-wait on the core's status (`while (get_icache_prl_st()) {}`): it changes nothing
-            elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
-                raise self.error("while/do loops are not supported; write a counted for loop", cursor=c)
+            elif k == CursorKind.DO_STMT:
+                raise self.error("do loops are not supported; write a for or while loop", cursor=c)
             elif k in (CursorKind.GOTO_STMT, CursorKind.LABEL_STMT, CursorKind.INDIRECT_GOTO_STMT):
                 raise self.error("goto is not supported", cursor=c)
             elif k in (CursorKind.BREAK_STMT, CursorKind.CONTINUE_STMT):
@@ -1319,6 +1331,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             items = decl.init or []
             if decl.init_style == "=" and len(items) == 1 and isinstance(items[0], cp.InitList):
                 items = list(items[0].items)
+            if decl.type_node is not None and decl.type_node.reference and len(items) == 1 and \
+                    not isinstance(items[0], cp.InitList):
+                value = self.eval(items[0], scope)
+                if isinstance(value, Ptr) and value.record == t:
+                    # `const __gm__ S &s = p->member;`: a reference to a struct in GM, whose
+                    # members are read where they are used, as through `p`.
+                    scope.define(decl.name, Binding("value", value))
+                    return
             scope.define(decl.name, Binding("value", self.record_from_init(t, items, scope, decl.name_offset)))
             return
         if isinstance(t, ty.EventType):
@@ -1338,8 +1358,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if isinstance(t, ty.PointerType) and decl.init and isinstance(decl.init[0], cp.Name) \
                 and decl.init[0].parts == ("nullptr",):
-            # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets).
-            scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
+            # Set later, e.g. through a `T *&` out-parameter (pto-isa's gemm InitGMOffsets), or in
+            # a loop or a branch (a pointer to the previous iteration's output, a profile slot).
+            base = self._later_pointer_base(d, scope) if self._assigned_deeper(d) else None
+            if base is None:
+                scope.define(decl.name, Binding("ptr", None, PtrState(self._control_level())))
+                return
+            loc = self.range_of(group or d, include_semicolon=True)
+            offset, null = self.unique_name(f"{decl.name}@offset"), self.unique_name(f"{decl.name}@null")
+            out += [ir.Assign(offset, Const(0), loc), ir.Assign(null, Const(1), loc)]
+            ptr = Ptr(base.param, Var(offset), getattr(t, "dtype", base.dtype), base.record, null_var=null)
+            scope.define(decl.name, Binding("ptr", ptr, PtrState(self._control_level(), offset, null)))
             return
         value = self.eval(decl.init[0], scope) if decl.init else None
         if isinstance(t, ty.PointerType) and isinstance(value, (Expr, LocalPtr)) and decl.type_node is not None \
@@ -1366,6 +1395,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return
         if isinstance(value, (ir.TileRef, ir.TileDecl)):
             scope.define(decl.name, Binding("ref" if isinstance(value, ir.TileRef) else "tile", value))
+            return
+        if isinstance(value, TileChoice):
+            var = self.unique_name(f"{decl.name}@choice")
+            out.append(ir.Assign(var, value.var_value, self.range_of(group or d, include_semicolon=True)))
+            scope.define(decl.name, Binding("choice", replace(value, var=var)))
             return
         if isinstance(value, LocalPtr) and not self._is_assigned_later(d):
             scope.define(decl.name, Binding("value", value))  # `auto &a = tile.data();`
@@ -1412,6 +1446,26 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
         return bool(self._assignment_sites(decl))
+
+    def _later_pointer_base(self, decl: Cursor, scope: Scope) -> Ptr | None:
+        """The GM pointer in scope that the first assignment to the null pointer `decl` derives
+        it from (`p = gmA + row * n;`, `p = reinterpret_cast<T *>(arg) + k;`), or None. Every
+        assignment is checked against it when it is lowered."""
+        for site, _ in sorted(self._assignment_sites(decl), key=lambda x: x[0].extent.start.offset):
+            kids = list(site.get_children())
+            if site.kind != CursorKind.BINARY_OPERATOR or len(kids) != 2:
+                continue
+            text, off = self.text_of(kids[1])
+            try:
+                rhs = self.parse(text, off, scope)
+            except LoweringError:
+                return None
+            for name in _names_in(rhs):
+                b = scope.lookup(name)
+                if b is not None and b.kind == "ptr" and isinstance(b.value, Ptr):
+                    return b.value
+            return None
+        return None
 
     def _assigned_deeper(self, decl: Cursor) -> bool:
         """Some assignment to `decl` sits in a loop, a branch or a lambda of its function."""
@@ -1498,7 +1552,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(v, int) and not 0 <= v <= cap:  # pto-isa refuses this type at compile time
                 raise self.error(f"tile type '{t.text}' has {v} valid {what} but room for {cap}; its valid shape "
                                  "must fit the tile", decl.name_offset)
-        if constructed is not None or (decl.init and decl.init_style in ("(", "{")):
+        elements = None  # a ConvTile's element count, from its dynamic dimensions' values
+        if t.conv_static and (constructed is not None or (decl.init and decl.init_style in ("(", "{"))):
+            dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
+            elements = self.conv_elements(t, dyn)
+        elif constructed is not None or (decl.init and decl.init_style in ("(", "{")):
             dyn = list(constructed) if constructed is not None else [self.scalar(a, scope) for a in decl.init]
             if len(dyn) >= 2:  # (validRow, validCol): each fills its dimension if that one is dynamic
                 vr = dyn[0] if vr is None else vr
@@ -1518,8 +1576,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset, compact=t.compact, fractal=t.fractal,
+            declarator=decl.name_offset, compact=t.compact, conv_static=t.conv_static, fractal=t.fractal,
         )
+        if t.conv_static and out is not None:
+            # Each slot's element count in a scalar of its own, assigned where the tile is
+            # constructed; without constructor values, the capacity.
+            tile.valid_var = self.unique_name(f"{decl.name}.elements")
+            for k in range(count or 1):
+                out.append(ir.Assign(f"{tile.valid_var}#{k}", elements or Const(t.cols), loc))
         if t.tile_type not in ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"):
             raise self.error(f"tiles of type {t.tile_type} are not supported in version 1", decl.name_offset)
         if TILE_TYPE_BUFFER.get(t.tile_type) not in self.arch.buffers:
@@ -1664,6 +1728,24 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 "are not supported in version 1 (write the calls out or use an inline function)", cursor=c)
         node = self.parse(text, off, scope, tokens)
         loc = self._range_in(src, off, end, include_semicolon=True) if expanded is None else where
+        self.lower_parsed_stmt(node, scope, loc, out, c)
+
+    def lower_parsed_stmt(self, node: cp.Node, scope: Scope, loc: ir.SourceRange, out: list[ir.Stmt],
+                          c: Cursor) -> None:
+        """An expression statement, parsed. One that names a tile chosen at run time (see
+        TileChoice) is lowered once per choice, under the choice's condition."""
+        name = next((n for n in _names_in(node) if (b := scope.lookup(n)) is not None and b.kind == "choice"), None)
+        if name is not None:
+            choice: TileChoice = scope.lookup(name).value
+            branches = []
+            for binding in (choice.then, choice.other):
+                inner, body = Scope(scope), []
+                inner.define(name, binding)
+                self.lower_parsed_stmt(node, inner, loc, body, c)
+                branches.append(ir.Block(body, loc, uid=next(self._uid)))
+            if branches[0].stmts or branches[1].stmts:
+                out.append(ir.If(binop("!=", Var(choice.var), Const(0)), branches[0], branches[1], loc))
+            return
         if isinstance(node, cp.Binary) and node.op == "=" and isinstance(node.lhs, cp.Name):
             b = scope.lookup(node.lhs.last) if len(node.lhs.parts) == 1 else None
             if b is not None and b.kind == "event":
@@ -1680,16 +1762,20 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(base, MPipeEnd):
                 self.lower_mpipe_method(base, node, scope, loc, out)
                 return
+        if isinstance(node, cp.Binary) and node.op == "=" and \
+                (tile := self._assigned_tile(node.lhs, scope)) is not None:
+            self.reconstruct_tile(tile, node, scope, loc, out)
+            return
         if isinstance(node, cp.Binary) and node.op in cp.ASSIGN_OPS:
             stmt = self.lower_assign(node, scope, loc)
-            if stmt is not None:  # None: a GM pointer was rebound
-                out.append(stmt)
+            if stmt is not None:  # None: a GM pointer was rebound; a list: several assignments
+                out.extend(stmt if isinstance(stmt, list) else [stmt])
             return
         if isinstance(node, cp.Unary) and node.op in ("++", "--"):
             stmt = self.lower_assign(cp.Binary(node.offset, "+=" if node.op == "++" else "-=",
                                                node.operand, cp.Num(node.offset, 1)), scope, loc)
             if stmt is not None:
-                out.append(stmt)
+                out.extend(stmt if isinstance(stmt, list) else [stmt])
             return
         if isinstance(node, cp.Cast) and node.type.base.parts == ("void",):
             return  # `(void)x;`
@@ -1702,6 +1788,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 node.callee.name in TILE_MODE_SETTERS:
             self.lower_tile_mode(node, scope, loc)
             return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
+                node.callee.name in VALID_SHAPE_SETTERS:
+            base = self.eval(node.callee.base, scope)
+            if isinstance(base, ir.TileDecl) and base.count is None:
+                base = ir.TileRef(base, None)
+            if isinstance(base, ir.TileRef):
+                for a in node.args:
+                    self.eval(a, scope)
+                name = node.callee.name
+                self.widen_valid_shape(base.tile, name != "SetValidCol", name != "SetValidRow", loc)
+                return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
                 node.callee.name in CONV_TILE_SETTERS:
             self.lower_conv_setting(node, scope)
@@ -1792,6 +1889,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.eval(node.rhs, scope)
                 self.scalar_gm_writes.setdefault(base.param, self.src.range(node.lhs.offset, node.lhs.offset))
                 return None
+            if isinstance(base, ir.TileDecl) and base.count is None:
+                base = ir.TileRef(base, None)
+            if isinstance(base, ir.TileRef) and node.lhs.name in VALID_SHAPE_FIELDS:
+                # `t.RowMaskInternal = rows;`: the field SetValidRow sets (see widen_valid_shape).
+                self.eval(node.rhs, scope)
+                rows = node.lhs.name == "RowMaskInternal"
+                self.widen_valid_shape(base.tile, rows, not rows, loc)
+                return None
             if isinstance(base, RecordValue):
                 raise self.error(f"assignment to member '{node.lhs.name}' of a struct value is not supported",
                                  node.lhs.offset)
@@ -1842,11 +1947,20 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return target.tile
         return target if isinstance(target, ir.TileDecl) else None
 
-    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> None:
+    def conv_elements(self, t: ty.TileType, values: list[Expr]) -> Expr:
+        """A ConvTile's element count: its static dimensions times the dynamic ones' values."""
+        out: Expr = Const(t.conv_static)
+        for v in values:
+            out = binop("*", out, v)
+        return out
+
+    def reconstruct_tile(self, tile: ir.TileDecl, node: cp.Binary, scope: Scope, loc: ir.SourceRange,
+                         out: list[ir.Stmt] | None = None) -> None:
         """`t = TileT(rows);`, `tiles[i] = TileT(rows);`: a tile of the same type gets a new run-time
-        valid shape. Which value each later instruction sees is not tracked: a valid extent the
-        constructor gives counts as the whole capacity extent from then on, in the whole kernel
-        (instructions touch at most that much)."""
+        valid shape. For a Tile, which value each later instruction sees is not tracked: a valid
+        extent the constructor gives counts as the whole capacity extent from then on, in the whole
+        kernel (instructions touch at most that much). A ConvTile's element count is tracked per
+        slot (`TileDecl.valid_var`): the slot the assignment names gets the new count."""
         value = self.eval(node.rhs, scope)
         if not isinstance(value, TileConstruction):
             raise self.error(f"assigning {describe(value)} to tile '{tile.cpp_name}' is not supported "
@@ -1855,16 +1969,34 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if (t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.slayout) != \
                 (tile.tile_type, tile.dtype, tile.rows, tile.cols, tile.blayout, tile.slayout):
             raise self.error(f"tile '{tile.cpp_name}' is assigned a tile of another type", node.rhs.offset)
+        if tile.valid_var:
+            if out is None:  # nowhere to assign the count: every slot counts its capacity from here on
+                tile.valid_var = ""
+                return
+            elements = self.conv_elements(t, list(value.args)) if value.args else Const(tile.cols)
+            index = self.scalar(node.lhs.index, scope) if isinstance(node.lhs, cp.Index) else Const(0)
+            for k in range(tile.slots):
+                var = f"{tile.valid_var}#{k}"
+                out.append(ir.Assign(var, select(binop("==", index, Const(k)), elements, Var(var)), loc))
+            return
+        self.widen_valid_shape(tile, t.valid_rows is None, t.valid_cols is None, loc)
+
+    def widen_valid_shape(self, tile: ir.TileDecl, rows: bool, cols: bool, loc: ir.SourceRange) -> None:
+        """A tile's valid rows (`rows`) or columns (`cols`) change at run time here: which value
+        each later instruction sees is not tracked, so the valid extent counts as the whole
+        capacity extent, in the whole kernel (instructions touch at most that much), with one
+        warning per tile and extent."""
         widened = []
-        if t.valid_rows is None and tile.valid_rows is not None:
+        if rows and tile.valid_rows is not None:
             tile.valid_rows, widened = None, [*widened, "rows"]
-        if t.valid_cols is None and tile.valid_cols is not None:
+        if cols and tile.valid_cols is not None:
             tile.valid_cols, widened = None, [*widened, "columns"]
         if widened:
             self.reporter.warn(f"tile '{tile.cpp_name}' gets a new run-time valid shape here; `check` counts "
                                f"all its {' and '.join(widened)} (its capacity) wherever it is used", loc)
 
-    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope, loc: ir.SourceRange) -> ir.Assign | None:
+    def assign_pointer(self, b: Binding, node: cp.Binary, scope: Scope,
+                       loc: ir.SourceRange) -> ir.Assign | list[ir.Assign] | None:
         """`p = base + off;` / `p += n;` / `out = view.data();`: see PtrState."""
         name = node.lhs.parts[0]
         state = b.extra if isinstance(b.extra, PtrState) else PtrState(b.extra or (0, 0))
@@ -1874,7 +2006,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error("GM pointers must be derived from a kernel argument", node.rhs.offset)
         dtype = b.value.dtype if b.value is not None else value.dtype
         here = state.level == self._control_level()
-        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param):
+        if state.null_var is not None and value.param == b.value.param:
+            b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype, null_var=state.null_var)
+            return [ir.Assign(state.offset_var, value.offset_bytes, loc),
+                    ir.Assign(state.null_var, binop("==", Var(value.param), Const(0)), loc)]
+        if state.offset_var is not None and b.value is not None and (here or value.param == b.value.param) \
+                and state.null_var is None:
             b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
         if not here and b.value is None and state.offset_var is None:
@@ -1914,8 +2051,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)
             return
-        if name in FIFO_CALLS and self.arch.name == "a5":
-            mpipe = self.mpipe_of_call(node, scope)
+        if name in FIFO_CALLS and self.arch.name in ("a5", "a2a3"):
+            mpipe = self.mpipe_of_call(node, scope) if self.arch.name == "a5" else None
             if mpipe is not None:
                 self.lower_mpipe_call(name, mpipe, node, scope, loc, out)
             else:
@@ -2240,6 +2377,23 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
 def _gm_element_read(s: ir.Instr) -> bool:
     """A scalar-unit read of one GM element (`p[i]`, `*p`)."""
     return s.op == ir.SCALAR_LOAD and s.args[0].value.space == "GM"
+
+
+# The fields of pto-isa's Tile that hold a run-time valid shape, and its methods that set them.
+VALID_SHAPE_FIELDS = ("RowMaskInternal", "ColMaskInternal")
+VALID_SHAPE_SETTERS = frozenset({"SetValidRow", "SetValidCol", "SetValidShape"})
+
+
+def _names_in(node) -> list[str]:
+    """The one-part names an expression mentions, in source order."""
+    if isinstance(node, cp.Name):
+        return [node.parts[0]] if len(node.parts) == 1 else []
+    found: list[str] = []
+    for v in vars(node).values():
+        for x in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(x, cp.Node):
+                found += _names_in(x)
+    return found
 
 
 def _has_return(c: Cursor) -> bool:

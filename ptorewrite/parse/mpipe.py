@@ -315,7 +315,7 @@ class MPipeLowering:
     def _switched(var: str, body: list[ir.Stmt], loc) -> ir.Stmt:
         return ir.If(binop("!=", Var(var), Const(0)), ir.Block(body), None, loc)
 
-    def _entry(self, end: MPipeEnd, entry_bytes: int, with_offset: bool = True) -> Expr:
+    def _mpipe_entry(self, end: MPipeEnd, entry_bytes: int, with_offset: bool = True) -> Expr:
         """Bytes from the FIFO's base to this end's entry: (tile index % depth) entries, plus the entry offset."""
         e = binop("*", binop("%", Var(end.tile_id), Const(end.pipe.type.depth)), Const(entry_bytes))
         return binop("+", e, Var(end.entry_offset)) if with_offset else e
@@ -326,7 +326,7 @@ class MPipeLowering:
         esize = DTYPE_BYTES[prod.dtype]
         if p.kind == "c2v_gm":
             factor = cons.cols // prod.cols
-            gm = self._mpipe_gm(p, self._entry(end, int(factor * prod.rows * prod.cols * esize)), prod.dtype,
+            gm = self._mpipe_gm(p, self._mpipe_entry(end, int(factor * prod.rows * prod.cols * esize)), prod.dtype,
                                 prod.rows, prod.cols, loc, out)
             out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", src, text)], node, loc))
             return
@@ -335,7 +335,7 @@ class MPipeLowering:
                 raise self.error("a TMPipe whose GM entries hold several consumer tiles side by side is not "
                                  "modelled", node.offset)
             self._full_valid(src, node)
-            gm = self._mpipe_gm(p, self._entry(end, int(cons.rows * cons.cols * esize)), prod.dtype,
+            gm = self._mpipe_gm(p, self._mpipe_entry(end, int(cons.rows * cons.cols * esize)), prod.dtype,
                                 prod.rows, cons.cols, loc, out)
             out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", src, text)], node, loc))
             return
@@ -361,14 +361,14 @@ class MPipeLowering:
                 slot = self._mpipe_tile(p, ty.TileType("Vec", prod.dtype, rows, cols, "RowMajor", Const(rows),
                                                        Const(cols), "NoneBox", "slot"), rows, cols, loc)
                 entry = rows * cols
-            out.append(self._bind_entry(p, slot, self._entry(end, int(entry * esize)), loc))
+            out.append(self._bind_entry(p, slot, self._mpipe_entry(end, int(entry * esize)), loc))
             out.append(self._mpipe_move("TMOV", [("tile", slot, f"{p.name}'s entry"), ("tile", src, text)], node,
                                         loc, targs=(f"AccToVecMode::{mode}",)))
             return
         # v2c_mat: into the consumer tile at the entry, at this vector core's rows or columns.
         slot = self._mpipe_tile(p, cons, None, None, loc)
         esize_cons = DTYPE_BYTES[cons.dtype]
-        out.append(self._bind_entry(p, slot, self._entry(end, int(cons.rows * cons.cols * esize_cons),
+        out.append(self._bind_entry(p, slot, self._mpipe_entry(end, int(cons.rows * cons.cols * esize_cons),
                                                          with_offset=False), loc))
         sub = Var("subblock_idx")
         row = binop("*", Const(cons.rows // vec_cores), sub) if split_m else Const(0)
@@ -392,7 +392,7 @@ class MPipeLowering:
                           Const(int(cons.rows * cons.cols * esize)))
             out.append(ir.TileAssign(dst, binop("+", p.local_base, local), loc, self.via))
         self._full_valid(dst, node)
-        gm = self._mpipe_gm(p, self._entry(end, entry), cons.dtype, cons.rows, cons.cols, loc, out)
+        gm = self._mpipe_gm(p, self._mpipe_entry(end, entry), cons.dtype, cons.rows, cons.cols, loc, out)
         out.append(self._mpipe_move("TLOAD", [("tile", dst, text), ("gm", gm)], node, loc))
 
     def _full_valid(self, ref: ir.TileRef, node: cp.Call) -> None:

@@ -171,6 +171,13 @@ class TypeResolution:
             return ty.ScalarType(t.dtype)
         if isinstance(t, ty.GmType) and member == "layout":
             return Const("Layout::" + t.layout)
+        if isinstance(t, ty.GmType) and member in ("Shape", "Stride"):  # `typename G::Shape(rows)`
+            return ty.DimsType(member.lower(), t.shape if member == "Shape" else t.stride)
+        if isinstance(t, ty.PipeType):
+            if member in ("Producer", "Consumer"):  # a TPipe end a kernel declares and leaves unused
+                return ty.OpaqueType("TPipe::" + member)
+            if member == "SyncPeriod":
+                return Const(t.sync_period)
         raise self.error(f"member '{member}' of this type is not supported", offset)
 
     def resolve_type(self, node: cp.TypeId, scope: Scope):

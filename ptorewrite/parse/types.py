@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptorewrite.analysis.expr import Const, Expr, as_expr, binop
+from ptorewrite.analysis.expr import Const, Expr, Var, as_expr, binop
 
 # C++ spellings of element types -> the IR's dtype names.
 DTYPE_NAMES = {
@@ -94,6 +94,9 @@ class TileType:
     slayout: str
     text: str
     compact: bool = False  # CompactMode::Normal: only the valid region is stored, densely
+    # A ConvTile with dynamic dimensions: the product of its static ones (its constructor's values
+    # multiply it into the element count); 0 otherwise.
+    conv_static: int = 0
     fractal: int | None = None  # SFractalSize of a Tile<...> (512 unless given); None: not known
 
     @property
@@ -121,8 +124,14 @@ class DimsType:
         return sum(1 for d in self.dims if d.const_value() == DYNAMIC)
 
     def with_extents(self, values: list[Expr]) -> DimsType:
-        """A 2-D shape or stride with its dynamic extents (in order: rows, cols) given."""
+        """A 2-D shape or stride with its dynamic extents (in order: rows, cols) given, or with
+        both extents given (pto-isa's two-value constructor takes rows and cols whichever of them
+        the template fixes; only the entries the template leaves dynamic take the values)."""
         layout, dtype, rows, cols = self.extents2d
+        if len(values) == 2 and self.dynamic_count() < 2:
+            given = _dims2d(self.kind, layout, dtype, values[0], values[1])
+            fixed = _dims2d_template(self.kind, layout, dtype, rows, cols)
+            return DimsType(self.kind, tuple(g if _is_dynamic(f) else f for f, g in zip(fixed, given)))
         it = iter(values)
         rows = next(it) if _is_dynamic(rows) else as_expr(_int(rows))
         cols = next(it) if _is_dynamic(cols) else as_expr(_int(cols))
@@ -178,6 +187,7 @@ class PipeType:
     slot_size: int  # bytes
     slot_num: int
     no_split: bool
+    local_slot_num: int = 2  # a2a3: the consumer's on-chip slots (its copy of each tile)
 
     @property
     def sync_period(self) -> int:
@@ -262,7 +272,7 @@ def make_tile(args: list, text: str) -> TileType:
     slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
     compact = len(args) > 10 and enum_member(args[10], "CompactMode") == "Normal"
     fractal = _int(args[8]) if len(args) > 8 else 512
-    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact, fractal)
+    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact, fractal=fractal)
 
 
 def _valid(v) -> Expr | None:
@@ -330,12 +340,21 @@ def _dims2d(kind: str, layout: str, dtype: str, rows: Expr, cols: Expr) -> tuple
     return (whole, whole, whole, cols, one)
 
 
+def _dims2d_template(kind: str, layout: str, dtype: str, rows, cols) -> tuple[Expr, ...]:
+    """The entries a 2-D shape or stride template fixes: every entry that depends on a dynamic
+    extent is dynamic (-1), as pto-isa's TileShape2D / BaseShape2D compute them."""
+    r = Var("__rows") if _is_dynamic(rows) else as_expr(_int(rows))
+    c = Var("__cols") if _is_dynamic(cols) else as_expr(_int(cols))
+    return tuple(d if isinstance(d.const_value(), int) else Const(DYNAMIC) for d in _dims2d(kind, layout, dtype, r, c))
+
+
 def make_shape2d(args: list) -> DimsType:
     """TileShape2D<T, rows, cols, Layout>: a 2-D shape as 5-D [1, 1, 1, rows, cols] (ND/DN)."""
     layout = enum_member(args[3], "Layout") if len(args) > 3 else "ND"
     rows, cols = args[1], args[2]
-    if layout == "NZ" and (_is_dynamic(rows) or _is_dynamic(cols)):
-        return DimsType("shape", (Const(DYNAMIC),) * 5, ("NZ", _dtype(args[0]), rows, cols))
+    if layout in ("ND", "DN", "NZ") and (_is_dynamic(rows) or _is_dynamic(cols)):
+        return DimsType("shape", _dims2d_template("shape", layout, _dtype(args[0]), rows, cols),
+                        (layout, _dtype(args[0]), rows, cols))
     if layout == "NZ":
         c0 = 32 // max(1, _elem_bytes(_dtype(args[0])))
         return DimsType("shape", (Const(1), Const(_int(cols) // c0), Const(_int(rows) // 16), Const(16), Const(c0)))
@@ -371,7 +390,8 @@ def make_stride2d(args: list) -> DimsType:
     rows, cols = _int(args[1]), _int(args[2])
     if DYNAMIC in (rows, cols) and layout in ("ND", "DN", "NZ"):
         # Extents the constructor gives: every stride that depends on them is filled in then.
-        return DimsType("stride", (Const(DYNAMIC),) * 5, (layout, _dtype(args[0]), rows, cols))
+        return DimsType("stride", _dims2d_template("stride", layout, _dtype(args[0]), rows, cols),
+                        (layout, _dtype(args[0]), rows, cols))
     whole = Const(rows * cols)
     if layout == "DN":
         return DimsType("stride", (whole, whole, whole, Const(1), Const(rows)))
@@ -424,7 +444,8 @@ def make_pipe(args: list) -> PipeType:
     else:
         raise TypeError("the direction must be a Direction constant")
     no_split = bool(_int(args[5])) if len(args) > 5 else False
-    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split)
+    local = _int(args[4]) if len(args) > 4 else 2
+    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split, local)
 
 
 SYNC_OPS = ("TSTORE_C2GM", "TSTORE_V2GM", "TMOV_C2UB", "TINSERT_V2L1", "TLOAD")
@@ -468,7 +489,7 @@ def _enum_value(v, enum: str, names: tuple[str, ...]) -> str:
 
 
 # Plain structs of the PTO API that kernels declare and pass to instructions.
-PTO_STRUCTS = frozenset({"MrgSortExecutedNumList"})
+PTO_STRUCTS = frozenset({"MrgSortExecutedNumList", "TPipe::Producer", "TPipe::Consumer"})
 # pto-isa's scalar array aliases: TRANDOM's key and counter words.
 PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": ArrayType("uint32", 4)}
 
@@ -495,8 +516,10 @@ def make_conv_tile(args: list, text: str) -> TileType:
     """ConvTile<TileType, DType, BufferSize, Layout, ConvTileShape<...>>: an N-D tile of the
     img2col and layout-conversion paths. It is modelled as one row of its elements, touched
     whole by every access (the N-D layout is not modelled byte for byte): the product of its
-    shape when every dimension is static, else BufferSize counted as elements (kernels give it
-    in elements or in bytes; either is at least the element count)."""
+    shape. With dynamic dimensions the constructor gives them (`T(h)`), so the element count is
+    a valid extent known at run time (the product of the static dimensions times the values),
+    within a capacity of BufferSize elements: pto-isa's unit, the AUTO compiler's `tile_size`
+    as for a Tile's Rows * Cols (a kernel that gives it in bytes declares more room, not less)."""
     if len(args) != 5 or not isinstance(args[4], ConvShapeType):
         raise TypeError("ConvTile needs a TileType, an element type, a buffer size, a Layout and a ConvTileShape")
     loc = enum_member(args[0], "TileType")
@@ -505,9 +528,13 @@ def make_conv_tile(args: list, text: str) -> TileType:
     dims = args[4].dims
     elems = 1
     for d in dims:
-        elems *= d
+        elems *= d if d != DYNAMIC else 1
     if DYNAMIC in dims:
-        elems = _int(args[2])
+        capacity = _int(args[2])
+        if capacity <= 0 or elems <= 0:
+            raise TypeError("a ConvTile needs a positive size")
+        return TileType(loc, dtype, 1, capacity, "RowMajor", Const(1), None, f"Conv{layout}", text,
+                        conv_static=elems)
     if elems <= 0:
         raise TypeError("a ConvTile needs a positive size")
     return TileType(loc, dtype, 1, elems, "RowMajor", Const(1), Const(elems), f"Conv{layout}", text)

@@ -45,6 +45,9 @@ class Ptr:
     # Converted to an integer (`(uint64_t)p`): arithmetic on it counts bytes, and where it is
     # made a pointer again it is checked for addresses read from GM (see Lowering._eval_Cast).
     as_integer: bool = False
+    # A pointer variable declared null and set later (see PtrState.null_var): the mutable scalar
+    # that is 1 while it is null; `p != nullptr` tests it.
+    null_var: str | None = None
 
 
 class NullPointer:
@@ -141,6 +144,19 @@ class RecordValue:
         return RecordValue(self.type, {k: v.copy() if isinstance(v, RecordValue) else v for k, v in self.fields.items()})
 
 
+@dataclass(frozen=True)
+class TileChoice:
+    """`auto &t = cond ? a : b;`: a reference to one of two tiles, chosen at run time. The
+    declaration captures the condition in a scalar (`var`, `t@choice`); every statement that
+    names `t` is lowered twice, with `t` bound to each tile, under `if (t@choice)`: exactly the
+    work C runs."""
+
+    var_value: Any  # the condition, an Expr
+    then: Any  # Binding of the tile when the condition holds
+    other: Any  # Binding otherwise
+    var: str = ""
+
+
 @dataclass
 class PtrState:
     """Bookkeeping of a GM pointer variable.
@@ -152,6 +168,11 @@ class PtrState:
 
     level: tuple[int, int]  # control level of the declaration (see Lowering._control_level)
     offset_var: str | None = None
+    # Declared null (`T *p = nullptr;`) and set deeper: its base is the kernel argument every
+    # later assignment derives it from (one, checked at each), its offset starts at 0 and
+    # `null_var` says whether it still holds null (an assignment sets it to whether the argument
+    # is null, as a test of the argument reads it).
+    null_var: str | None = None
 
 
 @dataclass
@@ -235,7 +256,7 @@ def elem_bytes(dtype: str) -> int:
 
 def tile_type_of(t: ir.TileDecl) -> ty.TileType:
     return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
-                       t.slayout, t.type_text, t.compact, t.fractal)
+                       t.slayout, t.type_text, t.compact, t.conv_static, t.fractal)
 
 
 # A template argument left to its parameter's default (a defaulted parameter before deduced ones).

@@ -49,6 +49,10 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
                        "have to be drained before it as at the kernel's end; return at the top of the kernel "
                        "(`if (cond) return;`) or make the rest conditional (check, simulate and verify with a "
                        "manual kernel run it)", kernel.early_returns[0])
+    loop = next((s for s in ir.walk(kernel.body) if isinstance(s, ir.For) and s.kind == "while"), None)
+    if loop is not None:
+        raise PtoError("a while loop is not supported by auto2manual: the planner places syncs for for loops "
+                       "(check and simulate with a manual kernel run it)", loop.loc)
     check_operands(kernel, profile, reporter)
     decisions = []
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:

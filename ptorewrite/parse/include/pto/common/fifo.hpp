@@ -1,6 +1,6 @@
 // ptorewrite parse-only headers: cube<->vector FIFO types used by TPUSH/TPOP.
-// Version 1 of ptorewrite does not model cross-core transfers; these declarations exist so
-// kernels that use them still parse and can be diagnosed.
+// The front end lowers TPipe transfers itself (parse/fifo.py, parse/fifo_a2a3.py); these
+// declarations exist so kernels that use them parse.
 #ifndef PTOREWRITE_PTO_FIFO_HPP
 #define PTOREWRITE_PTO_FIFO_HPP
 
@@ -57,6 +57,23 @@ template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, 
           bool IsNoSplit = false, bool EN_UNIT_FLAG = false>
 struct TPipe {
     static constexpr uint8_t DIR_TYPE = DirType & 0x7;
+    // One free signal covers this many slots.
+    static constexpr uint32_t SyncPeriod = SlotNum <= 2 ? SlotNum : SlotNum / 2;
+    // a2a3: free signals still pending after `tileCount` pushes (the consumer signals after every
+    // SyncPeriod-th tile; the producer waited before each SyncPeriod-th tile from SlotNum on), which
+    // the pipe's destructor takes back.
+    static constexpr uint32_t countPendingFreeCredits(uint32_t tileCount)
+    {
+        return tileCount / SyncPeriod -
+               (tileCount > SlotNum ? (tileCount - 1) / SyncPeriod - (SlotNum - 1) / SyncPeriod : 0);
+    }
+    // The two ends as the implementation keeps them (a kernel may declare one; it is not used).
+    struct Producer {
+        AICORE Producer() {}
+    };
+    struct Consumer {
+        AICORE Consumer() {}
+    };
     template <typename... Args>
     AICORE TPipe(Args... args)
     {

@@ -560,3 +560,19 @@ def test_flag_pairs_in_a_file_with_the_auto_helpers_keep_the_cross_core_error(ca
     assert status == 2
     assert (f"{path}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP are not supported "
             "yet ('TSync_Custom' here)") in err, err
+
+
+def test_ffts_flags_written_directly_on_a2a3(capsys, tmp_path):
+    """ffts_cross_core_sync / wait_flag_dev in mode 2 written by the kernel itself, as the a2a3
+    FIFOs lower them: the cube core's wait passes once both vector cores raised the flag."""
+    path = CLUSTER / "ffts_handoff.cpp"
+    status, out, err = run(capsys, "check", path)
+    assert status == 0 and not err, err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+    # The vector cores raise another flag: the cube core's wait is never satisfied.
+    edited, text = _edited(tmp_path, path, "    ffts_cross_core_sync(PIPE_MTE3, getFFTSMsg(0x2, 0));",
+                           "    ffts_cross_core_sync(PIPE_MTE3, getFFTSMsg(0x2, 1));")
+    status, _, err = run(capsys, "check", edited)
+    assert status == 1
+    assert f"{edited}:{line_of(text, 'wait_flag_dev(0);')}:5: error: deadlock: wait_flag_dev(0) on cube is never " \
+        "satisfied" in err, err

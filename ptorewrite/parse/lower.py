@@ -2090,6 +2090,16 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in CROSS_CORE_BUILTINS:
             out.append(self.lower_cross_sync(name, node, scope, loc))
             return
+        if name == "set_ffts_base_addr" and len(node.args) == 1:
+            base = node.args[0]
+            while isinstance(base, cp.Cast):
+                base = base.operand
+            v = self.eval(base, scope)
+            self.ffts_base = v.param if isinstance(v, Ptr) else None  # where st_dev raises an ffts flag
+            return
+        if name in FFTS_CALLS and self.arch.name == "a2a3":
+            out.extend(self.lower_ffts_call(name, node, scope, loc))
+            return
         if name in FFTS_CALLS:
             raise self.error(f"'{name}' signals across the cores of a cluster through ffts flags (or stores to the "
                              "ffts base address); ptorewrite models those flags only inside the FIFOs it lowers, so a "
@@ -2331,6 +2341,45 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not integral:  # pointer arithmetic counts elements
             offset = binop("*", offset, Const(elem_bytes(src.tile.dtype)))
         return src, offset
+
+    def lower_ffts_call(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> list[ir.Stmt]:
+        """a2a3 ffts flags written directly, as the TPipe FIFOs use them (parse.fifo_a2a3):
+        `ffts_cross_core_sync(pipe, msg)` raises flag msg's id (bits 8..11) in mode 2 (bits 4..5,
+        the cube core and its vector cores) once `pipe`'s earlier work is done; `wait_flag_dev(id)`
+        stalls the whole core until it is raised; `st_dev(msg, base, 0)` stored by the scalar unit
+        to the ffts base address (`set_ffts_base_addr`) raises it from PIPE_S. Other modes, and
+        st_dev to anything else, are located errors."""
+        def flag_of(msg_node) -> int:
+            msg = self.scalar(msg_node, scope).const_value()
+            if not isinstance(msg, int):
+                raise self.error(f"'{name}' needs an ffts message known at compile time", msg_node.offset)
+            if (msg >> 4) & 0x3 != 2:
+                raise self.error(f"'{name}' with ffts mode {(msg >> 4) & 0x3} (a barrier across the cluster's "
+                                 "cores of one type or all cores) is not modelled; only mode 2, between the cube "
+                                 "core and its vector cores", msg_node.offset)
+            return (msg >> 8) & 0xF
+
+        if name == "wait_flag_dev":
+            if len(node.args) != 1:
+                raise self.error("wait_flag_dev takes a flag id (a5's form with a pipe is not modelled)", node.offset)
+            flag = self.scalar(node.args[0], scope).const_value()
+            if not isinstance(flag, int) or not 0 <= flag <= 15:
+                raise self.error("wait_flag_dev needs a flag id 0..15 known at compile time", node.args[0].offset)
+            return self._ffts("wait", "S", flag, loc)
+        if name == "ffts_cross_core_sync":
+            if len(node.args) != 2:
+                raise self.error("ffts_cross_core_sync takes a pipe and an ffts message", node.offset)
+            pipe = self.scalar(node.args[0], scope).const_value()
+            if pipe not in ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX"):
+                raise self.error("ffts_cross_core_sync names one pipe of the core", node.args[0].offset)
+            return self._ffts("set", pipe, flag_of(node.args[1]), loc)
+        # st_dev(value, addr, offset)
+        target = self.eval(node.args[1], scope) if len(node.args) == 3 else None
+        base = getattr(self, "ffts_base", None)
+        if not (isinstance(target, Ptr) and base is not None and target.param == base):
+            raise self.error("st_dev stores a word to device memory; only a store of an ffts message to the ffts "
+                             "base address (set_ffts_base_addr) is modelled", node.offset)
+        return self._ffts("set", "S", flag_of(node.args[0]), loc)
 
     def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:
         """`set_intra_block(pipe, id)` / `wait_intra_block(pipe, id)`: a flag between the cores of a cluster."""

@@ -480,3 +480,139 @@ def test_the_same_code_for_both_cores_is_read_once_for_the_core_its_tiles_name(c
         out + err
     status, out, err = run(capsys, "ir", path)
     assert status == 0 and out.startswith("kernel same_code ") and " core vec " in out.splitlines()[0], out + err
+
+
+# ---------------------------------------------------------------- a5 flag pairs and explicit-index FIFOs
+
+SYNC_CUSTOM = CLUSTER / "sync_custom.cpp"
+MPIPE_C2V = CLUSTER / "mpipe_c2v.cpp"
+
+
+def _edited(tmp_path, source: Path, old: str, new: str = "") -> tuple[Path, str]:
+    """`source` with the line that is exactly `old` replaced by `new` (a blank line when empty),
+    so every other line keeps its number."""
+    text = source.read_text()
+    lines = text.splitlines(True)
+    hits = [i for i, line in enumerate(lines) if line.rstrip("\n") == old]
+    assert len(hits) == 1, old
+    lines[hits[0]] = new + "\n"
+    path = tmp_path / source.name
+    path.write_text("".join(lines))
+    return path, text
+
+
+def test_flag_pair_objects_and_explicit_index_fifos_are_clean(capsys):
+    for path in (SYNC_CUSTOM, MPIPE_C2V):
+        status, out, err = run(capsys, "check", "--arch", "a5", path)
+        assert status == 0 and not err, err
+        assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+
+
+def test_flag_pair_steps_lower_to_their_semaphores(capsys):
+    # record on FIX for each vector core, wait on the vector core's MTE2; allocate and free on id + 1.
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "cube", SYNC_CUSTOM)
+    assert status == 0, err
+    assert out.count("set_intra_block(FIX, semaphore 0)") == 1 and out.count("set_intra_block(FIX, semaphore 16)") == 1
+    assert out.count("wait_intra_block(FIX, semaphore 1)") == 2 and out.count("wait_intra_block(FIX, semaphore 17)") == 2
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "vec", SYNC_CUSTOM)
+    assert "wait_intra_block(MTE2, semaphore 0)" in out and "set_intra_block(MTE2, semaphore 1)" in out
+
+
+@pytest.mark.parametrize("deleted, reported, message", [
+    ("        ready.wait();", "TLOAD(x, gPart);",
+     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+    ("        ready.free();", "ready.allocate();  // both",
+     "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
+    ("        ready.record();", "ready.wait();",
+     "deadlock: wait_intra_block(PIPE_MTE2, 0) on vec0 is never satisfied"),
+    ("            ready.allocate();  // both vector cores have read the last product", "TLOAD(x, gPart);",
+     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+])
+def test_a_deleted_flag_pair_step_is_reported_at_its_line(capsys, tmp_path, deleted, reported, message):
+    path, text = _edited(tmp_path, SYNC_CUSTOM, deleted)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert f"{path}:{line_of(text, reported)}:9: error: {message}" in err or \
+        f"{path}:{line_of(text, reported)}:13: error: {message}" in err, err
+
+
+@pytest.mark.parametrize("old, new, reported, message", [
+    ("        TFREE(fifo);", "", "TPUSH(product, fifo);",
+     "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
+    ("        TPOP(entries[t % 2], fifo);", "", "TMULS(y, entries[t % 2], 0.5f);",
+     "data race (RAW) on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2] while TMOV [cube.FIX]"),
+    # The producer never waits for a free entry: the third tile overwrites the first one's entry.
+    ("        fifo.prod.setAllocateStatus(t >= 1);  // the constructor's credit covers the second tile",
+     "        fifo.prod.setAllocateStatus(false);", "TMULS(y, entries[t % 2], 0.5f);",
+     "on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2] while TMOV [cube.FIX]"),
+])
+def test_a_broken_explicit_index_fifo_is_reported_at_its_line(capsys, tmp_path, old, new, reported, message):
+    path, text = _edited(tmp_path, MPIPE_C2V, old, new)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1
+    assert f"{path}:{line_of(text, reported)}:9: error: " in err and message in err, err
+
+
+def test_explicit_index_fifo_moves_into_the_entry_the_kernel_names(capsys):
+    # The push's move is a row split of the accumulator into entry t % 2 (2 KiB per vector core's half).
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "cube", MPIPE_C2V)
+    assert status == 0, err
+    assert "TASSIGN(fifo.entry, (((fifo.prod.tile_id % 2) * 2048) + fifo.prod.entryOffset))" in out
+    assert "TMOV<AccToVecMode::DualModeSplitM>(out fifo.entry, product)  [FIX]" in out
+    # The constructor's credit is one free on the consumer; the destructor one allocate on the producer.
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "vec", MPIPE_C2V)
+    assert out.split("body:")[1].count("set_intra_block(V, semaphore 1)") == 2  # the constructor's and TFREE's
+
+
+def test_flag_pair_on_the_wrong_core_and_on_a2a3_are_located_errors(capsys, tmp_path):
+    path, text = _edited(tmp_path, SYNC_CUSTOM, "        ready.free();", "        ready.record();")
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert (f"{path}:{line_of(text, 'ready.free();')}:9: error: 'ready.record()' of a cube-to-vector flag runs on "
+            "the cube core; here it is compiled for the vector core") in err
+    status, _, err = run(capsys, "check", SYNC_CUSTOM)
+    assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TSync_Custom' here)" in err
+
+
+def test_two_vector_cores_fill_one_l1_tile_through_an_explicit_index_fifo(capsys, tmp_path):
+    """Each vector core inserts its 16 rows into one 32x32 L1 tile of fractal boxes: the bytes each
+    half covers (a run per strip of box columns) do not meet, so the two inserts need no order."""
+    path = CLUSTER / "mpipe_v2c.cpp"
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and not err, err
+    assert "0 race(s), 0 flag problem(s)" in out
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "vec", path)
+    assert "TINSERT(out fifo.entry, xNz, (16 * subblock_idx), 0)  [MTE3]" in out, out
+    edited, text = _edited(tmp_path, path, "        TFREE(fifo);")
+    status, _, err = run(capsys, "check", "--arch", "a5", edited)
+    assert status == 1
+    assert (f"{edited}:{line_of(text, 'TPUSH(xNz, fifo);')}:9: error: deadlock: wait_intra_block(PIPE_MTE3, 3) on "
+            "vec0 is never satisfied") in err, err
+
+
+def test_flag_pairs_in_a_file_with_the_auto_helpers_keep_the_cross_core_error(capsys, tmp_path):
+    # pto-isa's AUTO kernels define their MultiBuffered helpers in namespace pto_auto.
+    path = tmp_path / "sync_custom_auto.cpp"
+    text = SYNC_CUSTOM.read_text().replace("using namespace pto;\n", "using namespace pto;\nnamespace pto_auto {\n"
+                                           "struct Stage {};\n}\n")
+    path.write_text(text)
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 2
+    assert (f"{path}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP are not supported "
+            "yet ('TSync_Custom' here)") in err, err
+
+
+def test_ffts_flags_written_directly_on_a2a3(capsys, tmp_path):
+    """ffts_cross_core_sync / wait_flag_dev in mode 2 written by the kernel itself, as the a2a3
+    FIFOs lower them: the cube core's wait passes once both vector cores raised the flag."""
+    path = CLUSTER / "ffts_handoff.cpp"
+    status, out, err = run(capsys, "check", path)
+    assert status == 0 and not err, err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+    # The vector cores raise another flag: the cube core's wait is never satisfied.
+    edited, text = _edited(tmp_path, path, "    ffts_cross_core_sync(PIPE_MTE3, getFFTSMsg(0x2, 0));",
+                           "    ffts_cross_core_sync(PIPE_MTE3, getFFTSMsg(0x2, 1));")
+    status, _, err = run(capsys, "check", edited)
+    assert status == 1
+    assert f"{edited}:{line_of(text, 'wait_flag_dev(0);')}:5: error: deadlock: wait_flag_dev(0) on cube is never " \
+        "satisfied" in err, err

@@ -22,6 +22,7 @@ from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse import frontend, invocation
 from ptorewrite.parse.frontend import FrontendOptions, list_kernels, load_kernel, load_kernels
 from ptorewrite.parse.launch_syntax import blank_launch_configs
+from ptorewrite.parse.space_qualifier import blank_space_qualifiers
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -79,6 +80,35 @@ def test_launch_configuration_is_blanked_in_place(before, after):
     text, configs = blank_launch_configs(before)
     assert text == after and len(text) == len(before)
     assert all(before[c.start:c.start + 3] == "<<<" and before[c.end - 3:c.end] == ">>>" for c in configs)
+
+
+@pytest.mark.parametrize("before,after", [
+    ("[aicore] void f();", _spaces("[aicore]") + " void f();"),
+    ("__global__ [aicore] void k() {}", "__global__ " + _spaces("[aicore]") + " void k() {}"),
+    ("template <typename T>\n[aicore] T g(T v);", "template <typename T>\n" + _spaces("[aicore]") + " T g(T v);"),
+    ("#define AICORE [aicore]\nint x;", "#define AICORE " + _spaces("[aicore]") + "\nint x;"),
+    ("#include \"a.h\"\n[aicore] void f();", "#include \"a.h\"\n" + _spaces("[aicore]") + " void f();"),
+    ("}\n/* device */ [ aicore ] inline int h();", "}\n/* device */ " + _spaces("[ aicore ]") + " inline int h();"),
+    # A subscript, a lambda capture, comments and string literals are left alone.
+    ("int v = w[aicore];", "int v = w[aicore];"),
+    ("auto f = [aicore]() { return aicore; };", "auto f = [aicore]() { return aicore; };"),
+    ("g([aicore] { return 1; }, a[i][aicore]);", "g([aicore] { return 1; }, a[i][aicore]);"),
+    ('// [aicore] void f();\nconst char *s = "[aicore]";', '// [aicore] void f();\nconst char *s = "[aicore]";'),
+])
+def test_bracketed_space_qualifier_is_blanked_in_place(before, after):
+    assert blank_space_qualifiers(before) == after
+
+
+def test_bracketed_space_qualifier_in_kernel_and_header(capsys):
+    # `[aicore]` in the kernel file and in a user header (a function, a template, a macro body);
+    # the header also calls TROWEXPANDSUB through its _IMPL entry point and builds an FFTS word.
+    kernel = KERNELS / "bracket_qualifier.cpp"
+    rc, out, err = run_cli(capsys, "ir", "-I", KERNELS / "include", kernel)
+    assert rc == 0, err
+    assert "TROWEXPANDSUB(out y, x, m)  [V]" in out
+    rc, out, err = run_cli(capsys, "check", "-I", KERNELS / "include", kernel)
+    assert (rc, err) == (0, ""), err
+    assert "0 race(s), 0 flag problem(s) (4 instructions and 4 syncs issued)" in out
 
 
 # ---------------------------------------------------------------- compiler environment

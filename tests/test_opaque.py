@@ -197,5 +197,5 @@ def test_an_sdma_call_in_a_loop_condition_is_refused(capsys, tmp_path):
                   "    }\n")
     rc, out, err = run(capsys, "check", path)
     assert rc == 2 and out == ""
-    assert f"{path}:39:5: error: an SDMA call (TPREFETCH_ASYNC, Wait, ...) in a loop's condition or step is not " \
-           "supported" in err, err
+    assert f"{path}:39:5: error: an SDMA call (TPREFETCH_ASYNC, Wait, ...) or a call to a helper that issues work and returns a " \
+           "value, in a loop's condition or step, is not supported" in err, err

@@ -1034,6 +1034,9 @@ class Machine:
                             f"{self.buffer_size[o.place.buffer]} B", o.place.buffer, fp.hi, s)
             return fp
         if o.decl.slayout != "NoneBox" and not o.decl.valid_var:
+            exact = self.boxed_window(o, window) if window is not None else None
+            if exact is not None:
+                return exact
             window = (0, 0, o.decl.rows, o.decl.cols)  # fractal layout: the whole tile
         r0, c0, nr, nc = window or (0, 0, *o.valid)
         rs, cs = o.elem_strides
@@ -1048,6 +1051,37 @@ class Machine:
                             o.place.buffer, fp.hi, s)
             self._footprints[key] = fp
         return self._footprints[key]
+
+    def boxed_window(self, o: TileOperand, window) -> Footprint | None:
+        """The bytes of a window of whole boxes in a tile of 512-byte boxes, as pto-isa lays them
+        out: NZ (`ColMajor` of `SLayout::RowMajor` boxes of 16 rows x 32 bytes) stores each strip
+        of box columns with all the tile's rows, a row of the strip 32 bytes; ZN (`RowMajor` of
+        `SLayout::ColMajor` boxes of 32 bytes x 16 columns) stores each strip of box rows with all
+        the tile's columns, a column of the strip 32 bytes. A window of whole boxes is then one
+        run per strip it spans (a TINSERT of one vector core's rows or columns). None for any other
+        layout or window (the caller counts the whole tile)."""
+        d = o.decl
+        es = int(d.elem_bytes) if d.elem_bytes in (1, 2, 4) else 0
+        if not es or d.fractal != 512 or d.compact:
+            return None
+        r0, c0, nr, nc = window
+        if d.blayout == "ColMajor" and d.slayout == "RowMajor":
+            br, bc = 16, 32 // es
+        elif d.blayout == "RowMajor" and d.slayout == "ColMajor":
+            br, bc = 32 // es, 16
+        else:
+            return None
+        if d.rows % br or d.cols % bc or r0 % br or nr % br or c0 % bc or nc % bc or nr <= 0 or nc <= 0 \
+                or r0 + nr > d.rows or c0 + nc > d.cols:
+            return None
+        if d.blayout == "ColMajor":  # strips of box columns, each all rows deep
+            start, dims = (c0 // bc) * d.rows * bc + r0 * bc, [(nc // bc, d.rows * bc), (nr * bc, 1)]
+        else:  # strips of box rows, each all columns wide
+            start, dims = (r0 // br) * br * d.cols + c0 * br, [(nr // br, br * d.cols), (nc * br, 1)]
+        fp = strided(o.place.buffer, o.place.address + start * es, es, dims)
+        if fp is not None and fp.hi > self.buffer_size[o.place.buffer]:
+            return None
+        return fp
 
     def scratch_footprint(self, s: ir.Instr, o: TileOperand, position: int,
                           valids: list[tuple[int, int]]) -> Footprint:

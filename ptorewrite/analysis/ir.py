@@ -92,6 +92,7 @@ class TileDecl:
     # that construct the tile assign (a ConvTile's element count, given again by `t[i] = T(h)`);
     # valid_cols is then None, the capacity, for every analysis that does not run the kernel.
     valid_var: str = ""
+    fractal: int | None = None  # SFractalSize in bytes where the declaration says (see execution.boxed_window)
 
     @property
     def elem_bytes(self) -> float:

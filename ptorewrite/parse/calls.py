@@ -6,6 +6,7 @@ callee reassigns), inlining a helper's statements, and helpers used as values. M
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -75,8 +76,12 @@ class CallInlining:
         nested = bool(self._stack) or not getattr(self, "forwarding_entry", True)
         with self.frame(fsrc, self.via + (loc,), key):
             prologue: list[ir.Stmt] = []
-            self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
-            body = prologue + self.lower_function_body(fn.cursor, inner, result)
+            bound = self._bind_call(fn, targs, args, inner, fsrc, node, out_ptrs, prologue)
+            self._instances.append((key, tuple(_instance_key(t) for t in bound)))
+            try:
+                body = prologue + self.lower_function_body(fn.cursor, inner, result)
+            finally:
+                self._instances.pop()
         if not nested:
             return body  # the kernel template called from the entry: its body is the kernel
         # A helper call stays one statement at the call site: synchronization around it is
@@ -201,7 +206,8 @@ class CallInlining:
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
         """A helper used as a value (see consteval): one `return` is inlined as an expression,
-        anything else runs at compile time."""
+        anything else runs at compile time, or, when it issues work, before the statement that uses
+        it (effects.call_effectful_helper)."""
         fn = self._pick_function(funcs, len(node.args), node.offset)
         body = next(c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT)
         stmts = list(body.get_children())
@@ -214,12 +220,21 @@ class CallInlining:
         inner = Scope(self.globals)
         with self.frame(fsrc, self.via, fn.cursor.get_usr() or fn.name):
             self._bind_call(fn, targs, args, inner, fsrc, node)
-            if not single:
+            if single:
+                ret = stmts[0]
+                text, off = self.text_of(ret)
+                expr_text = text[len("return"):].rstrip().rstrip(";")
+                return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
+            try:
                 return self.run_value_function(fn, body, inner, fn.name, node.offset)
-            ret = stmts[0]
-            text, off = self.text_of(ret)
-            expr_text = text[len("return"):].rstrip().rstrip(";")
-            return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
+            except LoweringError as e:
+                if self._pending_effects is None:  # not in a statement: nowhere to run its work
+                    raise
+                failure = e
+        try:
+            return self.call_effectful_helper(funcs, callee, node, scope)
+        except (LoweringError, cp.ParseError, PtoError):
+            raise failure from None  # neither way: why it cannot run at compile time
 
     @staticmethod
     def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
@@ -237,8 +252,9 @@ class CallInlining:
 
     def _bind_call(self, fn: Function, targs: list, args: list, inner: Scope, fsrc: SourceFile, node: cp.Call,
                    shared: dict[int, Binding] | None = None, prologue: list[ir.Stmt] | None = None):
-        """Bind a call's template and function parameters in `inner`. `prologue` receives the
-        statements that initialise parameters the callee reassigns (see PtrState)."""
+        """Bind a call's template and function parameters in `inner`; the template arguments bound.
+        `prologue` receives the statements that initialise parameters the callee reassigns (see
+        PtrState)."""
         tparams = template_params(fn.cursor, fsrc) if fn.cursor.kind == CursorKind.FUNCTION_TEMPLATE else []
         params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
         # Deduce omitted type parameters from tile / tensor / pointer arguments.
@@ -247,13 +263,20 @@ class CallInlining:
             deduced: dict[str, Any] = {}
             for p, a in zip(params, args):
                 ptext = fsrc.text[p.extent.start.offset:p.location.offset]
-                words = [w for w in cp.tokenize(ptext) if w.kind == "id" and w.text not in cp.QUALIFIER_WORDS]
+                # Words that expand to nothing (`__in__`, `__out__` annotations) are not the type.
+                words = [w for w in cp.tokenize(ptext) if w.kind == "id" and w.text not in cp.QUALIFIER_WORDS
+                         and self.macros.get(w.text, None) != ""]
                 if not words:
                     continue
                 tname = words[-1].text
                 d = deduce_type(a)
                 if d is not None:
                     deduced.setdefault(tname, d)
+                # `T (&tiles)[N]`: a tile array passed by reference gives its length.
+                after = fsrc.text[p.location.offset:p.extent.end.offset]
+                m = re.match(r"\w*\s*\)\s*\[\s*(\w+)\s*\]\s*$", after)
+                if m and isinstance(a, ir.TileDecl) and a.count is not None:
+                    deduced.setdefault(m.group(1), Const(a.count))
             for kind, pname, default in tparams[len(bound):]:
                 if pname in deduced and deduced[pname] is not None:
                     bound.append(deduced[pname])
@@ -263,6 +286,7 @@ class CallInlining:
                     raise self.error(f"cannot deduce template parameter '{pname}' of '{fn.name}'; "
                                      "give it explicitly", node.offset)
         self.bind_template_params(tparams, bound, inner, fsrc)
+        bound_args = bound
         if len(args) > len(params):
             raise self.error(f"too many arguments to '{fn.name}'", node.offset)
         shared = shared or {}
@@ -287,6 +311,7 @@ class CallInlining:
             if default is None:
                 raise self.error(f"missing argument '{p.spelling}' to '{fn.name}'", node.offset)
             inner.define(p.spelling, self._param_binding(self.eval(self.parse(*default, inner), inner)))
+        return bound_args
 
     @staticmethod
     def _param_binding(a) -> Binding:
@@ -305,3 +330,13 @@ class CallInlining:
         if isinstance(a, ScalarArray):
             return Binding("array", a)
         return Binding("value", a)
+
+
+def _instance_key(t) -> object:
+    """A template argument as it identifies an instantiation (a tile type's spelling aside)."""
+    if isinstance(t, ty.TileType):
+        return ("tile", t.tile_type, t.dtype, t.rows, t.cols, t.blayout, str(t.valid_rows), str(t.valid_cols),
+                t.slayout, t.compact)
+    if isinstance(t, Expr):
+        return str(t)
+    return repr(t)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from clang.cindex import Cursor, CursorKind
+from clang.cindex import Cursor, CursorKind, StorageClass
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Expr, Var, binop, select, unop
@@ -203,10 +203,11 @@ class ConstEvaluation:
         except _Return as r:
             value = r.value
             for c, v in reversed(self.__dict__["_ct_returns"]):
-                if not (isinstance(v, Expr) and isinstance(value, Expr)):
+                chosen = _select_value(c, v, value)
+                if chosen is None:
                     raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than "
-                                     "a scalar under a run-time condition", offset) from None
-                value = select(c, v, value)
+                                     "a scalar or a struct of scalars under a run-time condition", offset) from None
+                value = chosen
             return value
         finally:
             self.__dict__["_ct_depth"] -= 1
@@ -256,6 +257,8 @@ class ConstEvaluation:
                 self._ct_stmt(kids[2], Scope(scope), name)
         elif k == CursorKind.FOR_STMT:
             self._ct_for(c, scope, name)
+        elif k == CursorKind.SWITCH_STMT:
+            self._ct_switch(c, scope, name)
         elif k in (CursorKind.WHILE_STMT, CursorKind.DO_STMT):
             kids = list(c.get_children())
             cond, body = (kids[0], kids[1]) if k == CursorKind.WHILE_STMT else (kids[1], kids[0])
@@ -288,6 +291,60 @@ class ConstEvaluation:
         else:
             text, off = self.text_of(c)
             self._ct_effect(self.parse(text, off, scope), scope)
+
+    def _ct_switch(self, c: Cursor, scope, name: str) -> None:
+        """`switch` at compile time: from the case whose value matches (else `default`) on, until a
+        `break` (a `return` leaves the function)."""
+        kids = list(c.get_children())
+        cond = self.with_known(self.scalar(self.parse(*self.text_of(kids[0]), scope), scope))
+        body = kids[-1]
+        flat = []  # (labels, statement): a case's statement and those after it
+        for st in (list(body.get_children()) if body.kind == CursorKind.COMPOUND_STMT else [body]):
+            labels = []
+            while st.kind in (CursorKind.CASE_STMT, CursorKind.DEFAULT_STMT):
+                parts = list(st.get_children())
+                labels.append(parts[0] if st.kind == CursorKind.CASE_STMT else None)
+                st = parts[-1]
+            flat.append((labels, st))
+        inner = Scope(scope)
+        default = next((i for i, (labels, _) in enumerate(flat) if any(lab is None for lab in labels)), None)
+
+        def run_from(start: int | None) -> None:
+            if start is None:
+                return
+            try:
+                for _, st in flat[start:]:
+                    self._ct_stmt(st, inner, name)
+            except _Break:
+                pass
+
+        if isinstance(cond, Const):
+            start = next((i for i, (labels, _) in enumerate(flat) for lab in labels
+                          if lab is not None and self._ct_same_case(cond, lab, scope)), None)
+            run_from(start if start is not None else default)
+            return
+        # On a run-time value: an if-converted chain, one test per case label in order.
+        cases = [(i, lab) for i, (labels, _) in enumerate(flat) for lab in labels if lab is not None]
+
+        def chain(j: int) -> None:
+            if j == len(cases):
+                run_from(default)
+                return
+            i, lab = cases[j]
+            v = self.with_known(self.scalar(self.parse(*self.text_of(lab), scope), scope))
+            test = binop("==", cond, v)
+            self._ct_if_converted(test, [lab], scope, name, run=(lambda: run_from(i), lambda: chain(j + 1)))
+
+        chain(0)
+
+    def _ct_same_case(self, cond: Const, label: Cursor, scope) -> bool:
+        v = self.with_known(self.scalar(self.parse(*self.text_of(label), scope), scope))
+        a, b = cond.value, v.const_value() if isinstance(v, Expr) else v
+        if isinstance(a, str) and isinstance(b, str):  # enumerators, however qualified
+            return a.split("::")[-2:] == b.split("::")[-2:] or a.split("::")[-1] == b.split("::")[-1]
+        if isinstance(a, str) != isinstance(b, str):
+            a, b = (self.enumerator_value(x, label.extent.start.offset) if isinstance(x, str) else x for x in (a, b))
+        return a == b
 
     def compiler_barrier(self, c: Cursor, scope=None) -> list[str]:
         """Assembly statements that touch no buffer and order no pipe: an empty one (`__asm__
@@ -350,7 +407,7 @@ class ConstEvaluation:
             c = next(iter(c.get_children()))
         return c.kind == CursorKind.CALL_EXPR and c.spelling in STATUS_QUERIES
 
-    def _ct_if_converted(self, cond: Expr, kids: list[Cursor], scope, name: str) -> None:
+    def _ct_if_converted(self, cond: Expr, kids: list[Cursor], scope, name: str, run=None) -> None:
         """An `if` on a run-time value in a compile-time helper: both branches run, and every
         variable, array element or struct member either assigns becomes a selection on the
         condition. A branch that returns makes the rest of the helper run only when it did not
@@ -360,13 +417,16 @@ class ConstEvaluation:
         returns = self.__dict__.setdefault("_ct_returns", [])
         first_return = len(returns)
         outcomes, returned = [], []
-        for branch, taken in ((kids[1], cond), (kids[2] if len(kids) > 2 else None, unop("!", cond))):
+        for branch, taken in ((kids[1] if len(kids) > 1 else None, cond), (kids[2] if len(kids) > 2 else None,
+                                                                              unop("!", cond))):
             journal: list = []
             self.__dict__.setdefault("_ct_journals", []).append(journal)
             self.__dict__["_ct_path"] = taken if path is None else binop("&&", path, taken)
             value = _NO_RETURN
             try:
-                if branch is not None:
+                if run is not None:  # the branches as calls (a switch on a run-time value)
+                    run[0 if taken is cond else 1]()
+                elif branch is not None:
                     self._ct_stmt(branch, Scope(scope), name)
             except _Return as r:
                 value = r.value
@@ -396,10 +456,11 @@ class ConstEvaluation:
             self._ct_put(key, put, select(cond, then_v, else_v))
         then_r, else_r = returned
         if then_r is not _NO_RETURN and else_r is not _NO_RETURN:
-            if not (isinstance(then_r, Expr) and isinstance(else_r, Expr)):
+            chosen = _select_value(cond, then_r, else_r)
+            if chosen is None:
                 raise self.error(f"'{name}' is evaluated at compile time, but it returns something other than a "
-                                 "scalar under a run-time condition", cursor=kids[0])
-            raise _Return(select(cond, then_r, else_r))  # both paths leave here
+                                 "scalar or a struct of scalars under a run-time condition", cursor=kids[0])
+            raise _Return(chosen)  # both paths leave here
         for taken, value in ((cond, then_r), (unop("!", cond), else_r)):
             if value is not _NO_RETURN:
                 returns.append((taken if path is None else binop("&&", path, taken), value))
@@ -426,6 +487,9 @@ class ConstEvaluation:
         if d.kind != CursorKind.VAR_DECL:
             self.lower_decl(d, scope, [], group)
             return
+        if d.storage_class == StorageClass.STATIC and self._is_assigned_later(d):
+            raise self.error("a static local keeps its value between calls; this helper is not run at compile "
+                             "time", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
         if decl.array is not None and (t is None or isinstance(t, ty.ScalarType)):
@@ -533,3 +597,18 @@ class _ConstNode(cp.Node):
     value: Expr
 
 
+def _select_value(cond: Expr, a, b):
+    """`cond ? a : b` for scalars, and member by member for structs of one type; None otherwise."""
+    if isinstance(a, Expr) and isinstance(b, Expr):
+        return select(cond, a, b)
+    if isinstance(a, RecordValue) and isinstance(b, RecordValue) and a.type == b.type:
+        fields = {}
+        for k in a.fields:
+            v = _select_value(cond, a.fields[k], b.fields.get(k))
+            if v is None:
+                return None
+            fields[k] = v
+        return RecordValue(a.type, fields)
+    if a is b:
+        return a
+    return None

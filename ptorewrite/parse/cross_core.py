@@ -45,6 +45,8 @@ def user_functions(tu_cursor: Cursor, user_files: set[str]) -> dict[str, list[Cu
 
 # What the front end lowers itself on a5 and a2a3 for `check` (parse.fifo).
 FIFO_MODELLED = frozenset({"TPUSH", "TPOP", "TPipe"})
+# The a5 flag pairs and explicit-index FIFOs it lowers too (parse.mpipe).
+A5_SYNC_OBJECTS = frozenset({"TMPipe", "TSync_Custom"})
 
 
 def first_cross_core_use(entry: Cursor, functions: dict[str, list[Cursor]],

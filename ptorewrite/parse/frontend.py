@@ -21,10 +21,15 @@ from ptorewrite.diagnostics import Diagnostic, Location, PtoError, Reporter
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import guards, launch_values, reads
 from ptorewrite.parse.arch_macros import ARCH_MACROS
-from ptorewrite.parse.cross_core import FIFO_MODELLED, first_cross_core_use, user_functions
+from ptorewrite.parse.cross_core import (
+    A5_SYNC_OBJECTS,
+    FIFO_MODELLED,
+    first_cross_core_use,
+    user_functions,
+)
 from ptorewrite.parse.cursor_text import template_params
 from ptorewrite.parse.instantiations import Instantiation, build_probe, parse_entry, read_probe
-from ptorewrite.parse.invocation import (  # noqa: F401 - FrontendOptions is part of this module's interface
+from ptorewrite.parse.invocation import (
     BUNDLED_INCLUDE,
     FrontendOptions,
     clang_args,
@@ -38,6 +43,7 @@ from ptorewrite.parse.lower import Binding, Lowering, LoweringError, Ptr, Scope
 from ptorewrite.parse.macros import FunctionMacro, expand_function_at, function_macro
 from ptorewrite.parse.scalar_only import first_pipe_work
 from ptorewrite.parse.source import SourceFile
+from ptorewrite.parse.space_qualifier import blank_space_qualifiers, has_space_qualifier
 from ptorewrite.parse.values import NAMESPACES
 
 CORE_TYPES = ("vec", "cube")
@@ -66,16 +72,42 @@ def parse_file(file: Path, args: list[str], replaced: dict[str, str] | None = No
     files (absolute path -> text), used by the instantiation probe."""
     data = file.read_bytes()
     text, _ = blank_launch_configs(data.decode("latin-1"))
+    text = blank_space_qualifiers(text)
     unsaved = {str(file): text}
     unsaved.update(replaced or {})
-    index = Index.create()
-    try:
-        tu = index.parse(str(file), args=args, options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
-                         unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
-    except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
-        raise PtoError(f"cannot parse {file}: {e}") from None
+    tu = _parse_unsaved(file, args, unsaved)
+    if any(d.severity >= ClangDiagnostic.Error for d in tu.diagnostics):
+        # A header of the user's written with bisheng's `[aicore]`: read again without it.
+        headers = _headers_with_space_qualifiers(tu, unsaved)
+        if headers:
+            tu = _parse_unsaved(file, args, {**unsaved, **headers})
     reads.note_parse(str(file), tu)  # for --depfile
     return ParsedFile(tu, SourceFile(str(file), text.encode("latin-1")), data, list(args))
+
+
+def _parse_unsaved(file: Path, args: list[str], unsaved: dict[str, str]) -> TranslationUnit:
+    index = Index.create()
+    try:
+        return index.parse(str(file), args=args, options=TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
+                           unsaved_files=[(k, v.encode("latin-1")) for k, v in unsaved.items()])
+    except Exception as e:  # noqa: BLE001 - libclang reports unreadable files with a bare Exception
+        raise PtoError(f"cannot parse {file}: {e}") from None
+
+
+def _headers_with_space_qualifiers(tu: TranslationUnit, unsaved: dict[str, str]) -> dict[str, str]:
+    """Included files (not the bundled headers) that use `[aicore]`: path -> text without it."""
+    out: dict[str, str] = {}
+    for inc in tu.get_includes():
+        path = str(inc.include.name) if inc.include else ""
+        if not path or path in unsaved or path in out or Path(path).is_relative_to(BUNDLED_INCLUDE):
+            continue
+        try:
+            text = Path(path).read_bytes().decode("latin-1")
+        except OSError:
+            continue
+        if has_space_qualifier(text):
+            out[path] = blank_space_qualifiers(text)
+    return out
 
 
 def parse_configured(file: Path, opts: FrontendOptions, core: str) -> ParsedFile:
@@ -537,9 +569,12 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
-        # TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the rest stops here.
-        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED if arch.name in ("a5", "a2a3") and
-                                     not opts.auto_mode else frozenset())
+        # TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the a5 flag pairs and
+        # explicit-index FIFOs (parse.mpipe) are those of hand-written kernels: a file written with pto-isa's
+        # AUTO-mode helpers is an AUTO kernel and keeps the located error. The rest stops here.
+        sync_objects = A5_SYNC_OBJECTS if arch.name == "a5" and not low.auto_helpers else frozenset()
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | sync_objects if arch.name in
+                                     ("a5", "a2a3") and not opts.auto_mode else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
@@ -642,7 +677,7 @@ def _lower_entry(low: Lowering, entry: Cursor, inst: Instantiation | None, core:
     try:
         try:
             body = low.lower_function_body(entry, scope)
-            body += low.pipe_teardown()
+            body += low.pipe_teardown() + low.mpipe_teardown()
         except (LoweringError, cp.ParseError) as e:  # raised before any statement was entered
             raise low.located(e) from None
     except PtoError as e:

@@ -31,7 +31,7 @@ class LaunchConfig:
     end: int  # offset just past the last '>'
 
 
-def _skip_literal(text: str, i: int) -> int:
+def skip_literal(text: str, i: int) -> int:
     """`i` at a quote: the offset just past the literal (raw strings included)."""
     q = text[i]
     if q == '"' and i > 0 and text[i - 1] == "R":
@@ -51,7 +51,7 @@ def _skip_literal(text: str, i: int) -> int:
     return j
 
 
-def _skip_comment(text: str, i: int) -> int:
+def skip_comment(text: str, i: int) -> int:
     """`i` at '/': past the comment starting there, or `i` if none does."""
     if text.startswith("//", i):
         j = text.find("\n", i)
@@ -71,7 +71,7 @@ def find_launch_configs(text: str) -> list[LaunchConfig]:
     while i < n:
         c = text[i]
         if c == "/":
-            j = _skip_comment(text, i)
+            j = skip_comment(text, i)
             if j != i:
                 i = j
                 continue
@@ -79,7 +79,7 @@ def find_launch_configs(text: str) -> list[LaunchConfig]:
             if c == "'" and _is_digit_separator(text, i):
                 i += 1
                 continue
-            i = _skip_literal(text, i)
+            i = skip_literal(text, i)
             continue
         elif c == "<" and text.startswith(_OPEN, i) and not _after_operator(text, i):
             end = _config_end(text, i + len(_OPEN))
@@ -108,12 +108,12 @@ def _config_end(text: str, i: int) -> int | None:
     while i < n:
         c = text[i]
         if c == "/":
-            j = _skip_comment(text, i)
+            j = skip_comment(text, i)
             if j != i:
                 i = j
                 continue
         elif c in "\"'":
-            i = _skip_literal(text, i)
+            i = skip_literal(text, i)
             continue
         elif c in "([{":
             depth += 1

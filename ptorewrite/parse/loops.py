@@ -157,9 +157,11 @@ class LoopLowering:
         """(variable, initial value, declared here)."""
         p = self.parser(text, offset, scope)
         type_words = cp.BUILTIN_TYPE_WORDS | set(ty.DTYPE_NAMES) | cp.QUALIFIER_WORDS
-        # `int i = 0`, `uint32_t i{0}`, or `T i = ...` with a user type name (a second name follows).
+        # `int i = 0`, `uint32_t i{0}`, `std::size_t i = 0`, or `T i = ...` with a user type name (a
+        # second name follows).
         declared = p.peek() is not None and (p.peek().text in type_words or
-                                             (p.peek(1) is not None and p.peek(1).kind == "id"))
+                                             (p.peek(1) is not None and (p.peek(1).kind == "id" or
+                                                                         p.peek(1).text == "::")))
         if declared:
             while p.peek() is not None and p.peek(1) is not None and p.peek(1).text not in ("=", "(", "{"):
                 p.next()

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from clang.cindex import Cursor, CursorKind
+from clang.cindex import Cursor, CursorKind, StorageClass
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import (
@@ -53,6 +53,7 @@ from ptorewrite.parse.events import EventLowering
 from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
+from ptorewrite.parse.mpipe import MPipeEnd, MPipeLowering, MPipeObject, SyncObject
 from ptorewrite.parse.opaque import SIMT_LAUNCH, OpaqueLowering
 from ptorewrite.parse.raw import RAW_INTRINSICS, RawLowering, with_space
 from ptorewrite.parse.records import RECORD_KINDS, RecordLowering
@@ -114,8 +115,10 @@ ACC_TO_VEC_MODES = ("SingleModeVec0", "SingleModeVec1", "DualModeSplitM", "DualM
 # a5 MX intrinsics (scale moves into L0A/L0B, the MX cube op), declared in the bundled headers but
 # not modelled: a kernel that runs one is refused.
 UNMODELLED_INTRINSICS: frozenset[str] = frozenset()
+# ffts cross-core flags written directly (a2a3), and the scalar device store that can raise one.
+FFTS_CALLS = frozenset({"ffts_cross_core_sync", "wait_flag_dev", "st_dev"})
 # Implementation entry points kernels sometimes call directly: the instruction they implement.
-IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND"}
+IMPL_ALIASES = {"TCONCAT_IMPL": "TCONCAT", "TCOLEXPAND_IMPL": "TCOLEXPAND", "TROWEXPANDSUB_IMPL": "TROWEXPANDSUB"}
 # Address-space qualifiers of on-chip buffers: a pointer into one holds a byte address.
 ON_CHIP_SPACES = frozenset({"__ubuf__", "__cbuf__", "__ca__", "__cb__", "__cc__", "__fbuf__"})
 # Tile member functions that set how later instructions compute (K alignment, TF32 rounding).
@@ -162,7 +165,7 @@ _GLOBAL_KINDS = frozenset({
     CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC, CursorKind.TYPE_ALIAS_DECL,
     CursorKind.TYPEDEF_DECL, CursorKind.TYPE_ALIAS_TEMPLATE_DECL, CursorKind.CLASS_TEMPLATE,
     CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, CursorKind.VAR_DECL, CursorKind.FUNCTION_DECL,
-    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL})
+    CursorKind.FUNCTION_TEMPLATE, CursorKind.STRUCT_DECL, CursorKind.CLASS_DECL, CursorKind.ENUM_DECL})
 
 
 def _leading_words(text: str, start: int) -> tuple[str, ...]:
@@ -185,8 +188,8 @@ LIBRARY_CONFIG_TYPES = frozenset({"FixpipeParams"})
 
 
 @dataclass
-class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, LoopLowering,
-               RawLowering, OpaqueLowering, SdmaLowering, EffectLowering, ConstEvaluation):
+class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, CommLowering, FifoLowering, MPipeLowering,
+               LoopLowering, RawLowering, OpaqueLowering, SdmaLowering, EffectLowering, ConstEvaluation):
     tu: Any
     main: SourceFile
     arch: ArchProfile
@@ -204,6 +207,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
+    auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
     # a flag the rest of the function tests (see _lower_list).
@@ -240,6 +244,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _loops: list[tuple[str, Expr, Expr, int | None, str, int]] = field(default_factory=list)
     # Tile element reads (`GetValue`) of the statement being lowered: issued before it.
     _scalar_unit_reads: list[ir.Instr] = field(default_factory=list)
+    # `static` locals of inlined functions: one IR scalar per function instance and name.
+    _statics: dict = field(default_factory=dict)
+    _instances: list = field(default_factory=list)  # the function instances being inlined
 
     def __post_init__(self):
         self.files[self.main.path] = self.main
@@ -309,6 +316,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
                 # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
+                self.auto_helpers = True
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 if k == CursorKind.NAMESPACE and c.spelling:
@@ -329,6 +337,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 b.value.append(c)
             elif k == CursorKind.VAR_DECL:
                 scope.define(c.spelling, Binding("lazy_value", c))
+            elif k == CursorKind.ENUM_DECL and not c.is_scoped_enum():
+                # An unscoped enumerator written bare (`BUF0_QK_READY`) is an integer constant.
+                for e in c.get_children():
+                    if e.kind == CursorKind.ENUM_CONSTANT_DECL and e.spelling not in scope.names:
+                        scope.define(e.spelling, Binding("value", Const(e.enum_value)))
             elif k in RECORD_KINDS and c.spelling and c.is_definition():
                 scope.define(c.spelling, Binding("record", c))
             elif k in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE) and \
@@ -531,7 +544,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             # `Sel<A, B>::Member`: the template arguments belong to the head.
             t = self.resolve_type(cp.TypeId(node.offset, cp.Name(node.offset, (parts[0],),
                                                                  node.targs if len(parts) <= 2 else None)), scope)
-            return self.member_of_type(t, parts[1], node.offset)
+            for member in parts[1:]:  # `Pipe::DataFiFo::fifoDepth`: a member of a member type
+                t = self.member_of_type(t, member, node.offset)
+            return t
         return Const("::".join(parts))
 
     def binding_value(self, b: Binding, name: str, offset: int, scope: Scope):
@@ -585,6 +600,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.record_member(base, node)
         if isinstance(base, SdmaContext):
             return self.sdma_member(base, node.name, node.offset)
+        if isinstance(base, MPipeObject):
+            return self.mpipe_end(base, node.name, node.offset)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
@@ -837,6 +854,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if name in RUNTIME_CALLS and not node.args:
                 var = RUNTIME_CALLS[name]
                 return Var(var)
+            if name == "get_sys_cnt" and not node.args:
+                # The system timer: a value that differs at every read and that nothing gives. Where
+                # it only feeds data (a profile record) nothing needs it; where it would steer what
+                # runs, the run asks for it by this name.
+                return Var(self.unique_name(f"get_sys_cnt()@{self.src.line_col(node.offset)[0]}"))
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
             if name == "ld_dev" and len(node.args) == 2:
@@ -929,6 +951,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(base, ir.TileRef) and name == "GetValue" and len(node.args) == 1:
             text = f"{self.node_text(callee.base) or base}.GetValue({self.node_text(node.args[0])})"
             return self.scalar_tile_read(base, node.args[0], scope, node.offset, text)
+        if isinstance(base, MPipeEnd):
+            return self.mpipe_end_value(base, name, node.offset)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols
@@ -1139,9 +1163,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 # is evaluated once, before either branch).
                 if c.kind not in (CursorKind.DECL_STMT, CursorKind.RETURN_STMT, CursorKind.IF_STMT) \
                         and not c.kind.is_expression() and c.kind != CursorKind.UNEXPOSED_EXPR:
-                    raise self.error("an SDMA call (TPREFETCH_ASYNC, Wait, ...) in a loop's condition or step is not "
-                                     "supported; call it in a statement of its own", cursor=c)
+                    raise self.error("an SDMA call (TPREFETCH_ASYNC, Wait, ...) or a call to a helper that issues "
+                                     "work and returns a value, in a loop's condition or step, is not supported: "
+                                     "it would run on every test of the loop; call it in a statement of its own",
+                                     cursor=c)
                 out[n0:n0] = self._pending_effects
+                n0 += len(self._pending_effects)
             if self._scalar_unit_reads:
                 # Element reads (`t.GetValue(i)`) of a declaration or expression statement run
                 # just before it; in a loop or branch condition they would run on every test.
@@ -1322,6 +1349,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             raise self.error(f"unsupported declaration ({d.kind.name.lower()})", cursor=d)
         decl = self.parse_var_decl(d, scope, group)
         t = self.resolve_type(decl.type_node, scope) if decl.type_node else None
+        if d.storage_class == StorageClass.STATIC and self._is_assigned_later(d):
+            self.declare_static(d, decl, t, scope)
+            return
         if isinstance(t, ty.TileType):
             self.declare_tile(d, decl, t, scope, group, out)
             return
@@ -1353,6 +1383,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             loc = self.range_of(group or d, include_semicolon=True)
             pipe = self.declare_pipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
             scope.define(decl.name, Binding("value", pipe))
+            return
+        if isinstance(t, ty.MPipeType):
+            loc = self.range_of(group or d, include_semicolon=True)
+            pipe = self.declare_mpipe(t, decl.name, decl.init or [], scope, loc, decl.name_offset, out)
+            scope.define(decl.name, Binding("value", pipe))
+            return
+        if isinstance(t, ty.SyncCustomType):
+            scope.define(decl.name, Binding("value", self.declare_sync_object(t, decl.name, decl.init or [], scope,
+                                                                              decl.name_offset)))
             return
         if isinstance(t, ty.RecordType) and decl.array is None:
             items = decl.init or []
@@ -1454,12 +1493,35 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if not isinstance(value, Expr):
             raise self.error(f"unsupported initializer ({describe(value)})", decl.name_offset)
         if decl.is_const or not self._is_assigned_later(d):
+            # In a manual kernel, a value read from a variable that changes later is the value at this
+            # point (an AUTO kernel keeps the expression: the syncs the rewrite writes may be placed
+            # where only the variables it reads are in scope).
+            if not self.auto_mode:
+                value = self._captured(value, decl.name, self.range_of(d, include_semicolon=True), out)
             scope.define(decl.name, Binding("value", value))
         else:
             var = self.unique_name(decl.name)
             self._mutables.add(var)
             scope.define(decl.name, Binding("mutable", var))
             out.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
+
+    def declare_static(self, d: Cursor, decl, t, scope: Scope) -> None:
+        """A `static` local that the function changes keeps its value from one call to the next: one
+        scalar per function instance (a template's instantiations have their own), set to its
+        (constant) initializer when the kernel starts."""
+        if t is not None and not isinstance(t, ty.ScalarType):
+            raise self.error("a static local that is not a scalar is not supported", decl.name_offset)
+        where = self._instances[-1] if self._instances else self._stack[-1].func_key if self._stack else "entry"
+        key = (where, decl.name, d.location.offset)
+        var = self._statics.get(key)
+        if var is None:
+            value = self.scalar(decl.init[0], scope) if decl.init else Const(0)
+            if value.const_value() is None:
+                raise self.error("a static local needs a compile-time initializer", decl.name_offset)
+            var = self._statics[key] = self.unique_name(f"{decl.name}@static")
+            self._mutables.add(var)
+            self.prologue.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
+        scope.define(decl.name, Binding("mutable", var))
 
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
@@ -1491,47 +1553,53 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
 
     def _assignment_sites(self, decl: Cursor) -> list[tuple[Cursor, bool | str]]:
         """Assignments (`=`, `op=`, `++`, `--`) to `decl` in its function, each with whether it is
-        nested in a loop or a lambda ("loop"), only in ifs ("branch"), or in neither (False)."""
+        nested in a loop or a lambda ("loop"), only in ifs ("branch"), or in neither (False) (every
+        local of a function is found in one walk of it)."""
         fn = decl.semantic_parent
         while fn is not None and fn.kind not in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
                                                  CursorKind.LAMBDA_EXPR, CursorKind.CXX_METHOD):
             fn = fn.semantic_parent
         if fn is None:
             return []
-        target = decl.hash
-        found: list[tuple[Cursor, bool | str]] = []
+        cache = self.__dict__.setdefault("_assignment_cache", {})
+        key = (fn.hash, fn.extent.start.offset, str(fn.location.file))
+        if key not in cache:
+            cache[key] = self._assignments_in(fn)
+        return cache[key].get(decl.hash, [])
+
+    def _assignments_in(self, fn: Cursor) -> dict[int, list[tuple[Cursor, bool | str]]]:
+        found: dict[int, list[tuple[Cursor, bool | str]]] = {}
         repeating = (CursorKind.FOR_STMT, CursorKind.WHILE_STMT, CursorKind.DO_STMT, CursorKind.LAMBDA_EXPR,
                      CursorKind.CXX_FOR_RANGE_STMT)
         nesting = (*repeating, CursorKind.IF_STMT)
         todo = [(c, False) for c in fn.get_children()]
         while todo:
             c, nested = todo.pop()
+            kids = list(c.get_children())
             if c.kind in (CursorKind.BINARY_OPERATOR, CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                           CursorKind.UNARY_OPERATOR):
-                kids = list(c.get_children())
-                if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None \
-                        and kids[0].referenced.hash == target:
+                if kids and kids[0].kind == CursorKind.DECL_REF_EXPR and kids[0].referenced is not None:
                     text, _ = self.text_of(c)
                     if c.kind == CursorKind.UNARY_OPERATOR:
                         if "++" in text or "--" in text:
-                            found.append((c, nested))
+                            found.setdefault(kids[0].referenced.hash, []).append((c, nested))
                     else:
                         after = cp.tokenize(text[len(kids[0].spelling):])
                         if after and after[0].text in cp.ASSIGN_OPS:
-                            found.append((c, nested))
+                            found.setdefault(kids[0].referenced.hash, []).append((c, nested))
             elif c.kind == CursorKind.CALL_EXPR:
                 args = list(c.get_arguments())
                 for i, a in enumerate(args):
                     while a.kind == CursorKind.UNEXPOSED_EXPR and len(list(a.get_children())) == 1:
                         a = next(a.get_children())
                     if a.kind == CursorKind.DECL_REF_EXPR and a.referenced is not None and \
-                            a.referenced.hash == target and self._by_reference(c, i, len(args)):
-                        found.append((c, nested))  # the callee may assign it
+                            self._by_reference(c, i, len(args)):
+                        found.setdefault(a.referenced.hash, []).append((c, nested))  # the callee may assign it
             if c.kind in repeating:
                 inner = "loop"
             else:
                 inner = nested or ("branch" if c.kind in nesting else False)
-            todo.extend((k, inner) for k in c.get_children())
+            todo.extend((k, inner) for k in kids)
         return found
 
     def _assigned_in_loop(self, decl: Cursor) -> bool:
@@ -1598,7 +1666,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             name=self.unique_name(decl.name), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows,
             cols=t.cols, valid_rows=vr, valid_cols=vc, blayout=t.blayout, slayout=t.slayout,
             count=count, loc=loc, type_text=t.text, cpp_name=decl.name, scope=self._scope_uid,
-            declarator=decl.name_offset, compact=t.compact, conv_static=t.conv_static,
+            declarator=decl.name_offset, compact=t.compact, conv_static=t.conv_static, fractal=t.fractal,
         )
         if t.conv_static and out is not None:
             # Each slot's element count in a scalar of its own, assigned where the tile is
@@ -1783,6 +1851,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             base = self.eval(node.callee.base, scope) if node.callee.name != "loop" else None
             if isinstance(base, EventObject):
                 self.lower_event_method(base, node, loc, out)
+                return
+            if isinstance(base, SyncObject):
+                self.lower_sync_method(base, node, loc, out)
+                return
+            if isinstance(base, MPipeEnd):
+                self.lower_mpipe_method(base, node, scope, loc, out)
                 return
         if isinstance(node, cp.Binary) and node.op == "=" and \
                 (tile := self._assigned_tile(node.lhs, scope)) is not None:
@@ -2051,6 +2125,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 and state.null_var is None:
             b.value = replace(value, offset_bytes=Var(state.offset_var), dtype=dtype)
             return ir.Assign(state.offset_var, value.offset_bytes, loc)
+        if not here and b.value is None and state.offset_var is None:
+            # Declared without a target (`T *p = nullptr;`) and first pointed somewhere under a loop
+            # or a run-time condition: from here on its offset is a run-time scalar (a later use
+            # where the branch did not run would be the kernel's null dereference).
+            var = self.unique_name(f"{name}@offset")
+            self._mutables.add(var)
+            b.value = replace(value, offset_bytes=Var(var))
+            b.extra = PtrState(state.level, var)
+            return ir.Assign(var, value.offset_bytes, loc)
         if not here:
             what = "pointed at another kernel argument" if state.offset_var else "reassigned"
             raise self.error(f"GM pointer '{name}' is {what} inside a loop or a run-time condition; derive "
@@ -2080,7 +2163,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.lower_comm(name, node, scope, loc, out)
             return
         if name in FIFO_CALLS and self.arch.name in ("a5", "a2a3"):
-            self.lower_fifo(name, node, scope, loc, out)
+            mpipe = self.mpipe_of_call(node, scope) if self.arch.name == "a5" else None
+            if mpipe is not None:
+                self.lower_mpipe_call(name, mpipe, node, scope, loc, out)
+            else:
+                self.lower_fifo(name, node, scope, loc, out)
             return
         if name in QUANT_REGISTER_CALLS:
             self.lower_quant_register(name, self.lower_event_waits(node, scope, loc, out), scope)
@@ -2121,6 +2208,20 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if name in CROSS_CORE_BUILTINS:
             out.append(self.lower_cross_sync(name, node, scope, loc))
             return
+        if name == "set_ffts_base_addr" and len(node.args) == 1:
+            base = node.args[0]
+            while isinstance(base, cp.Cast):
+                base = base.operand
+            v = self.eval(base, scope)
+            self.ffts_base = v.param if isinstance(v, Ptr) else None  # where st_dev raises an ffts flag
+            return
+        if name in FFTS_CALLS and self.arch.name == "a2a3":
+            out.extend(self.lower_ffts_call(name, node, scope, loc))
+            return
+        if name in FFTS_CALLS:
+            raise self.error(f"'{name}' signals across the cores of a cluster through ffts flags (or stores to the "
+                             "ffts base address); ptorewrite models those flags only inside the FIFOs it lowers, so a "
+                             "kernel that calls it directly is not analysed yet", node.offset)
         if name in CROSS_CORE_OPS:
             self.reporter.warn(f"{name} is a cross-core operation; it is passed through untouched and "
                                "not modelled (version 1 handles single-core-type kernels)", loc)
@@ -2256,6 +2357,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if dst.tile.tile_type != src.tile.tile_type:
             raise self.error(f"{name} must keep the TileType ({src.tile.tile_type} -> {dst.tile.tile_type})", node.offset)
         alias = ir.Alias(name, src, offset, loc)
+        old = dst.tile.alias
+        if old is not None and old.kind == name and old.base.tile is src.tile and \
+                str(old.base.index) == str(src.index) and str(old.offset_bytes) == str(offset):
+            return ir.AliasDef(name, dst, src, offset, loc, self.via)  # the same view again
         if dst.tile.alias is not None and dst.tile.alias.loc != loc:
             raise self.error(f"'{dst.tile.cpp_name}' is already an alias (AUTO mode allows one "
                              f"TRESHAPE/TSUBVIEW per destination)", node.offset)
@@ -2308,6 +2413,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if len(node.args) != 2:
                 raise self.error("TASSIGN needs a tile and an address", node.offset)
             ref = self._tile_arg(node.args[0], scope, "TASSIGN operand")
+            relative = self._relative_to_tile(node.args[1], scope)
+            if relative is not None:
+                self.manual = True
+                return ir.AliasDef("TASSIGN", ref, relative[0], relative[1], loc, self.via)
             addr = self.scalar(node.args[1], scope)
         self.manual = True
         a, i = addr.const_value(), (ref.index.const_value() if ref.index is not None else 0)
@@ -2316,13 +2425,89 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(i, int):
             # What `tile.data()` reads later: a TASSIGN where the tile was declared (no loop or
             # run-time condition in between) replaces the address from here on; one deeper leaves
-            # it unknown when it disagrees.
+            # it unknown when it disagrees. An address computed from a variable that may change
+            # before the read (`offset` of an allocator that goes on counting) is unknown too: the
+            # read then takes the tile's address when it runs.
             key = (id(ref.tile), i)
-            if self._tile_levels.get(id(ref.tile)) == self._control_level():
+            changing = addr.free_vars() & (self._mutables | set(self._loop_vars))
+            if changing:
+                self._tile_addresses[key] = None
+            elif self._tile_levels.get(id(ref.tile)) == self._control_level():
                 self._tile_addresses[key] = addr
             else:
                 self._tile_addresses[key] = addr if self._tile_addresses.get(key, addr) == addr else None
         return ir.TileAssign(ref, addr, loc, self.via)
+
+    def _relative_to_tile(self, node: cp.Node, scope: Scope) -> tuple[ir.TileRef, Expr] | None:
+        """`TASSIGN(t, (uint64_t)src.data() + off)` where src's address is not known while lowering
+        (an element of a tile array picked at run time, a TASSIGN in a loop): t is bound to src's
+        bytes at that offset when it runs, as an alias (src, byte offset); None for any other form."""
+        def strip(n):
+            integral = False
+            while isinstance(n, cp.Cast):
+                integral = integral or not n.type.pointer
+                n = n.operand
+            return n, integral
+
+        base, off = node, None
+        top, _ = strip(node)
+        if isinstance(top, cp.Binary) and top.op == "+":
+            base, off = top.lhs, top.rhs
+        inner, integral = strip(base)
+        if not (isinstance(inner, cp.Call) and isinstance(inner.callee, cp.Member) and inner.callee.name == "data"
+                and not inner.args):
+            return None
+        src = self.eval(inner.callee.base, scope)
+        if isinstance(src, ir.TileDecl) and src.count is None:
+            src = ir.TileRef(src, None)
+        if not isinstance(src, ir.TileRef):
+            return None
+        i = src.index.const_value() if src.index is not None else 0
+        if isinstance(i, int) and self._tile_addresses.get((id(src.tile), i)) is not None:
+            return None  # known: the address itself
+        offset = self.scalar(off, scope) if off is not None else Const(0)
+        if not integral:  # pointer arithmetic counts elements
+            offset = binop("*", offset, Const(elem_bytes(src.tile.dtype)))
+        return src, offset
+
+    def lower_ffts_call(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> list[ir.Stmt]:
+        """a2a3 ffts flags written directly, as the TPipe FIFOs use them (parse.fifo_a2a3):
+        `ffts_cross_core_sync(pipe, msg)` raises flag msg's id (bits 8..11) in mode 2 (bits 4..5,
+        the cube core and its vector cores) once `pipe`'s earlier work is done; `wait_flag_dev(id)`
+        stalls the whole core until it is raised; `st_dev(msg, base, 0)` stored by the scalar unit
+        to the ffts base address (`set_ffts_base_addr`) raises it from PIPE_S. Other modes, and
+        st_dev to anything else, are located errors."""
+        def flag_of(msg_node) -> int:
+            msg = self.scalar(msg_node, scope).const_value()
+            if not isinstance(msg, int):
+                raise self.error(f"'{name}' needs an ffts message known at compile time", msg_node.offset)
+            if (msg >> 4) & 0x3 != 2:
+                raise self.error(f"'{name}' with ffts mode {(msg >> 4) & 0x3} (a barrier across the cluster's "
+                                 "cores of one type or all cores) is not modelled; only mode 2, between the cube "
+                                 "core and its vector cores", msg_node.offset)
+            return (msg >> 8) & 0xF
+
+        if name == "wait_flag_dev":
+            if len(node.args) != 1:
+                raise self.error("wait_flag_dev takes a flag id (a5's form with a pipe is not modelled)", node.offset)
+            flag = self.scalar(node.args[0], scope).const_value()
+            if not isinstance(flag, int) or not 0 <= flag <= 15:
+                raise self.error("wait_flag_dev needs a flag id 0..15 known at compile time", node.args[0].offset)
+            return self._ffts("wait", "S", flag, loc)
+        if name == "ffts_cross_core_sync":
+            if len(node.args) != 2:
+                raise self.error("ffts_cross_core_sync takes a pipe and an ffts message", node.offset)
+            pipe = self.scalar(node.args[0], scope).const_value()
+            if pipe not in ("S", "V", "MTE1", "MTE2", "MTE3", "M", "FIX"):
+                raise self.error("ffts_cross_core_sync names one pipe of the core", node.args[0].offset)
+            return self._ffts("set", pipe, flag_of(node.args[1]), loc)
+        # st_dev(value, addr, offset)
+        target = self.eval(node.args[1], scope) if len(node.args) == 3 else None
+        base = getattr(self, "ffts_base", None)
+        if not (isinstance(target, Ptr) and base is not None and target.param == base):
+            raise self.error("st_dev stores a word to device memory; only a store of an ffts message to the ffts "
+                             "base address (set_ffts_base_addr) is modelled", node.offset)
+        return self._ffts("set", "S", flag_of(node.args[0]), loc)
 
     def lower_cross_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.CrossSync:
         """`set_intra_block(pipe, id)` / `wait_intra_block(pipe, id)`: a flag between the cores of a cluster."""

@@ -141,6 +141,14 @@ class TypeResolution:
                     if cache[key][1] is not None:
                         return cache[key][1]
             raise self.error(f"'{t.name}' has no member '{member}' the front end can read", offset)
+        if isinstance(t, ty.MPipeType):
+            if member == "DataFiFo":
+                return ty.MPipeFifo(t)
+            if member == "FlagIDPlusOne":
+                return Const(t.flag_id + 1)
+        if isinstance(t, ty.MPipeFifo) and member in ("fifoDepth", "fifoPeriod", "localFiFoDepth"):
+            p = t.pipe
+            return Const({"fifoDepth": p.depth, "fifoPeriod": p.period, "localFiFoDepth": p.local_depth}[member])
         if isinstance(t, ty.TileType):
             members = {
                 "Rows": t.rows, "Cols": t.cols, "RowStride": t.row_stride, "ColStride": t.col_stride,
@@ -199,7 +207,9 @@ class TypeResolution:
         if name == "NestedLoopInvoker":
             # `MultiBuffered<N>::NestedLoopInvoker<Range<M>>` only types a lambda's `inner` parameter.
             return ty.OpaqueType(base.text)
-        if len(parts) > 1 and parts[0] in self._enum_names and not node.pointer:
+        shadowing = scope.lookup(parts[0]) if len(parts) > 1 else None  # `template <typename TileType>`
+        if len(parts) > 1 and parts[0] in self._enum_names and not node.pointer and not (
+                shadowing is not None and shadowing.kind in ("type", "lazy_type", "alias_template", "class_template")):
             return Const("::".join(parts))  # `TileType::Vec` read as a type-id: an enumerator is a value
         if len(parts) > 1:
             targs = base.targs if len(parts) == 2 else None
@@ -250,6 +260,10 @@ class TypeResolution:
                     return ty.make_event(args)
                 if name == "TPipe":
                     return ty.make_pipe(args)
+                if name == "TMPipe":
+                    return ty.make_mpipe(args)
+                if name == "TSync_Custom":
+                    return ty.make_sync_custom(args)
                 return ty.make_alias_tile(name, args, self.arch.name, text)
             except TypeError as e:
                 raise self.error(f"{name}<...>: {e}", node.offset) from None

@@ -97,6 +97,7 @@ class TileType:
     # A ConvTile with dynamic dimensions: the product of its static ones (its constructor's values
     # multiply it into the element count); 0 otherwise.
     conv_static: int = 0
+    fractal: int | None = None  # SFractalSize of a Tile<...> (512 unless given); None: not known
 
     @property
     def row_stride(self) -> int:
@@ -194,6 +195,37 @@ class PipeType:
         return self.slot_num if self.slot_num <= 2 else self.slot_num // 2
 
 
+@dataclass(frozen=True)
+class SyncCustomType:
+    """pto-isa's a5 cross-core flag pair `TSync_Custom<SyncOpType::Producer, SyncOpType::Consumer>`
+    (see parse.mpipe)."""
+
+    producer: str  # the SyncOpType enumerator, e.g. "TMOV_C2UB"
+    consumer: str
+
+
+@dataclass(frozen=True)
+class MPipeType:
+    """pto-isa's a5 `TMPipe<FlagID, FIFOType, Depth, SyncPeriod, ProducerTile, ConsumerTile,
+    EN_UNIT_FLAG = false, LocalDepth = 2, VecCubeRatio = V2C1_VECS>` (see parse.mpipe)."""
+
+    flag_id: int
+    fifo_type: str  # the FIFOType enumerator, e.g. "VEC_FIFO"
+    depth: int
+    period: int
+    prod: TileType
+    cons: TileType
+    local_depth: int
+    vec_cores: int  # 2 for V2C1_VECS, else 1
+
+
+@dataclass(frozen=True)
+class MPipeFifo:
+    """`SomeTMPipe::DataFiFo`: the type of a TMPipe's ring, read for its depth and period."""
+
+    pipe: MPipeType
+
+
 @dataclass(frozen=True, eq=False)
 class ClassType:
     """A user class template's selected specialization (members resolved on use)."""
@@ -203,7 +235,7 @@ class ClassType:
     scope: object  # its template parameters, bound
 
 
-ResolvedType = ClassType | PipeType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
+ResolvedType = ClassType | PipeType | MPipeType | MPipeFifo | SyncCustomType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
 
 DYNAMIC = -1
 
@@ -239,7 +271,8 @@ def make_tile(args: list, text: str) -> TileType:
     vc = args[6] if len(args) > 6 else Const(cols)
     slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
     compact = len(args) > 10 and enum_member(args[10], "CompactMode") == "Normal"
-    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact)
+    fractal = _int(args[8]) if len(args) > 8 else 512
+    return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact, fractal=fractal)
 
 
 def _valid(v) -> Expr | None:
@@ -415,6 +448,46 @@ def make_pipe(args: list) -> PipeType:
     return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split, local)
 
 
+SYNC_OPS = ("TSTORE_C2GM", "TSTORE_V2GM", "TMOV_C2UB", "TINSERT_V2L1", "TLOAD")
+FIFO_TYPES = ("GM_FIFO", "VEC_FIFO", "MAT_FIFO", "CTRL_FIFO")
+
+
+def make_sync_custom(args: list) -> SyncCustomType:
+    if len(args) != 2:
+        raise TypeError("TSync_Custom needs a producer and a consumer SyncOpType")
+    prod, cons = (_enum_value(a, "SyncOpType", SYNC_OPS) for a in args)
+    if cons != "TLOAD":
+        raise TypeError("the consumer operation must be SyncOpType::TLOAD")
+    if prod == "TLOAD":
+        raise TypeError("the producer must be TSTORE_C2GM, TMOV_C2UB, TSTORE_V2GM or TINSERT_V2L1")
+    return SyncCustomType(prod, cons)
+
+
+def make_mpipe(args: list) -> MPipeType:
+    if len(args) < 6:
+        raise TypeError("TMPipe needs a flag id, a FIFOType, a depth, a sync period and the producer and "
+                        "consumer tile types")
+    prod, cons = args[4], args[5]
+    if not isinstance(prod, TileType) or not isinstance(cons, TileType):
+        raise TypeError("the producer and consumer types must be Tile types")
+    local = _int(args[7]) if len(args) > 7 else 2
+    ratio = _enum_value(args[8], "VecCubeRatio", ("V1C1_VEC0", "V1C1_VEC1", "V2C1_VECS")) if len(args) > 8 \
+        else "V2C1_VECS"
+    return MPipeType(_int(args[0]), _enum_value(args[1], "FIFOType", FIFO_TYPES), _int(args[2]), _int(args[3]),
+                     prod, cons, local, 2 if ratio == "V2C1_VECS" else 1)
+
+
+def _enum_value(v, enum: str, names: tuple[str, ...]) -> str:
+    """An enumerator given by name (`FIFOType::VEC_FIFO`) or by its value (its index in `names`)."""
+    c = v.const_value() if isinstance(v, Expr) else v
+    if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(names):
+        return names[c]
+    name = enum_member(v, enum)
+    if name not in names:
+        raise TypeError(f"expected a {enum} value, got {name}")
+    return name
+
+
 # Plain structs of the PTO API that kernels declare and pass to instructions.
 PTO_STRUCTS = frozenset({"MrgSortExecutedNumList", "TPipe::Producer", "TPipe::Consumer"})
 # pto-isa's scalar array aliases: TRANDOM's key and counter words.
@@ -422,7 +495,7 @@ PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": Array
 
 PTO_TYPE_TEMPLATES = frozenset(
     {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
-     "ConvTile", "ConvTileShape", "TPipe", *_ALIAS_TILES}
+     "ConvTile", "ConvTileShape", "TPipe", "TMPipe", "TSync_Custom", *_ALIAS_TILES}
 )
 
 

@@ -256,7 +256,7 @@ def elem_bytes(dtype: str) -> int:
 
 def tile_type_of(t: ir.TileDecl) -> ty.TileType:
     return ty.TileType(t.tile_type, t.dtype, t.rows, t.cols, t.blayout, t.valid_rows, t.valid_cols,
-                       t.slayout, t.type_text, t.compact, t.conv_static)
+                       t.slayout, t.type_text, t.compact, t.conv_static, t.fractal)
 
 
 # A template argument left to its parameter's default (a defaulted parameter before deduced ones).
@@ -274,6 +274,8 @@ def deduce_type(a):
         return ty.ScalarType(a.dtype)
     if isinstance(a, EventObject):
         return ty.EventType(a.src_class, a.dst_class, True, Const(0))
+    if isinstance(getattr(a, "type", None), (ty.MPipeType, ty.SyncCustomType)):  # parse.mpipe's objects
+        return a.type
     if isinstance(a, Expr):
         # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
         # the value helpers kernels deduce (`CeilDiv(a, b)`).

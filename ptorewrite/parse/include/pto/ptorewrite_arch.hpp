@@ -258,6 +258,10 @@ AICORE uint64_t _getFFTSMsg(uint16_t mode, uint16_t flagId);
 AICORE void wait_flag_dev(int64_t flagId);
 AICORE void wait_flag_dev(pipe_t pipe, int64_t flagId);  // a5: the pipe that waits
 AICORE void set_ffts_base_addr(uint64_t addr);
+// A word stored to device memory by the scalar unit, bypassing the cache (a doorbell, or an ffts
+// flag written through the ffts base address).
+template <typename T, typename V>
+AICORE void st_dev(V value, __gm__ T *addr, int64_t offset);
 AICORE void set_mask_norm();
 AICORE void set_mask_count();
 AICORE void set_vector_mask(uint64_t maskHigh, uint64_t maskLow);

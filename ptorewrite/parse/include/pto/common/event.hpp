@@ -202,6 +202,13 @@ PTO_INTERNAL void PtoSetWaitFlag(event_t SetEventId = EVENT_ID0, event_t WaitEve
 #endif
 }
 
+// The configuration word ffts_cross_core_sync takes: a count base (bits 0..3), a mode (which
+// cores the flag reaches, bits 4..5) and a flag id (bits 8..11).
+PTO_INTERNAL constexpr uint16_t getFFTSMsg(uint16_t mode, uint16_t eventId, uint16_t baseConst = 0x1)
+{
+    return (uint16_t)((baseConst & 0xf) + ((mode & 0x3) << 4) + ((eventId & 0xf) << 8));
+}
+
 } // namespace pto
 
 #endif // PTOREWRITE_PTO_EVENT_HPP

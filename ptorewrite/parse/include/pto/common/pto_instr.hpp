@@ -813,6 +813,12 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
 PTOREWRITE_DECL RecordEvent TROWEXPANDSUB(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, TileDataTmp &tmp,
                                           WaitEvents &...events);
 
+// The implementation entry point some kernels call directly (same operands as TROWEXPANDSUB).
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+PTOREWRITE_DECL void TROWEXPANDSUB_IMPL(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1);
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+PTOREWRITE_DECL void TROWEXPANDSUB_IMPL(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, TileDataTmp &tmp);
+
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, PTOREWRITE_EVENTS>
 PTOREWRITE_DECL RecordEvent TROWEXPANDMUL(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
                                           WaitEvents &...events);

@@ -1073,3 +1073,17 @@ def test_the_same_reshape_written_again_is_one_view(capsys, tmp_path):
     path.write_text(head + "    pipe_barrier(PIPE_V);\n    TRESHAPE(row, other);\n    TADDS(row, row, 1.0f);\n}\n")
     rc, _, err = run(capsys, "check", path)
     assert rc == 2 and f"{path}:15:5: error: 'row' is already an alias" in err, err
+
+
+def test_a_tile_names_its_fractal_size_through_tile_config(capsys, tmp_path):
+    """`Tile<..., SLayout::NoneBox, TileConfig::fractalABSize, pad>`: the qualified constant is the
+    fractal size in bytes (512), not a value the type cannot read."""
+    path = LANG / "tile_config_fractal.cpp"
+    rc, out, err = run(capsys, "check", path)
+    assert rc == 0, err
+    assert out.count("0 race(s), 0 flag problem(s) (2 instructions and 2 syncs issued)") == 2, out
+    racy = tmp_path / "racy.cpp"
+    racy.write_text(path.read_text().replace("    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);\n", "\n"))
+    rc, out, err = run(capsys, "check", "--entry", "fill_rows<float, 8, 32, 1>", racy)
+    assert rc == 1 and f"{racy}:19:5: error: data race (RAW) on UB bytes [0x0, 0x400): TSTORE [MTE3] reads rows " \
+        "while TEXPANDS [V] at 15:5 writes rows" in err, err

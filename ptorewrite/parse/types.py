@@ -271,8 +271,21 @@ def make_tile(args: list, text: str) -> TileType:
     vc = args[6] if len(args) > 6 else Const(cols)
     slayout = enum_member(args[7], "SLayout") if len(args) > 7 else "NoneBox"
     compact = len(args) > 10 and enum_member(args[10], "CompactMode") == "Normal"
-    fractal = _int(args[8]) if len(args) > 8 else 512
+    fractal = _fractal_size(args[8]) if len(args) > 8 else 512
     return TileType(loc, dtype, rows, cols, blayout, _valid(vr), _valid(vc), slayout, text, compact, fractal=fractal)
+
+
+# pto-isa's TileConfig sizes a kernel may name as a Tile's SFractalSize (a qualified name in a
+# template argument list is read as its text).
+TILE_CONFIG_SIZES = {"fractalABSize": 512, "fractalCSize": 1024, "fractalMxSize": 32}
+
+
+def _fractal_size(v) -> int | None:
+    """A Tile's SFractalSize argument in bytes; None when it is not a known constant."""
+    c = v.const_value() if isinstance(v, Expr) else v
+    if isinstance(c, str):
+        c = TILE_CONFIG_SIZES.get(c.split("::")[-1])
+    return int(c) if isinstance(c, (int, bool)) else None
 
 
 def _valid(v) -> Expr | None:

@@ -16,8 +16,8 @@ inputs besides the file are command-line flags a user would pass, listed with ea
   mix tests: once for the cube core, once for the vector core) is checked once per build, each
   build's outcome in its row;
 - `--set NAME=VALUE` for the run-time values `check` needs that only a kernel's host code knows
-  (`HOST_VALUES`: the allgather GEMM and GEMM-allreduce kernels and the a2a3 SYNCALL 1:2 mix
-  test, as their `main.cpp` launches them);
+  (`HOST_VALUES`: the allgather GEMM and GEMM-allreduce kernels, the a2a3 SYNCALL 1:2 mix test
+  and the TPREFETCH_ASYNC tests, as their host code launches them);
 - `-I BUILD` for the flash-attention kernels, whose instantiations are in a header their own
   build generates: the benchmark runs the kernel folder's `scripts/generate_cases.py` (pto-isa's
   generator) into a temporary folder as the folder's `run.sh` runs it by default (its default
@@ -101,6 +101,12 @@ HOST_VALUES = {
         ("allgather_gemm/allgather_gemm_comm_kernel.cpp", _ALLGATHER_COMM),
         ("gemm_ar/gemm_compute_kernel.cpp", (("k_per_rank", 6144), ("launch_block_count", 24))))
 }
+# The TPREFETCH_ASYNC tests: their host code launches the copy kernel with `count` = 4096
+# elements, and its shared-session case posts 16 prefetches waiting for each; the L2 benefit
+# kernel gets 64 pairs (kPairCount).
+for _arch in ("a2a3", "a5"):
+    HOST_VALUES[f"tests/npu/{_arch}/src/st/testcase/tprefetch_async/tprefetch_async_kernel.cpp"] = (
+        ("elemCount", 4096), ("postCount", 16), ("waitEachEvent", 1), ("useExternalSession", 1), ("pairCount", 64))
 # The SYNCALL 1:2 mix test: its main.cpp launches one block per cube core, 24 by its core
 # configuration's default (syncall_core_config.hpp), with three participants per cube core.
 HOST_VALUES["tests/npu/a2a3/src/st/testcase/syncall/syncall_mix_1_2_kernel.cpp"] = (

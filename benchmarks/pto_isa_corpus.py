@@ -154,14 +154,10 @@ JUDGED: dict[str, str] = {
         "a real bug: in `runTGather1D<float, int, 1024, 16, ...>` (instantiated at line 216) line 190 places the 64 KiB `tmpTile` at 0x30000, which is exactly the end of a2a3's 192 KiB UB, and the a2a3 TGATHER writes its scratch tile."),
     "tests/npu/a5/src/st/testcase/tsort32/tsort32_kernel.cpp": (
         "a real bug: cases 3, 5 and 6 place `tmpTile` (32,768 / 16,672 / 8,352 B) at 0x3E000 (line 46), past the end of a5's 256 KiB UB."),
-    "tests/npu/a2a3/src/st/testcase/textract/textract_kernel.cpp": (
-        'likely a false positive of ptorewrite, not fixed: line 449 places `bTile`, a `TileRightCompact` of 128 KiB (or 105 KiB) declared shape, in the 64 KiB L0B. Compact-mode tiles (`CompactMode::Normal`) store only their valid region, fractal-aligned, and ptorewrite sizes every tile by its declared shape. No race is reported.'),
     "tests/npu/a2a3/src/st/testcase/tmatmul/tmatmul_kernel.cpp": (
         "a real bug by the spec's rule that MTE2 writes to the same bytes may complete out of order (spec section 4): `RunTMATMUL_GEMV_CLOSE` writes `aMatTile` by TLOAD (line 78) and then TFILLPAD (line 82), and `RunTMATMULSplitK` by TFILLPAD (lines 275-276) and then TLOAD (lines 277-278) in the K loop, with no `pipe_barrier(PIPE_MTE2)` between."),
     "tests/npu/a5/src/st/testcase/tmatmul/tmatmul_kernel.cpp": (
         'a real bug: in `RunTGEMV_SPLIT_K<..., 1, 512, 85, true>` the TSTORE at line 504 (FIX pipe) reads `cTile`, which TGEMV_BIAS (line 489) and TGEMV_ACC (line 494) write on the M pipe; the loop signals only M -> MTE2, never M -> FIX.'),
-    "tests/npu/a2a3/src/st/testcase/tmov/tmov_kernel.cpp": (
-        "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (lines 321 -> 323, 446 -> 448) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a5/src/st/testcase/tmov/tmov_kernel.cpp": (
         "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (lines 223 -> 226) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a2a3/src/st/testcase/tmov_acc2mat/tmov_acc2mat_kernel.cpp": (
@@ -189,8 +185,6 @@ JUDGED: dict[str, str] = {
         "375, 424, 474, 520, 571, 618) are counted on the vector cores too, writing the cube's L1 (pto-isa's "
         "a5 TLOAD of a Mat tile does its work only under `__DAV_CUBE__`), and both vector cores `TSTORE` the "
         "same bytes of `out` (lines 97, 172, 344, ...), each having received the same copy from L1."),
-    "tests/npu/a2a3/src/st/testcase/tstore_acc2gm/tstore_acc2gm_kernel.cpp": (
-        "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (e.g. lines 452 -> 455, 458; 732 -> 735) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a5/src/st/testcase/tstore_acc2gm/tstore_acc2gm_kernel.cpp": (
         "a real bug by the machine model (spec section 4: two FIX-pipe instructions on overlapping bytes need `pipe_barrier(PIPE_FIX)`): `TMOV` of the quantisation parameters from L1 into the Scaling (FB) tile and the fixpipe instruction that reads that tile right after it (e.g. lines 474 -> 477, 480; 573 -> 576) run on the FIX pipe with nothing between them. pto-isa's kirin copies of these tests order the same pair with an `Event<>`; whether a2a3/a5 hardware orders it by itself is not settled here."),
     "tests/npu/a2a3/src/st/testcase/ttrans_3d/ttrans_3d_kernel.cpp": (
@@ -422,6 +416,28 @@ JUDGED: dict[str, str] = {
         'event ids, so the wait before the TMOV is for the call before last. (3) The lost signals are the '
         'one-bit-flag pattern of the other kernels: set_flag / wait_flag pairs on EVENT_ID0 back to back in '
         "the QK, PV, softmax and GU helpers, the next helper's set not ordered after the previous wait."),
+    'tests/npu/a2a3/src/st/testcase/tpushpop_cv_nosplit/tpushpop_cv_nosplit_kernel.cpp': (
+        'a question of the model: vec0 and vec1 store the same bytes of `out` (line 206) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race.'),
+    'tests/npu/a2a3/src/st/testcase/tpushpop_fixpipe/tpushpop_fixpipe_kernel.cpp': (
+        "a question of the model: vec0 and vec1 store the same bytes of `out` (lines 142, 256, 384, 493) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race. (The race between the TMOV into FB at line 351 and the TSTORE_FP at line 353 is gone: a2a3's TSTORE_FP drains PIPE_FIX before it stores, as pto-isa's implementation does.)"),
+    'tests/npu/a2a3/src/st/testcase/tpushpop_mixed_tile_size/tpushpop_mixed_tile_size_kernel.cpp': (
+        'a question of the model: vec0 and vec1 push into the same GM slot of `mPipe` (lines 94 and 106, through the call at line 213) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race.'),
+    'tests/npu/a2a3/src/st/testcase/tpushpop_vc_nosplit/tpushpop_vc_nosplit_kernel.cpp': (
+        'a question of the model: vec0 and vec1 push into the same GM slot of `mPipe` (line 140) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race.'),
+    'tests/npu/a2a3/src/st/testcase/tpushpop_dir_both_concurrent/tpushpop_dir_both_concurrent_kernel.cpp': (
+        "a real report under the one-bit flag rule, benign in practice: in the second call of `movAndMatmul` (from line 267) `set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0)` at line 162 is raised again with nothing ordering it after MTE1's wait for the first one (the only thing between is the V2C pop, which waits for the vector cores); MTE1 has nothing queued ahead of that wait. The two rings' shared slot 0, the test's own concern, is not reported: at this commit the V2C ring is placed after the C2V ring."),
+    'tests/npu/a5/src/st/testcase/tinsert/tinsert_kernel.cpp': (
+        "a question of the model: vec0 and vec1 write the same bytes: the TINSERTs into the cube's `matTile` (lines 208 and 273, through lines 353 and 359) and the TSTOREs to `out` (line 74) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race."),
+    'kernels/manual/a5/engram_simt/engram-simt_kernel.cpp': (
+        "a real bug in `runEngramBaseline`: the MTE3 -> V and MTE3 -> MTE2 flags on event 2 (lines 138-139) are set before the loop and again at the end of every iteration, and nothing waits on them after the loop, so the last iteration's two sets are still pending when the kernel ends. The SIMT kernels check clean."),
+    'kernels/manual/a2a3/allgather_gemm/allgather_gemm_compute_kernel.cpp': (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: a later panel's `set_flag(PIPE_MTE2, PIPE_MTE1, ev0/ev1)` (lines 80, 82) is raised while MTE1 may not yet have taken the earlier one, and `InitPipelineFlags` for the next output tile (lines 122-125) sets MTE1 -> MTE2 and M -> MTE1 again before `DrainPipelineFlags`' waits for the previous tile (lines 130-133) are ordered before it (only M <-> FIX flags lie between). Checked with the values its host code passes (HOST_VALUES), as rank 1 so that block 0 runs the streaming while loop. Nothing orders the later set after MTE1's wait for the earlier one; it relies on the consuming pipe already waiting."),
+    'kernels/manual/a2a3/gemm_ar/gemm_compute_kernel.cpp': (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: a later panel's `set_flag(PIPE_MTE2, PIPE_MTE1, ev0/ev1)` (lines 71, 73) is raised while MTE1's wait for the earlier one (lines 83, 87) may not have run; the only wait before the second set is on the other slot's primed MTE1 -> MTE2 flag. Nothing orders the later set after MTE1's wait for the earlier one; it relies on the consuming pipe already waiting."),
+    'kernels/manual/a5/allgather_gemm/allgather_gemm_compute_kernel.cpp': (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: a later panel's `set_flag(PIPE_MTE2, PIPE_MTE1, ev0/ev1)` (lines 80, 82) is raised while MTE1 may not yet have taken the earlier one, and `InitPipelineFlags` for the next output tile (lines 122-125) sets MTE1 -> MTE2 and M -> MTE1 again before `DrainPipelineFlags`' waits for the previous tile (lines 130-133) are ordered before it (only M <-> FIX flags lie between). Checked with the values its host code passes (HOST_VALUES), as rank 1 so that block 0 runs the streaming while loop. Nothing orders the later set after MTE1's wait for the earlier one; it relies on the consuming pipe already waiting."),
+    'kernels/manual/a5/gemm_ar/gemm_compute_kernel.cpp': (
+        "a real bug by the machine model's one-bit flags (latent on hardware), as in gemm_performance: a later panel's `set_flag(PIPE_MTE2, PIPE_MTE1, ev0/ev1)` (lines 71, 73) is raised while MTE1's wait for the earlier one (lines 83, 87) may not have run; the only wait before the second set is on the other slot's primed MTE1 -> MTE2 flag. Nothing orders the later set after MTE1's wait for the earlier one; it relies on the consuming pipe already waiting."),
 }
 TEST_ARCHS = ("a2a3", "a5")
 DIAG = re.compile(r"^(?:.*?:\d+:\d+: )?(error|warning|internal error): .*$|^ptorewrite: .*$", re.MULTILINE)
@@ -616,6 +632,8 @@ def first_diagnostic(row: Row) -> str:
     runs = [r for k, r in row.runs.items() if not k.startswith("check build ")]
     if outcome(row) in ("clean", "problems", "verified", "not verified"):
         run = runs[-1] if row.kind == "manual" else row.runs["verify"]
+    elif outcome(row) == "cross-core" and "auto2manual" in row.runs:
+        run = row.runs["auto2manual"]  # the located cross-core error, whatever `ir` said before it
     else:
         run = next((x for x in runs if x.rc not in (0, 1)), runs[-1])
     if run.rc is None:
@@ -671,12 +689,15 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
     checked = hist["clean"] + hist["problems"]
     cross = hist["cross-core"]
     rest = len(manuals) - cross
-    lines += ["## Hand-written kernels", "",
-              (f"{len(manuals)} files. Read (`ir` succeeds in one configuration): {read} "
+    compiling = len(manuals) - sum(r.path in BLOCKED and outcome(r) not in ("clean", "problems") for r in manuals)
+    summary = (f"{len(manuals)} files. Read (`ir` succeeds in one configuration): {read} "
                f"({_pct(read, len(manuals))}). Read and checked (`check` exits 0 or 1): {checked} "
-               f"({_pct(checked, len(manuals))}). {cross} files move tiles between the cube and vector cores "
-               f"and stop with the located cross-core error; of the other {rest}, {checked} "
-               f"({_pct(checked, rest)}) are read and checked."), "",
+               f"({_pct(checked, len(manuals))}); of the {compiling} that compile at this pto-isa commit, "
+               f"{_pct(checked, compiling)}.")
+    if cross:
+        summary += (f" {cross} files move tiles between the cube and vector cores and stop with the located "
+                    f"cross-core error; of the other {rest}, {checked} ({_pct(checked, rest)}) are read and checked.")
+    lines += ["## Hand-written kernels", "", summary, "",
               "| outcome | files |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in hist.most_common()]
     bundled = sum(1 for r in manuals if _bundled_read(r))
@@ -709,7 +730,7 @@ def render(rows: list[Row], pto: Path, commit: str, args) -> str:
     for r in manuals:
         c = r.runs.get("check --pto-isa-root") or r.runs["check"]
         root = "-" if _bundled_read(r) else _rc(r.runs.get("ir --pto-isa-root"))
-        flags = " ; ".join(f"`{_shown_flags(f, p)}`" for f in [r.flags, *r.builds])
+        flags = " ; ".join(f"`{_shown_flags([*f, *host_values(r.path)], p)}`" for f in [r.flags, *r.builds])
         checks, diags = _rc(c), short(first_diagnostic(r), p)
         for i in range(2, len(r.builds) + 2):  # each further build: its exit code and first diagnostic
             b = r.runs.get(f"check build {i}")

@@ -131,9 +131,14 @@ class CallInlining:
         return b.value if b is not None and b.kind == "funcs" else None
 
     def _evaluate_or_none(self, node: cp.Call, scope: Scope):
-        """The call's value computed at compile time, or None when it cannot be: then whatever the
-        attempt changed in the lowering's state (names, scalars and arrays the helper assigned,
-        reads noted, warnings) is undone, so that the helper can be inlined instead."""
+        """The call's value computed at compile time, or None when it cannot be (see attempt)."""
+        ok, value = self.attempt(lambda: self.eval(node, scope))
+        return value if ok else None
+
+    def attempt(self, run) -> tuple[bool, Any]:
+        """(True, run()), or (False, the error) when run() fails: then whatever the attempt changed
+        in the lowering's state (names, scalars and arrays a helper assigned, reads noted, pending
+        effects, warnings) is undone, so that the caller can try another way."""
         saved = {k: (v, copy.copy(v)) for k, v in self.__dict__.items()
                  if isinstance(v, (list, dict, set)) and k not in _READ_ONLY_STATE}
         diagnostics = list(self.reporter.diagnostics)
@@ -141,8 +146,8 @@ class CallInlining:
         outer = self.__dict__.get("_ct_undo")
         self.__dict__["_ct_undo"] = undo
         try:
-            return self.eval(node, scope)
-        except (LoweringError, cp.ParseError, PtoError):
+            return True, run()
+        except (LoweringError, cp.ParseError, PtoError) as e:
             for put, old in reversed(undo):
                 put(old)
             for container, before in saved.values():
@@ -152,7 +157,7 @@ class CallInlining:
                     container.clear()
                     container.update(before)
             self.reporter.diagnostics[:] = diagnostics
-            return None
+            return False, e
         finally:
             if outer is not None:
                 outer.extend(undo)
@@ -225,12 +230,14 @@ class CallInlining:
                 text, off = self.text_of(ret)
                 expr_text = text[len("return"):].rstrip().rstrip(";")
                 return self.eval(self.parse(expr_text, off + len("return"), inner), inner)
-            try:
+            if self._pending_effects is None:  # not in a statement: nowhere to run its work
                 return self.run_value_function(fn, body, inner, fn.name, node.offset)
-            except LoweringError as e:
-                if self._pending_effects is None:  # not in a statement: nowhere to run its work
-                    raise
-                failure = e
+            # A failed compile-time run leaves nothing behind (what it assigned through reference
+            # parameters, warnings): the helper then runs where the statement does.
+            ok, value = self.attempt(lambda: self.run_value_function(fn, body, inner, fn.name, node.offset))
+            if ok:
+                return value
+            failure = value
         try:
             return self.call_effectful_helper(funcs, callee, node, scope)
         except (LoweringError, cp.ParseError, PtoError):

@@ -84,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="COMMIT", help="also count the sync lines of the rewrite at COMMIT")
     args = ap.parse_args(argv)
     rows = []
-    samples = sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+    # A cluster sample (code for both core types) is not rewritten yet.
+    samples = sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file()
+                     and not ("__DAV_CUBE__" in (p / "auto.cpp").read_text()
+                              and "__DAV_VEC__" in (p / "auto.cpp").read_text()))
     now: dict[str, int] = {}
     for sample in samples:
         autos = load_kernels(sample / "auto.cpp")  # one per instantiation of a kernel template

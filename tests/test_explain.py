@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 from _chromium import Browser, chromium_path
 from _emulator_util import blank_lines, trace_of
+from _samples import sample_names
 
 from ptorewrite.cli import main
 from ptorewrite.emulator import pipes
@@ -25,7 +26,7 @@ from ptorewrite.parse.frontend import FrontendOptions, load_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
-SAMPLE_NAMES = sorted(p.name for p in SAMPLES.iterdir() if (p / "auto.cpp").is_file())
+SAMPLE_NAMES = sample_names()
 DOCS_SCREENSHOT = ROOT / "docs" / "explain_gemm_double.png"
 
 

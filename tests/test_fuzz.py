@@ -11,6 +11,7 @@ import copy
 from pathlib import Path
 
 import pytest
+from _samples import sample_names
 from hypothesis import HealthCheck, given, settings
 
 from ptorewrite.arch import profile
@@ -91,7 +92,7 @@ def test_the_strategies_cover_what_they_promise():
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
-@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir() if (p / "auto.cpp").exists()))
+@pytest.mark.parametrize("sample", sample_names())
 def test_minimality_probe_on_every_sample_finds_no_sync_to_spare(tmp_path, sample):
     """Each sync of a sample's rewrite (every kernel and instantiation of the file) deleted in turn:
     the emulator notices every deletion, on two blocks."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from _memplan_invariants import addresses, check_plan
+from _samples import sample_names
 
 from ptorewrite import cli
 from ptorewrite.analysis import ir
@@ -21,7 +22,7 @@ from ptorewrite.transform.rewrite import RewriteOptions, rewrite
 from ptorewrite.transform.tassign import tassign_insertions
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(p.parent.name for p in (ROOT / "samples").glob("*/auto.cpp"))
+SAMPLES = sample_names()
 A2A3 = profile("a2a3")
 KiB = 1024
 

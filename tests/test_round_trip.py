@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _samples import sample_names
 
 from ptorewrite.cli import main
 from ptorewrite.parse.guards import code_only
@@ -25,7 +26,7 @@ from ptorewrite.parse.launch_syntax import blank_launch_configs
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 KERNELS = ROOT / "tests" / "kernels"
-SAMPLE_NAMES = sorted(p.name for p in SAMPLES.iterdir() if (p / "manual.cpp").is_file())
+SAMPLE_NAMES = sample_names("manual.cpp")
 CLANG = shutil.which("clang++")
 INCLUDE = ROOT / "ptorewrite" / "parse" / "include"
 TOOLKIT = ROOT / "ptorewrite" / "parse" / "toolkit"  # stand-ins for acl/acl.h and friends

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _samples import sample_names
 
 from ptorewrite.analysis import execution, ir
 from ptorewrite.analysis.check import check_kernel
@@ -21,7 +22,7 @@ from ptorewrite.transform.sync import conservative_insertions, plan_syncs, sync_
 from ptorewrite.transform.tassign import tassign_insertions
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted(p.name for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file())
+SAMPLES = sample_names()
 # A sample whose kernel template the file instantiates several times: each instantiation.
 INSTANTIATIONS = {"tmax_launch": ["TMaxKernel<float, 32, 64>", "TMaxKernel<half, 32, 128>"]}
 SAMPLE_KERNELS = [(name, entry) for name in SAMPLES for entry in INSTANTIATIONS.get(name, [None])]

@@ -65,7 +65,7 @@ from ptorewrite.analysis.execution import (
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
-from ptorewrite.analysis.instructions import UB_SCRATCH_OPS, is_scratch, window_position
+from ptorewrite.analysis.instructions import is_scratch, uses_hidden_scratch, window_position
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
@@ -700,7 +700,7 @@ class BoundedMachine(Machine):
                     out.append(Access(fp, False, o.text))
                 if "w" in o.access:
                     out.append(Access(fp, True, o.text))
-        if self._scratch is not None and s.op in UB_SCRATCH_OPS:
+        if self._scratch is not None and uses_hidden_scratch(s.op, [ops[0].access for ops in tiles if ops]):
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
         return out
 

@@ -40,10 +40,10 @@ from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import (
     DRAINS_BEFORE,
     SIMT_GATHER_SEMAPHORE,
-    UB_SCRATCH_OPS,
     is_scratch,
     l1_gather_part,
     scratch_reach,
+    uses_hidden_scratch,
     window_position,
     with_fp_forms,
 )
@@ -1002,7 +1002,7 @@ class Machine:
                 out.append(Access(fp, False, o.text))
             if "w" in o.access:
                 out.append(Access(fp, True, o.text))
-        if self._scratch is not None and s.op in UB_SCRATCH_OPS:
+        if self._scratch is not None and uses_hidden_scratch(s.op, [t.access for t in tiles]):
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
         return out
 

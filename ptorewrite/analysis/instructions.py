@@ -181,6 +181,14 @@ UB_SCRATCH_OPS = frozenset(
     n for n in INSTRUCTIONS if n.startswith("TROWEXPAND")
 )
 
+def uses_hidden_scratch(op: str, tile_accesses: list[str]) -> bool:
+    """On a2a3 the row broadcasts work in the hidden UB scratch range, except the forms given a
+    scratch tile of their own (`tmp`): pto-isa's implementation then works in that tile instead,
+    so two of them with distinct scratch tiles touch no common bytes. `tile_accesses` are the
+    access kinds of the call's tile operands in order."""
+    return op in UB_SCRATCH_OPS and not any(is_scratch(i, a) for i, a in enumerate(tile_accesses))
+
+
 def is_scratch(position: int, access: str) -> bool:
     """The tile operand at `position` (among the tile operands) is working space: read and written,
     and not the destination. pto-isa's implementations take a scratch tile's address and its

@@ -127,7 +127,9 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
         using PHalf = Tile<TileType::Vec, half, HALF, TILE, BLayout::RowMajor, HALF, TILE>;
         using OHalf = Tile<TileType::Vec, float, HALF, D, BLayout::RowMajor, HALF, D>;
         using RowT = Tile<TileType::Vec, float, HALF, 1, BLayout::ColMajor, HALF, 1>; // one value per row
-        using GmOut = GlobalTensor<float, Shape<1, 1, 1, HALF, D>, Stride<1, 1, 1, D, 1>>;
+        using OCols = Tile<TileType::Vec, float, HALF, D, BLayout::RowMajor, HALF, D / 2>; // a column half of o
+        using Scratch = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 8, 64>; // a row broadcast's own
+        using GmOut = GlobalTensor<float, Shape<1, 1, 1, HALF, D / 2>, Stride<1, 1, 1, D, 1>>;
         SHalf s;
         OHalf oPart;
         OHalf o;
@@ -138,7 +140,10 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
         RowT curMax;
         RowT curSum;
         RowT alpha[PRELOAD + 1]; // exp(old max - new max) of tile t, kept until O(t) arrives
-        GmOut gOut(out + (block * S0 + get_subblockid() * HALF) * D);
+        Scratch tmpLeft;
+        Scratch tmpRight;
+        GmOut gOutLeft(out + (block * S0 + get_subblockid() * HALF) * D);
+        GmOut gOutRight(out + (block * S0 + get_subblockid() * HALF) * D + D / 2);
 
         // The state before the first tile: max -inf (a large negative), sum 0, output 0.
         TEXPANDS(runMax[1], -1.0e30f);
@@ -172,9 +177,16 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
             }
         }
 
-        // Final normalisation: every row divided by its sum.
-        TROWEXPANDDIV(o, o, runSum);
-        TSTORE(gOut, o);
+        // Final normalisation: every row divided by its sum, one column half at a time so that the
+        // left half's store overlaps the right half's divide; each divide has its own scratch tile.
+        OCols oLeft;
+        OCols oRight;
+        TSUBVIEW(oLeft, o, 0, 0);
+        TSUBVIEW(oRight, o, 0, D / 2);
+        TROWEXPANDDIV(oLeft, oLeft, runSum, tmpLeft);
+        TROWEXPANDDIV(oRight, oRight, runSum, tmpRight);
+        TSTORE(gOutLeft, oLeft);
+        TSTORE(gOutRight, oRight);
     }
 }
 

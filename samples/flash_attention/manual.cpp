@@ -20,10 +20,11 @@
 // Vector core (HALF = 64 rows of its own; S half 32 KiB, P half 16 KiB, row statistics 256 B):
 //   UB   S ring's local slots 0x00000 0x10000 (a ring's local slots are a whole slot apart; the
 //        half each core loads leaves room between them for the O ring's slot at 0x08000)
-//        o 0x18000   tmp 0x20000   p 0x28000   row statistics from 0x2C000
+//        o 0x18000   tmp 0x20000   p 0x28000   row statistics from 0x2C000, then the final
+//        divides' two 2 KiB scratch tiles
 //   Per score tile t (cur = t % 2): MTE2 pops S(t) -> V: online softmax, P(t) into p -> MTE3
 //   pushes p. Per output tile j: MTE2 pops O(j) -> V rescales o and adds it. Forward flags
-//   MTE2->V (ids cur, 2), V->MTE3 (id 0, the last store id 1); buffer-free flags V->MTE2 (S slot
+//   MTE2->V (ids cur, 2), V->MTE3 (id 0, the final stores ids 1, 2); buffer-free flags V->MTE2 (S slot
 //   cur, O slot 2) and MTE3->V (p, id 0). Vector ops on bytes an earlier vector op touched are
 //   separated by pipe_barrier(PIPE_V), no other.
 #include <pto/pto-inst.hpp>
@@ -81,7 +82,8 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
     constexpr uint32_t UB_ROWS = UB_P + HALF * TILE * sizeof(half);
     constexpr uint32_t ROW_BYTES = HALF * sizeof(float);
     static_assert(UB_O_RING + HALF * D * sizeof(float) <= S_SLOT, "the O slot fits between the S slots");
-    static_assert(UB_ROWS + (5 + PRELOAD + 1) * ROW_BYTES <= 0x2E000, "UB tiles must stay below 184 KiB");
+    constexpr uint32_t UB_SCRATCH = UB_ROWS + (5 + PRELOAD + 1) * ROW_BYTES; // two 2 KiB broadcast scratch tiles
+    static_assert(UB_SCRATCH + 2 * 0x800 <= 0x2E000, "UB tiles must stay below 184 KiB");
     constexpr uint32_t L1_K = S0 * D * sizeof(half);
     constexpr uint32_t L1_V = L1_K + 2 * D * TILE * sizeof(half);
     constexpr uint32_t L1_P = 512 * 1024 - 2 * P_SLOT; // the P ring's local slots: the top of L1
@@ -210,7 +212,9 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
         using PHalf = Tile<TileType::Vec, half, HALF, TILE, BLayout::RowMajor, HALF, TILE>;
         using OHalf = Tile<TileType::Vec, float, HALF, D, BLayout::RowMajor, HALF, D>;
         using RowT = Tile<TileType::Vec, float, HALF, 1, BLayout::ColMajor, HALF, 1>; // one value per row
-        using GmOut = GlobalTensor<float, Shape<1, 1, 1, HALF, D>, Stride<1, 1, 1, D, 1>>;
+        using OCols = Tile<TileType::Vec, float, HALF, D, BLayout::RowMajor, HALF, D / 2>; // a column half of o
+        using Scratch = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 8, 64>; // a row broadcast's own
+        using GmOut = GlobalTensor<float, Shape<1, 1, 1, HALF, D / 2>, Stride<1, 1, 1, D, 1>>;
         SHalf s;
         OHalf oPart;
         OHalf o;
@@ -221,6 +225,8 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
         RowT curMax;
         RowT curSum;
         RowT alpha[PRELOAD + 1]; // exp(old max - new max) of tile t, kept until O(t) arrives
+        Scratch tmpLeft;
+        Scratch tmpRight;
         TASSIGN(o, UB_O);
         TASSIGN(tmp, UB_TMP);
         TASSIGN(p, UB_P);
@@ -232,7 +238,10 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
         for (int i = 0; i <= PRELOAD; ++i) {
             TASSIGN(alpha[i], UB_ROWS + (5 + i) * ROW_BYTES);
         }
-        GmOut gOut(out + (block * S0 + get_subblockid() * HALF) * D);
+        TASSIGN(tmpLeft, UB_SCRATCH);
+        TASSIGN(tmpRight, UB_SCRATCH + 0x800);
+        GmOut gOutLeft(out + (block * S0 + get_subblockid() * HALF) * D);
+        GmOut gOutRight(out + (block * S0 + get_subblockid() * HALF) * D + D / 2);
 
         // The state before the first tile: max -inf (a large negative), sum 0, output 0.
         TEXPANDS(runMax[1], -1.0e30f);
@@ -292,12 +301,22 @@ __global__ AICORE void FlashAttentionKernel(__gm__ float *out, __gm__ half *q, _
             }
         }
 
-        // Final normalisation: every row divided by its sum.
-        pipe_barrier(PIPE_V);
-        TROWEXPANDDIV(o, o, runSum);
+        // Final normalisation: every row divided by its sum, one column half at a time so that MTE3
+        // stores the left half while V divides the right one. Each divide works in its own scratch
+        // tile, so nothing orders the two divides against each other.
+        OCols oLeft;
+        OCols oRight;
+        TSUBVIEW(oLeft, o, 0, 0);
+        TSUBVIEW(oRight, o, 0, D / 2);
+        pipe_barrier(PIPE_V); // o written by the last tile's TADD
+        TROWEXPANDDIV(oLeft, oLeft, runSum, tmpLeft);
         set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
+        TROWEXPANDDIV(oRight, oRight, runSum, tmpRight);
+        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
         wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);
-        TSTORE(gOut, o);
+        TSTORE(gOutLeft, oLeft);
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);
+        TSTORE(gOutRight, oRight);
 
         wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
         wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);

@@ -22,6 +22,8 @@
 //        half each core loads leaves room between them for the O ring's slot at 0x08000)
 //        o 0x18000   tmp 0x20000   p 0x28000   row statistics from 0x2C000, then the final
 //        divides' two 2 KiB scratch tiles
+//   The S ring has two local slots (the next tile's load overlaps this tile's softmax); p and
+//   the O ring's slot are single: a second of either would not fit below 184 KiB at D = 128.
 //   Per score tile t (cur = t % 2): MTE2 pops S(t) -> V: online softmax, P(t) into p -> MTE3
 //   pushes p. Per output tile j: MTE2 pops O(j) -> V rescales o and adds it. Forward flags
 //   MTE2->V (ids cur, 2), V->MTE3 (id 0, the final stores ids 1, 2); buffer-free flags V->MTE2 (S slot

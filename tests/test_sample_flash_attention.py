@@ -97,3 +97,27 @@ def test_every_sync_of_the_twin_deleted_is_reported_at_its_line(capsys, tmp_path
         partner = "wait_flag" if kind == "set_flag" else "set_flag"
         assert "deadlock" in first, first
         assert re.match(rf"\s*{partner}\({src}, {dst},", lines[at - 1]), (first, lines[at - 1])
+
+
+PUSH = re.compile(r"\s*TPUSH<(\w+),.*>\((\w+), \w+\);")
+
+
+def _push_lines() -> list[int]:
+    return [n for n, line in enumerate(MANUAL.read_text().splitlines(), 1) if PUSH.match(line)]
+
+
+@pytest.mark.parametrize("deleted", _push_lines())
+def test_a_push_deleted_hangs_the_pop_of_its_ring_on_the_other_core(capsys, tmp_path, deleted):
+    # The ring's "filled" signal is raised by the push alone: without it, the consumer's pop of the
+    # same ring waits for ever (the cross-core wait, reported at the pop).
+    text = MANUAL.read_text()
+    lines = text.splitlines(True)
+    path = tmp_path / "manual.cpp"
+    path.write_text("".join(lines[:deleted - 1] + ["\n"] + lines[deleted:]))
+    status, _, err = run(capsys, "check", "--arch", "a2a3", path, "--entry", SMALL)
+    assert status == 1
+    first = next(line for line in err.splitlines() if ": error: " in line)
+    at = int(first.split(":")[1])
+    ring = PUSH.match(lines[deleted - 1]).group(2)
+    assert "deadlock: wait_flag_dev(" in first and "is never satisfied" in first, first
+    assert re.match(rf"\s*TPOP<\w+, \w+, TileSplitAxis::\w+>\({ring}, \w+\);", lines[at - 1]), lines[at - 1]

@@ -17,12 +17,19 @@ lines keep their numbers), and `check` runs on the copy. The findings of the unm
 the baseline; a finding of the copy that is not in the baseline is new. Each deletion is then:
 
 - `at-line`: a new finding (its line, or a note's that is not "inlined from here") is at the
-  deleted line or within 3 lines of it, at another end of the same flag (a set_flag / wait_flag
-  with the same three arguments in the same file), or, for a FIFO step, at another FIFO step, a
-  pipe's declaration or a use of the GlobalTensor the step names;
+  deleted line or within 3 lines of it, or at another end of the same flag (a set_flag /
+  wait_flag between the same two pipes, in any of the files: the event is often a variable), or,
+  for a FIFO step, at another FIFO step, a pipe's declaration (its destructor) or a use of the
+  GlobalTensor the step names, or the finding is a race on the GM buffer of the step's ring;
 - `elsewhere`: new findings, none at those lines;
-- `missed`: no new finding;
+- `not run`: no new finding, and the line does not run in this instantiation (a `wait_flag`
+  no set satisfies, put in its place, is not reported: the causal-mask branches);
+- `missed`: no new finding, though the line runs;
 - `error`: `check` stopped with a front-end error (exit 2) at a line the deletion made wrong.
+
+`--match REGEX` keeps only the lines whose statement matches (`--match T(ALLOC|PUSH|POP|FREE)` with
+`--entry 'runTFA<128, 128, 8192, 128, 128, 256, 4, 8, false, false, 4>'` deletes the FIFO steps where
+the rings wrap: at S1 = 1024 there are 4 tiles for 8 slots, so no producer ever waits for a free slot).
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ KERNEL = "fa_performance_kernel.cpp"
 FILES = (KERNEL, "pto_macro_matmul.hpp", "pto_macro_fa_softmax.hpp", "pto_macro_fa_gu.hpp")
 ENTRY = "runTFA<128, 128, 1024, 128, 128, 256, 4, 8, false, false, 4>"
 SYNC = re.compile(r"^\s*(set_flag|wait_flag|pipe_barrier|TALLOC|TPUSH|TPOP|TFREE)\b")
-FLAG = re.compile(r"\b(?:set|wait)_flag\(\s*(\w+),\s*(\w+),\s*(\w+)\s*\)")
-FIFO = re.compile(r"\b(TALLOC|TPUSH|TPOP|TFREE)<|\bTPipe<|\bPipe \w+\(")
+FLAG = re.compile(r"\b(?:set|wait)_flag\(\s*(\w+),\s*(\w+),")
+FIFO = re.compile(r"\b(TALLOC|TPUSH|TPOP|TFREE)<|\bTPipe<|Pipe \w+\(")
+PIPE_ARG = re.compile(r"\b(?:TALLOC|TPUSH|TPOP|TFREE)<[^>]*>\(\s*(\w+)")
+PROBE = "wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID7);  // seeded probe"
 FIFO_TENSOR = re.compile(r"\b(?:TALLOC|TPUSH|TPOP|TFREE)<[^>]*>\(\s*\w+\s*,\s*(\w+)")
 FINDING = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|note): (?P<msg>.*)$")
 
@@ -87,7 +96,8 @@ def related(d: Deletion, texts: dict[str, list[str]]) -> set[tuple[str, int]]:
     out = {(d.file, n) for n in range(d.line - 3, d.line + 4)}
     flag = FLAG.search(d.text)
     if flag:
-        out |= {(d.file, n) for n, t in enumerate(texts[d.file], 1) if (f := FLAG.search(t)) and f.groups() == flag.groups()}
+        out |= {(name, n) for name, lines in texts.items() for n, t in enumerate(lines, 1)
+                if (f := FLAG.search(t)) and f.groups() == flag.groups()}
     elif FIFO.search(d.text):
         tensor = FIFO_TENSOR.search(d.text)
         for name, lines in texts.items():
@@ -95,6 +105,18 @@ def related(d: Deletion, texts: dict[str, list[str]]) -> set[tuple[str, int]]:
                 if FIFO.search(t) or (tensor and re.search(rf"\b{tensor.group(1)}\b", t)):
                     out.add((name, n))
     return out
+
+
+def ring_buffer(d: Deletion, texts: dict[str, list[str]]) -> str | None:
+    """The GM buffer of the ring a FIFO step uses: the first argument of its pipe's declaration."""
+    pipe = PIPE_ARG.search(d.text)
+    if not pipe:
+        return None
+    for t in texts[KERNEL]:
+        m = re.search(rf"\b{pipe.group(1)}\((\w+)", t)
+        if m and "Pipe" in t:
+            return m.group(1)
+    return None
 
 
 class Runner:
@@ -143,6 +165,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pto-isa-root", required=True, type=Path, help="a pto-isa checkout")
     ap.add_argument("--entry", default=ENTRY, help=f"the instantiation checked (default '{ENTRY}')")
+    ap.add_argument("--match", default="", help="delete only the sync lines whose statement matches this regex")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="checks run at a time (default 2)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per check (default 600)")
     ap.add_argument("-o", "--output", type=Path, default=OUT, help=f"the report (default {OUT.relative_to(ROOT)})")
@@ -162,7 +185,8 @@ def main() -> int:
         if base.returncode not in (0, 1):
             sys.exit(f"check of the unmodified kernel failed:\n{base.stderr}")
         baseline, base_errors = findings(base.stderr, base_folder)
-        candidates = [Deletion(f, n, t.strip()) for f in FILES for n, t in enumerate(texts[f], 1) if SYNC.match(t)]
+        candidates = [Deletion(f, n, t.strip()) for f in FILES for n, t in enumerate(texts[f], 1)
+                      if SYNC.match(t) and re.search(args.match, t)]
         with ThreadPoolExecutor(args.jobs) as pool:
             live = list(pool.map(lambda d: compiled(runner, d.file, d.line), candidates))
         inactive = [d for d, ok in zip(candidates, live) if not ok]
@@ -177,30 +201,37 @@ def main() -> int:
             new = [e for e in errors if e[4] not in keys & baseline]
             d.lines = sorted({f"{e[0]}:{e[1]}" for e in new}, key=lambda s: (s.split(":")[0], int(s.split(":")[1])))
             d.first = new[0][2] if new else ""
+            shutil.rmtree(folder)
             if p.returncode == 2:
                 d.outcome, d.first = "error", p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
             elif not new:
-                d.outcome = "missed"
+                probe = edited(runner, d.file, d.line, PROBE)
+                ran = f"{d.file}:{d.line}:" in runner.check(probe).stderr
+                shutil.rmtree(probe)
+                d.outcome = "missed" if ran else "not run"
             else:
                 places = {(e[0], e[1]) for e in new} | {n for e in new for n in e[3]}
-                d.outcome = "at-line" if places & related(d, texts) else "elsewhere"
-            shutil.rmtree(folder)
+                ring = ring_buffer(d, texts)
+                on_ring = ring is not None and any(
+                    (m := re.search(r"on GM argument (\w+)", e[2])) and ring.startswith(m.group(1)) for e in new)
+                d.outcome = "at-line" if places & related(d, texts) or on_ring else "elsewhere"
             return d
 
         with ThreadPoolExecutor(args.jobs) as pool:
             done = list(pool.map(one, deletions))
-    args.output.write_text(render(done, inactive, base_errors, base_seconds, commit, ours, args.entry))
+    args.output.write_text(render(done, inactive, base_errors, base_seconds, commit, ours, args.entry, args.match))
     print(f"wrote {args.output}")
     return 0
 
 
-def render(done, inactive, base_errors, base_seconds, commit, ours, entry) -> str:
-    counts = {k: sum(d.outcome == k for d in done) for k in ("at-line", "elsewhere", "missed", "error")}
+def render(done, inactive, base_errors, base_seconds, commit, ours, entry, match) -> str:
+    counts = {k: sum(d.outcome == k for d in done) for k in ("at-line", "elsewhere", "not run", "missed", "error")}
     out = [
         "# Seeded deletions in pto-isa's hand-written a2a3 flash attention",
         "",
         (f"pto-isa commit `{commit}`, ptorewrite `{ours}`; `ptorewrite check --entry '{entry}'` on "
-         f"`{FOLDER}/{KERNEL}` (see benchmarks/fa_a2a3_seeded.py for the build flags and the rules)."),
+          f"`{FOLDER}/{KERNEL}`" + (f", lines matching `{match}`" if match else "")
+         + " (see benchmarks/fa_a2a3_seeded.py for the build flags and the rules)."),
         "",
         (f"The unmodified kernel: {len(base_errors)} finding(s) in {base_seconds:.1f} s (the baseline; judged in "
          "benchmarks/pto_isa_corpus.py)."),

@@ -203,7 +203,8 @@ def main() -> int:
             d.first = new[0][2] if new else ""
             shutil.rmtree(folder)
             if p.returncode == 2:
-                d.outcome, d.first = "error", p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+                first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+                d.outcome, d.first = "error", first.replace(f"{folder}/", "")
             elif not new:
                 probe = edited(runner, d.file, d.line, PROBE)
                 ran = f"{d.file}:{d.line}:" in runner.check(probe).stderr

@@ -416,6 +416,22 @@ JUDGED: dict[str, str] = {
         'event ids, so the wait before the TMOV is for the call before last. (3) The lost signals are the '
         'one-bit-flag pattern of the other kernels: set_flag / wait_flag pairs on EVENT_ID0 back to back in '
         "the QK, PV, softmax and GU helpers, the next helper's set not ordered after the previous wait."),
+    "kernels/manual/common/flash_atten/fa_performance_kernel.cpp": (
+        "no finding across the cores: the three GM rings (`qkPipe`, `pPipe`, `pvPipe`, eight slots, free "
+        "signals every fourth tile, the producers' destructors) and the L0C unit flags that order each "
+        "matmul with its fixpipe store (`AccPhase::Final` / `STPhase::Final`, UF_ENABLE) leave no race and no "
+        "stuck or lost cross-core signal, in every instantiation the build makes (block 0). Within the cores: "
+        "(1) real bugs by the machine model's one-bit flags, latent on hardware, as in the a5 FA: the "
+        "set_flag / wait_flag pairs on EVENT_ID0 back to back after the loads in `compute_qk` (line 281), "
+        "`compute_pv` (377), `compute_p` (477, and V -> MTE3 at 511) and `compute_gu` (575, 583): the next "
+        "call's set is not ordered after the previous call's wait, so the setting pipe can raise the flag "
+        "again while it is still set. (2) A question of the model: PIPE_V overlaps with no "
+        "pipe_barrier(PIPE_V) between them in the softmax and update macros (pto_macro_fa_softmax.hpp lines "
+        "81-87, 140, 160-170; pto_macro_fa_gu.hpp lines 35-46): element-wise chains over one tile in place "
+        "(TROWEXPANDSUB -> TMULS -> TEXP -> TCVT on `p_tile_f32`, TROWEXPANDMUL -> TADD -> TROWEXPANDDIV on "
+        "the running output) and the row reductions' scratch `tmp_float` reused by the next call's TROWMAX. "
+        "The spec's a2a3 rule asks for a barrier at every overlap; the kernel places barriers around its "
+        "reductions and relies on element-wise chains of one geometry staying in order on the vector pipe."),
     'tests/npu/a2a3/src/st/testcase/tpushpop_cv_nosplit/tpushpop_cv_nosplit_kernel.cpp': (
         'a question of the model: vec0 and vec1 store the same bytes of `out` (line 206) with nothing ordering them. With no split both vector cores get the whole tile and compute identical bytes from identical inputs, so the result is the same whichever lands last (and with no split both must push, since the cube core waits for both); ptorewrite does not compare values, and by the spec any unordered overlapping write is a race.'),
     'tests/npu/a2a3/src/st/testcase/tpushpop_fixpipe/tpushpop_fixpipe_kernel.cpp': (

@@ -48,6 +48,7 @@ from ptorewrite.analysis.instructions import (
     with_fp_forms,
 )
 from ptorewrite.analysis.scalars import branch_only_values, decided_condition_key, steering_values
+from ptorewrite.analysis.unit_flags import UnitFlags, is_unit_flag_event, region_of
 from ptorewrite.arch import CROSS_CORE_SEMAPHORES, NUM_EVENT_IDS, TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, PtoError, to_location
 from ptorewrite.emulator import DEFAULT_MAX_INSTANCES
@@ -180,6 +181,8 @@ class Step:
                 sem = self.event % 16
                 return f"ffts_cross_core_sync(PIPE_{self.pipe}, {sem})" if self.kind == "xset" else f"wait_flag_dev({sem})"
             return f"{self.kind[1:]}_intra_block(PIPE_{self.pipe}, {self.event})"
+        if is_unit_flag_event(self.event):
+            return f"L0C unit flag {self.kind} ({self.src}->{self.dst}, L0C byte {region_of(self.event):#x})"
         return f"{self.kind}_flag({self.src}->{self.dst}, {self.event})"
 
     @property
@@ -283,6 +286,9 @@ class Machine:
         self.kernel = kernel
         self.arch = arch
         self.manual = kernel.mode == "manual"
+        # a2a3 matmuls and L0C stores with a phase synchronize through L0C unit flags (manual kernels;
+        # an AUTO kernel's syncs are planned without them).
+        self.unit_flags = UnitFlags() if self.manual and arch.name == "a2a3" else None
         self.placement = placement
         self.markers = markers
         self.require_semantics = require_semantics
@@ -355,6 +361,10 @@ class Machine:
         if self.max_instances is not None:
             self.check_estimate()
         self.block(self.kernel.body)
+        if self.unit_flags is not None:
+            last = self.steps[-1].stmt if self.steps else None
+            if last is not None:
+                self.issue_unit_flags(self.unit_flags.finish(), last)
         return Trace(self.kernel, self.arch, self.steps, self.seq, self.buffer_size, self.gm_extent,
                      self.gm_dtype, self.values, self.items, warnings=self.warnings)
 
@@ -835,8 +845,22 @@ class Machine:
         if drained is not None and self.manual:  # part of the instruction: a manual kernel relies on it
             self.issue(Step(len(self.steps), "barrier", drained,
                             ir.Sync("barrier", drained, None, None, s.loc, s.via), self.seq))
+        handshake = self.unit_flags is not None and s.pipe in ("M", "FIX")
+        if handshake:
+            l0c = [(a.write, (a.footprint.lo, a.footprint.hi)) for a in accesses if a.footprint.space == "L0C"]
+            writes, reads = [r for w, r in l0c if w], [r for w, r in l0c if not w]
+            self.issue_unit_flags(self.unit_flags.before(s.pipe, s.template_args, writes, reads), s)
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                         iters=self.iters_now))
+        if handshake:
+            self.issue_unit_flags(self.unit_flags.after(s.pipe, s.template_args, writes, reads), s)
+
+    def issue_unit_flags(self, flags, s) -> None:
+        """The L0C unit-flag handshake around `s` (analysis.unit_flags), as flag steps at its line."""
+        for kind, src, dst, event in flags:
+            sync = ir.Sync(kind, src, dst, ex.Const(event), s.loc, s.via)
+            self.issue(Step(len(self.steps), kind, src if kind == "set" else dst, sync, self.seq, src=src, dst=dst,
+                            event=event))
 
     def gather_into_l1(self, s: ir.Instr, operands, accesses, template) -> None:
         """MGATHER into an L1 tile: the part this core type runs (`l1_gather_part`)."""

@@ -51,6 +51,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis.execution import Access, Step, Trace, located
+from ptorewrite.analysis.unit_flags import is_unit_flag_event, region_of
 from ptorewrite.arch import CROSS_CORE_SEMAPHORE_LIMIT, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, to_location
 
@@ -99,6 +100,8 @@ class FlagProblem:
         s = self.steps[0]
         if s.kind in ("xset", "xwait"):
             return self._cross_diagnostic()
+        if is_unit_flag_event(s.event):
+            return self._unit_flag_diagnostic()
         flag = f"flag ({s.src} -> {s.dst}, event {s.event})"
         if self.kind == "never-set":
             msg = (f"deadlock: wait_flag(PIPE_{s.src}, PIPE_{s.dst}, {s.event}) is never satisfied: no "
@@ -124,6 +127,24 @@ class FlagProblem:
             notes = tuple(Diagnostic("note", "the set_flag it waits for", to_location(x.loc)) for x in self.steps[1:])
         return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
 
+
+    def _unit_flag_diagnostic(self) -> Diagnostic:
+        """The L0C unit-flag handshake (analysis.unit_flags), said in its own terms."""
+        s = self.steps[0]
+        at = f"L0C byte {region_of(s.event):#x}"
+        if self.kind in ("never-set", "stuck") and s.dst == "FIX":
+            msg = (f"deadlock: this store's unit-flag check waits for a matmul with AccPhase::Final to publish the "
+                   f"accumulator at {at}, and none does before it is needed, so PIPE_FIX hangs here")
+        elif self.kind in ("never-set", "stuck"):
+            msg = (f"deadlock: this matmul's unit-flag check waits until the accumulator at {at} is read out by a "
+                   f"store with STPhase::Final, and none reads it, so PIPE_M hangs here")
+        elif self.kind == "set-at-end":
+            msg = (f"the accumulator at {at} published here (AccPhase::Final) is never read out by a store with "
+                   "STPhase::Final: its unit flag is still set when the kernel ends")
+        else:
+            msg = (f"deadlock: the unit flag of the accumulator at {at} is set again before the earlier result "
+                   "was read out")
+        return Diagnostic("error", msg, to_location(s.loc), _via_notes(s))
 
     def _cross_diagnostic(self) -> Diagnostic:
         s = self.steps[0]
@@ -595,7 +616,8 @@ def _unordered(s: Step, acc: Access, p: int, vc: list[int], entries: list[_Live]
         if x.pipe == p:
             if kind not in same_pipe.get(p, ()):
                 continue  # this pipe keeps such pairs in program order
-            if x.step.name in MATMULS and s.name in ACCUMULATING and fp.space == "L0C":
+            # (a cluster's trace names the cube core's L0C "cube:L0C")
+            if x.step.name in MATMULS and s.name in ACCUMULATING and fp.space.rsplit(":", 1)[-1] == "L0C":
                 continue  # in-order accumulation into one L0C tile; a fresh product over it needs a barrier
         out.append((x, kind, ov))
     return out

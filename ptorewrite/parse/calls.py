@@ -245,7 +245,8 @@ class CallInlining:
 
     @staticmethod
     def _pointer_out_args(fn: Function, node: cp.Call, scope: Scope, fsrc: SourceFile) -> dict[int, Binding]:
-        """Variables passed to non-const reference parameters (`T *&p`, `uint8_t &flag`): the callee
+        """Variables passed to non-const reference parameters (`T *&p`, `uint8_t &flag`, a
+        GlobalTensor `G &g` that a TPOP or TALLOC in the callee points at a FIFO slot): the callee
         shares the caller's binding, so what it assigns the caller sees."""
         params = [c for c in fn.cursor.get_children() if c.kind == CursorKind.PARM_DECL]
         shared = {}
@@ -253,7 +254,7 @@ class CallInlining:
             if not (isinstance(a, cp.Name) and len(a.parts) == 1):
                 continue
             b = scope.lookup(a.parts[0])
-            if b is not None and b.kind in ("ptr", "mutable") and is_mutable_reference(p, fsrc):
+            if b is not None and b.kind in ("ptr", "mutable", "gm") and is_mutable_reference(p, fsrc):
                 shared[i] = b
         return shared
 

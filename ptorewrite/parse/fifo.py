@@ -130,10 +130,14 @@ class FifoLowering(A2a3FifoLowering):
             out.extend(self._free(p, split, loc))
         return p
 
-    def pipe_teardown(self, loc: ir.SourceRange | None = None) -> list[ir.Stmt]:
-        """The producer takes its credits back when the kernel ends (the pipe's destructor)."""
+    def pipe_teardown(self, loc: ir.SourceRange | None = None, since: int = 0) -> list[ir.Stmt]:
+        """The producer takes its credits back when a pipe's scope ends (its destructor): the pipes
+        declared after the first `since` ones, which are then forgotten. A pipe built in a helper
+        or a loop body is destroyed at the end of each call or iteration, as in C++."""
+        ended = self._pipes()[since:]
+        del self._pipes()[since:]
         out: list[ir.Stmt] = []
-        for p in self._pipes():
+        for p in ended:
             if p.waited:
                 out.extend(self.a2a3_teardown(p, loc or p.loc))
                 continue
@@ -287,7 +291,7 @@ class FifoLowering(A2a3FifoLowering):
         out.append(ir.Assign(at, binop("+", slot, extra), loc))
         base = p.gm_buffer
         ptr = Ptr(base.param, binop("+", base.offset_bytes, Var(at)), b.value.dtype)
-        self.rebind_gm(name, b, ptr, scope, loc, offset)
+        self.rebind_gm(name, b, ptr, scope, loc, offset, exact=True)
 
     def _slot_address(self, p: PipeObject, count: str, direction: str) -> Expr:
         base = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer

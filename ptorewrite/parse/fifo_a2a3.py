@@ -106,7 +106,9 @@ class A2a3FifoLowering:
         if not isinstance(gm, Ptr):
             raise self.error("an a2a3 TPipe's slot buffer must be a GM pointer derived from a kernel argument",
                              init[0].offset)
-        c2v, v2c = (self.scalar(a, scope) for a in init[1:])
+        # A consumer buffer written `(uint32_t)(uint64_t)tiles[0].data()` of a tile placed at run time
+        # (a TASSIGN in a loop) stays relative to that tile: a pop binds its tile to those bytes then.
+        c2v, v2c = (self._relative_to_tile(a, scope) or self.scalar(a, scope) for a in init[1:])
         names = [self.unique_name(f"{name}.{what}") for what in ("pushed", "popped", "waited")]
         for var in names:
             self._mutables.add(var)
@@ -253,9 +255,12 @@ class A2a3FifoLowering:
                 part = binop("*", sub, binop("*", binop("+", vc, sub), Const(e)))
         view = self._slot_view(p, t.dtype, vr, vc, stride, binop("+", slot, part), loc)
         local = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer
-        at = binop("+", local, binop("*", binop("%", m, Const(p.type.local_slot_num)), Const(p.type.slot_size)))
+        step = binop("*", binop("%", m, Const(p.type.local_slot_num)), Const(p.type.slot_size))
         self.manual = True
-        out.append(ir.TileAssign(dst, at, loc, self.via))
+        if isinstance(local, tuple):  # relative to a tile placed at run time
+            out.append(ir.AliasDef("TASSIGN", dst, local[0], binop("+", local[1], step), loc, self.via))
+        else:
+            out.append(ir.TileAssign(dst, binop("+", local, step), loc, self.via))
         out.append(self._gm_move("TLOAD", view, f"{p.name}'s slot", [(dst, self.node_text(node.args[1]))], node,
                                  loc, gm_first=False))
         period = Const(p.type.sync_period)

@@ -1074,8 +1074,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         inner = Scope(scope)
         out: list[ir.Stmt] = []
         children = list(cursor.get_children())
+        pipes, mpipes = len(self._pipes()), len(self._mpipes())
         self._lower_list(children, inner, out, top)
-        return out
+        # The destructors of the FIFOs this block declared run where the block ends.
+        return out + self.pipe_teardown(since=pipes) + self.mpipe_teardown(since=mpipes)
 
     def _lower_list(self, children: list[Cursor], scope: Scope, out: list[ir.Stmt], top: bool = False) -> None:
         """`top`: the function's own statement list, whose end is the function's end."""
@@ -2385,14 +2387,18 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         self.rebind_gm(target.parts[0], b, ptr, scope, loc, node.offset)
         return True
 
-    def rebind_gm(self, name: str, b: Binding, ptr: Ptr, scope: Scope, loc: ir.SourceRange, offset: int) -> None:
-        """The GlobalTensor variable `name` (bound by `b`) views `ptr` from here on."""
+    def rebind_gm(self, name: str, b: Binding, ptr: Ptr, scope: Scope, loc: ir.SourceRange, offset: int,
+                  exact: bool = False) -> None:
+        """The GlobalTensor variable `name` (bound by `b`) views `ptr` from here on. `exact`: the
+        view's offset is held in a scalar of its own, assigned here, so the view is right wherever
+        program order reaches after this point (a FIFO slot bound by TPOP / TALLOC, also in a loop,
+        a branch, or a helper that has the tensor by reference)."""
         old = b.value
         g = replace(old, name=self.unique_name(name), param=ptr.param, offset_bytes=ptr.offset_bytes, loc=loc)
         self.gm_tensors.append(g)
         state = b.extra if isinstance(b.extra, GmState) else None
         level = self._control_level()
-        if state is not None and state.level == level:
+        if exact or state is not None and state.level == level:
             b.value = g  # runs once per declaration: later uses see the new origin
             return
         # Inside a loop body or branch: a fresh view for the rest of this block only.

@@ -204,10 +204,13 @@ class MPipeLowering:
         out.extend(self._mpipe_step(p, "free", loc))  # the constructor: one credit from the consumer
         return p
 
-    def mpipe_teardown(self) -> list[ir.Stmt]:
-        """Each TMPipe's destructor, at the kernel's end: the producer allocates once."""
+    def mpipe_teardown(self, since: int = 0) -> list[ir.Stmt]:
+        """The destructors of the TMPipes declared after the first `since` ones, when their scope
+        ends: the producer allocates once each."""
+        ended = self._mpipes()[since:]
+        del self._mpipes()[since:]
         out: list[ir.Stmt] = []
-        for p in reversed(self._mpipes()):
+        for p in reversed(ended):
             out.extend(self._mpipe_step(p, "allocate", p.loc))
         return out
 

@@ -181,6 +181,11 @@ class TypeResolution:
                 return ty.OpaqueType("TPipe::" + member)
             if member == "SyncPeriod":
                 return Const(t.sync_period)
+            if member == "RingFiFo":
+                return ty.PipeRing(t)
+        if isinstance(t, ty.PipeRing) and member in ("SLOT_NUM", "SLOT_SIZE", "LOCAL_SLOT_NUM"):
+            p = t.pipe
+            return Const({"SLOT_NUM": p.slot_num, "SLOT_SIZE": p.slot_size, "LOCAL_SLOT_NUM": p.local_slot_num}[member])
         raise self.error(f"member '{member}' of this type is not supported", offset)
 
     def resolve_type(self, node: cp.TypeId, scope: Scope):

@@ -226,6 +226,13 @@ class MPipeFifo:
     pipe: MPipeType
 
 
+@dataclass(frozen=True)
+class PipeRing:
+    """`SomeTPipe::RingFiFo`: the type of a TPipe's ring of slots, read for its geometry."""
+
+    pipe: PipeType
+
+
 @dataclass(frozen=True, eq=False)
 class ClassType:
     """A user class template's selected specialization (members resolved on use)."""

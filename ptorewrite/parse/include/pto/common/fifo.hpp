@@ -40,7 +40,7 @@ enum class VecCubeRatio : uint8_t {
     V2C1_VECS = 2,
 };
 
-template <int SlotSize, int SlotNum, int LocalSlotNum>
+template <uint32_t SlotSize, uint32_t SlotNum, uint32_t LocalSlotNum>
 struct RingFIFO {
     static constexpr uint32_t SLOT_SIZE = SlotSize;
     static constexpr uint32_t SLOT_NUM = SlotNum;
@@ -59,6 +59,8 @@ struct TPipe {
     static constexpr uint8_t DIR_TYPE = DirType & 0x7;
     // One free signal covers this many slots.
     static constexpr uint32_t SyncPeriod = SlotNum <= 2 ? SlotNum : SlotNum / 2;
+    // The ring's geometry as the implementation names it (kernels read RingFiFo::SLOT_NUM).
+    using RingFiFo = RingFIFO<SlotSize, SlotNum, LocalSlotNum>;
     // a2a3: free signals still pending after `tileCount` pushes (the consumer signals after every
     // SyncPeriod-th tile; the producer waited before each SyncPeriod-th tile from SlotNum on), which
     // the pipe's destructor takes back.

@@ -94,10 +94,10 @@ def test_one_core_type_chosen_checks_that_core_alone_with_a_warning(capsys):
     assert "warning: --core vec: only this core's pipes are checked (core vec)" in err
 
 
-def test_simulate_times_each_core_alone_and_says_so(capsys):
-    status, out, err = run(capsys, "simulate", "--arch", "a5", "--set", "subblock_idx=0", HANDOFF)
-    assert status == 0 and "cycles" in out
-    assert "warning: simulate times each core alone (core cube)" in err
+def test_simulate_with_one_core_type_times_that_core_alone_and_says_so(capsys):
+    status, out, err = run(capsys, "simulate", "--arch", "a5", "--core", "cube", HANDOFF)
+    assert status == 0 and "cycles" in out and "cores run at once" not in out
+    assert "warning: --core cube: only this core's pipes are timed (core cube)" in err
 
 
 OVERFLOW = """\

@@ -380,7 +380,8 @@ class Machine:
                 self.seq += 1
                 self.sync(s)
         elif isinstance(s, ir.CrossSync):
-            if self.cross_core:  # an AUTO kernel's cross-core flags are its own too (no compiler inserts them)
+            # The cluster's flags order an AUTO kernel's cores too (its FIFOs and flag objects).
+            if self.cross_core:
                 self.seq += 1
                 self.cross_sync(s)
         elif isinstance(s, ir.For):

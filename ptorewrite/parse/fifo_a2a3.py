@@ -254,7 +254,8 @@ class A2a3FifoLowering:
         view = self._slot_view(p, t.dtype, vr, vc, stride, binop("+", slot, part), loc)
         local = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer
         at = binop("+", local, binop("*", binop("%", m, Const(p.type.local_slot_num)), Const(p.type.slot_size)))
-        self.manual = True
+        # The pipe's own binding of the popped tile (an AUTO kernel has it too): it does not make the
+        # kernel manual. (An AUTO run keeps the tile in its private storage: the TLOAD below fills it.)
         out.append(ir.TileAssign(dst, at, loc, self.via))
         out.append(self._gm_move("TLOAD", view, f"{p.name}'s slot", [(dst, self.node_text(node.args[1]))], node,
                                  loc, gm_first=False))

@@ -89,6 +89,23 @@ def test_the_flash_attention_sample_verifies_against_its_twin_as_a_cluster(capsy
     assert "manual kernel: 0 race(s), 0 flag problem(s)" in out
 
 
+def test_the_flash_attention_twin_timeline_shows_every_core_and_the_rings(capsys, tmp_path):
+    if not (FA_SAMPLE / "manual.cpp").exists():
+        pytest.skip("the flash-attention sample is not in this tree")
+    svg = tmp_path / "fa.svg"
+    status, out, err = run(capsys, "simulate", "--arch", "a2a3", "--entry", FA_SMALL, FA_SAMPLE / "manual.cpp",
+                           "--timeline", svg)
+    assert status == 0, err
+    assert "cores run at once: cube, vec0, vec1" in out
+    pic = svg.read_text()
+    lanes = set(re.findall(r'font-weight="bold">([a-z0-9]+\.[A-Z0-9]+)<', pic))
+    assert {"cube.M", "cube.FIX", "vec0.V", "vec0.MTE3", "vec1.V", "vec1.MTE3"} <= lanes
+    # S and O from the cube core to each vector core, P from each vector core to the cube core.
+    for core in ("vec0", "vec1"):
+        assert f'data-set-lane="cube.FIX" data-wait-lane="{core}.S" data-op="TPUSH -&gt; TPOP"' in pic
+        assert f'data-set-lane="{core}.MTE3" data-wait-lane="cube.S" data-op="TPUSH -&gt; TPOP"' in pic
+
+
 def test_a_deleted_cross_core_wait_fails_verify_with_the_race_at_its_line(capsys, tmp_path):
     path, text = edited(tmp_path, HANDOFF, "        wait_intra_block(PIPE_MTE2, 0);\n", "\n")
     status, out, err = run(capsys, "verify", "--arch", "a5", HANDOFF_AUTO, path)

@@ -41,14 +41,14 @@ def test_clean_cluster_kernel_runs_every_core(capsys):
 @pytest.mark.parametrize("deleted, reported, message", [
     # The cube core overwrites the workspace before the second vector core has read it.
     ("wait_intra_block(PIPE_FIX, 17);  //", "TLOAD(x, gPart);",
-     ("data race (RAW) on GM argument ws bytes [0x800, 0x1000): TLOAD [vec1.MTE2] reads gPart while TSTORE "
+     ("data race (RAW or WAR, across cores) on GM argument ws bytes [0x800, 0x1000): TLOAD [vec1.MTE2] reads gPart, and TSTORE "
       "[cube.FIX]")),
     ("set_intra_block(PIPE_FIX, 16);", "wait_intra_block(PIPE_MTE2, 0);",
      "deadlock: wait_intra_block(PIPE_MTE2, 0) on vec1 is never satisfied"),
     ("set_intra_block(PIPE_MTE2, 1);", "wait_intra_block(PIPE_FIX, 1);   //",
      "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
     ("wait_intra_block(PIPE_MTE2, 0);", "TLOAD(x, gPart);",
-     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+     "data race (RAW or WAR, across cores) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart, and TSTORE [cube.FIX]"),
     # An intra-core flag of one vector core: both vector cores run the code, both race.
     ("wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);", "TSTORE(gOut, x);",
      "data race (RAW) on vec0:UB bytes [0x0, 0x800): TSTORE [vec0.MTE3] reads x while TMULS [vec0.V]"),
@@ -94,10 +94,10 @@ def test_one_core_type_chosen_checks_that_core_alone_with_a_warning(capsys):
     assert "warning: --core vec: only this core's pipes are checked (core vec)" in err
 
 
-def test_simulate_times_each_core_alone_and_says_so(capsys):
-    status, out, err = run(capsys, "simulate", "--arch", "a5", "--set", "subblock_idx=0", HANDOFF)
-    assert status == 0 and "cycles" in out
-    assert "warning: simulate times each core alone (core cube)" in err
+def test_simulate_with_one_core_type_times_that_core_alone_and_says_so(capsys):
+    status, out, err = run(capsys, "simulate", "--arch", "a5", "--core", "cube", HANDOFF)
+    assert status == 0 and "cycles" in out and "cores run at once" not in out
+    assert "warning: --core cube: only this core's pipes are timed (core cube)" in err
 
 
 OVERFLOW = """\
@@ -161,7 +161,7 @@ def test_an_accumulator_move_writes_the_ub_its_mode_names(capsys, mode, races):
     status, out, err = run(capsys, "check", "--arch", "a5", f"-DMODE={mode}", path)
     assert status == (1 if races else 0) and f"{races} race(s), 0 flag problem(s)" in out
     if races:
-        assert "data race (WAW) on vec1:UB bytes [0x0, 0x400): TLOAD [vec1.MTE2] writes y while TMOV [cube.FIX]" in err
+        assert "data race (WAW, across cores) on vec1:UB bytes [0x0, 0x400): TLOAD [vec1.MTE2] writes y, and TMOV [cube.FIX]" in err
         assert "vec0:UB" not in err
 
 
@@ -193,8 +193,8 @@ def test_a_reused_fifo_slot_races_with_the_construction_credits(capsys):
     status, out, err = run(capsys, "check", "--arch", "a5", "-DTILES=4", FIFO)
     text = FIFO.read_text()
     assert status == 1 and "1 race(s), 0 flag problem(s)" in out
-    assert (f"{FIFO}:{line_of(text, 'TMULS(y, slot')}:13: error: data race (RAW) on vec0:UB bytes [0x0, 0x800): "
-            f"TMULS [vec0.V] reads slot while TMOV [cube.FIX] at {line_of(text, 'TPUSH<')}:13 writes fifo's slot") in err
+    assert (f"{FIFO}:{line_of(text, 'TMULS(y, slot')}:13: error: data race (RAW or WAR, across cores) on vec0:UB bytes [0x0, 0x800): "
+            f"TMULS [vec0.V] reads slot, and TMOV [cube.FIX] at {line_of(text, 'TPUSH<')}:13 writes fifo's slot") in err
 
 
 def test_fifo_calls_stop_auto2manual_with_the_located_error(capsys, tmp_path):
@@ -214,8 +214,9 @@ def test_a_vector_to_cube_fifo_meets_both_halves_in_one_slot(capsys, tmp_path):
     status, out, err = run(capsys, "check", "--arch", "a5", broken)
     assert status == 1
     push, use = line_of(text, "TPUSH<"), line_of(text, "TMOV(aLeft, m);")
-    assert (f"{broken}:{push}:9: error: data race (WAR) on cube:L1 bytes [0x20000, 0x20040): TINSERT [vec0.MTE3] "
-            f"writes fifo's slot while TMOV [cube.MTE1] at {use}:9 reads m") in err
+    # Reported at the reader: across cores neither access comes first.
+    assert (f"{broken}:{use}:9: error: data race (RAW or WAR, across cores) on cube:L1 bytes [0x20000, 0x20040): "
+            f"TMOV [cube.MTE1] reads m, and TINSERT [vec0.MTE3] at {push}:9 writes fifo's slot") in err
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -301,8 +302,8 @@ def test_a_fifo_through_gm_orders_the_stores_into_its_slot(capsys, tmp_path):
                                  "TASSIGN(part, ring + get_subblockid() * 16 * 32);"))
     status, _, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 1
-    assert (f"{path}:{line_of(text, 'TLOAD(x, part);')}:9: error: data race (RAW) on GM argument ring bytes "
-            f"[0x0, 0x800): TLOAD [vec0.MTE2] reads part while TSTORE [cube.FIX] at "
+    assert (f"{path}:{line_of(text, 'TLOAD(x, part);')}:9: error: data race (RAW or WAR, across cores) on GM argument ring bytes "
+            f"[0x0, 0x800): TLOAD [vec0.MTE2] reads part, and TSTORE [cube.FIX] at "
             f"{line_of(text, 'TSTORE(slot, product);')}:9 writes slot") in err
     # A push never made: the pop waits forever.
     path.write_text(text.replace("TPUSH<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);", ""))
@@ -419,7 +420,7 @@ def test_an_a2a3_slot_freed_before_its_load_races_on_gm(capsys, tmp_path):
     status, _, err = run(capsys, "check", "--arch", "a2a3", path)
     assert status == 1
     store = line_of(text, "TSTORE(slot, product);")
-    assert "data race (RAW) on GM argument ring bytes [0x1000, 0x1800): TLOAD [vec0.MTE2] reads part while " \
+    assert "data race (RAW or WAR, across cores) on GM argument ring bytes [0x1000, 0x1800): TLOAD [vec0.MTE2] reads part, and " \
            f"TSTORE [cube.FIX] at {store}:13 writes slot" in err
 
 
@@ -456,8 +457,8 @@ def test_cores_that_never_signal_each_other_run_together(capsys, tmp_path):
     path.write_text(text.replace("GmP gP(prod);", "GmP gP(out);"))
     status, out, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 1 and "1 race(s)" in out
-    assert f"{path}:{line_of(text, 'TSTORE(gOut, x);')}:5: error: data race (WAW) on GM argument out bytes " \
-           "[0x0, 0x800): TSTORE [vec0.MTE3] writes gOut while TSTORE [cube.FIX]" in err, err
+    assert f"{path}:{line_of(text, 'TSTORE(gOut, x);')}:5: error: data race (WAW, across cores) on GM argument out bytes " \
+           "[0x0, 0x800): TSTORE [vec0.MTE3] writes gOut, and TSTORE [cube.FIX]" in err, err
     # A rewrite needs one core type.
     status, out, err = run(capsys, "auto2manual", "--arch", "a5", UNSIGNALLED)
     assert status == 2 and "code for both the vector and the cube core; choose one with --core" in err, err
@@ -520,13 +521,13 @@ def test_flag_pair_steps_lower_to_their_semaphores(capsys):
 
 @pytest.mark.parametrize("deleted, reported, message", [
     ("        ready.wait();", "TLOAD(x, gPart);",
-     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+     "data race (RAW or WAR, across cores) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart, and TSTORE [cube.FIX]"),
     ("        ready.free();", "ready.allocate();  // both",
      "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
     ("        ready.record();", "ready.wait();",
      "deadlock: wait_intra_block(PIPE_MTE2, 0) on vec0 is never satisfied"),
     ("            ready.allocate();  // both vector cores have read the last product", "TLOAD(x, gPart);",
-     "data race (RAW) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart while TSTORE [cube.FIX]"),
+     "data race (RAW or WAR, across cores) on GM argument ws bytes [0x0, 0x800): TLOAD [vec0.MTE2] reads gPart, and TSTORE [cube.FIX]"),
 ])
 def test_a_deleted_flag_pair_step_is_reported_at_its_line(capsys, tmp_path, deleted, reported, message):
     path, text = _edited(tmp_path, SYNC_CUSTOM, deleted)
@@ -540,11 +541,11 @@ def test_a_deleted_flag_pair_step_is_reported_at_its_line(capsys, tmp_path, dele
     ("        TFREE(fifo);", "", "TPUSH(product, fifo);",
      "deadlock: wait_intra_block(PIPE_FIX, 1) on cube is never satisfied"),
     ("        TPOP(entries[t % 2], fifo);", "", "TMULS(y, entries[t % 2], 0.5f);",
-     "data race (RAW) on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2] while TMOV [cube.FIX]"),
+     "data race (RAW or WAR, across cores) on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2], and TMOV [cube.FIX]"),
     # The producer never waits for a free entry: the third tile overwrites the first one's entry.
     ("        fifo.prod.setAllocateStatus(t >= 1);  // the constructor's credit covers the second tile",
      "        fifo.prod.setAllocateStatus(false);", "TMULS(y, entries[t % 2], 0.5f);",
-     "on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2] while TMOV [cube.FIX]"),
+     "on vec0:UB bytes [0x0, 0x800): TMULS [vec0.V] reads entries[t % 2], and TMOV [cube.FIX]"),
 ])
 def test_a_broken_explicit_index_fifo_is_reported_at_its_line(capsys, tmp_path, old, new, reported, message):
     path, text = _edited(tmp_path, MPIPE_C2V, old, new)

@@ -133,7 +133,8 @@ def test_the_cores_of_a_cluster_meet_at_a_mix_barrier(capsys):
     # Reading the other vector core's slot before the barrier: the check sees the race.
     rc, out, err = run_cli(capsys, "check", "-DREAD_EARLY", CLUSTER)
     assert rc == 1
-    assert "error: data race (WAR) on GM argument slots bytes [0x20, 0x40): copy_ubuf_to_gm [vec1.MTE3]" in out + err
+    assert ("error: data race (RAW or WAR, across cores) on GM argument slots bytes [0x0, 0x20): copy_gm_to_ubuf "
+            "[vec1.MTE2] reads") in out + err
     # One core alone: its SYNCALL is its own barrier, with no signal left waiting.
     rc, out, err = run_cli(capsys, "check", "--core", "vec", CLUSTER)
     assert rc == 0, err

@@ -226,6 +226,7 @@ class Trace:
     values: dict[str, Number]
     items: list = field(default_factory=list)  # with markers=True: steps and Markers, in issue order
     cores: tuple[str, ...] = ()  # a cluster's trace: its cores, whose steps carry their core's name
+    core_statements: dict[str, int] = field(default_factory=dict)  # a cluster's trace: statements per core
     warnings: list[Diagnostic] = field(default_factory=list)  # where the run counted conservatively
 
     @property
@@ -389,7 +390,8 @@ class Machine:
                 self.seq += 1
                 self.sync(s)
         elif isinstance(s, ir.CrossSync):
-            if self.manual and self.cross_core:
+            # The cluster's flags order an AUTO kernel's cores too (its FIFOs and flag objects).
+            if self.cross_core:
                 self.seq += 1
                 self.cross_sync(s)
         elif isinstance(s, ir.For):
@@ -871,7 +873,7 @@ class Machine:
             self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
                             iters=self.iters_now))
             return
-        signal = self.manual and self.cross_core
+        signal = self.cross_core
         sem = ex.Const(SIMT_GATHER_SEMAPHORE)
         if part == "simt-gather":
             # The GM accesses only (table, indices, staging area), done when the call returns.

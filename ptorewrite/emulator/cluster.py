@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.execution import Access, Trace, unroll
+from ptorewrite.analysis.execution import Access, Trace, located, unroll
 from ptorewrite.arch import ArchProfile
 
 VECTOR_CORES = 2
@@ -69,8 +69,9 @@ def _spaces(space: str, core: str, step=None) -> tuple[str, ...]:
 
 
 def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict, max_instances,
-                  placement_findings: list | None = None) -> Trace:
-    """The steps of every core of the cluster in one trace (each core's steps in its issue order)."""
+                  placement_findings: list | None = None, require_semantics: bool = False) -> Trace:
+    """The steps of every core of the cluster in one trace (each core's steps in its issue order);
+    with `require_semantics` every instruction must have data semantics (a run of `verify`)."""
     steps = []
     first: Trace | None = None
     buffer_size: dict[str, int] = {}
@@ -78,9 +79,10 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
     gm_dtype: dict[str, str] = {}
     statements = 0
     names = []
+    core_statements: dict[str, int] = {}
     for core, kernel, sub in cores_of(kernels):
         mine = {**values, **dict(zip(CORE_VALUES, (sub, VECTOR_CORES)))}
-        t = unroll(kernel, arch, mine, max_instances=max_instances, require_semantics=False,
+        t = unroll(kernel, arch, mine, max_instances=max_instances, require_semantics=require_semantics,
                    placement_findings=placement_findings, cross_core=True)
         first = first or t
         names.append(core)
@@ -93,6 +95,7 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
                                    for a in s.accesses for name in _spaces(a.footprint.space, core, s))
             steps.append(s)
         statements += t.statements
+        core_statements[core] = t.statements
         for name, size in t.buffer_size.items():
             for full in _spaces(name, core):
                 buffer_size[full] = max(buffer_size.get(full, 0), size)
@@ -102,4 +105,61 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
             gm_dtype.setdefault(name, dtype)
     assert first is not None
     return Trace(first.kernel, arch, steps, statements, buffer_size, gm_extent, gm_dtype, dict(values),
-                 cores=tuple(names))
+                 cores=tuple(names), core_statements=core_statements)
+
+
+DUAL_SPLITS = {"DualModeSplitM": 0, "DualModeSplitN": 1}  # the axis a dual mode splits the tile along
+
+
+def dual_split(step) -> int | None:
+    """For the cube core's accumulator move into both vector cores' UB in a dual AccToVecMode: the
+    axis it splits along (0: rows, the first half to the first vector core; 1: columns)."""
+    if step.core != "cube" or step.kind != "op" or _vector_cores_reached(step) != tuple(range(VECTOR_CORES)):
+        return None
+    modes = [t.split("::", 1)[1] for t in getattr(step.stmt, "template_args", ()) if t.startswith("AccToVecMode::")]
+    return DUAL_SPLITS.get(modes[0]) if modes else None
+
+
+def space_of(buffer: str, step, vector_core: int | None = None) -> str:
+    """The cluster-wide name of the on-chip buffer an operand of `step` lives in, for the data run
+    (`vector_core`: the half of a dual-mode move being run, see `dual_split`). Another access of the
+    cube core to UB that reaches both vector cores is refused at its line (`check` counts it whole
+    on each)."""
+    if vector_core is not None and buffer in VECTOR_BUFFERS:
+        return f"vec{vector_core}:{buffer}"
+    names = _spaces(buffer, step.core, step)
+    if len(names) != 1:
+        raise located(f"{step.name} writes both vector cores' UB without a dual AccToVecMode that says how its "
+                      "tile is split (or with a mode not known); the emulator's data run does not model that "
+                      "(`check` counts the whole tile on each)", step.stmt)
+    return names[0]
+
+
+def program_order(trace: Trace, matches: dict[int, int]) -> tuple[list[int], list[int]]:
+    """The steps of a cluster's trace with each core in program order and the cross-core flags
+    real: a core runs its steps one after another and stops at a cross-core wait until the matched
+    set of the other core has run (an AUTO kernel: what the compiler keeps in order within a core is
+    program order). Returns (order, stuck): stuck holds the first step of every core that can never
+    go on (a wait never satisfied, or a cycle of waits across the cores)."""
+    by_core: dict[str, list[int]] = {c: [] for c in trace.cores}
+    for s in trace.steps:
+        by_core[s.core].append(s.index)
+    head = dict.fromkeys(by_core, 0)
+    done = [False] * len(trace.steps)
+    order: list[int] = []
+    progress = True
+    while progress:
+        progress = False
+        for core, mine in by_core.items():
+            while head[core] < len(mine):
+                i = mine[head[core]]
+                if trace.steps[i].kind == "xwait":
+                    m = matches.get(i)
+                    if m is None or not done[m]:
+                        break
+                done[i] = True
+                order.append(i)
+                head[core] += 1
+                progress = True
+    stuck = [mine[head[c]] for c, mine in by_core.items() if head[c] < len(mine)]
+    return order, stuck

@@ -201,17 +201,12 @@ def _accessed_on_every_run(*kernels) -> set[str]:
     return out
 
 
-def _heading(kernels, i: int) -> None:
-    if len(kernels) > 1:
-        print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(kernels)}: {kernels[i].name}")
-
-
 def _print_diagnostics(diags) -> None:
     for d in diags:
         print(d.format(), file=sys.stderr)
 
 
-def _units(kernels, args, reporter: Reporter) -> list[dict]:
+def _units(kernels, args, reporter: Reporter, verb: str = "checked") -> list[dict]:
     """What `check` runs, in file order: one kernel, or the cores of one cluster together (a kernel
     with code for both core types: whether its cores signal each other or not, they run at once
     and may touch the same GM), by core type."""
@@ -230,7 +225,7 @@ def _units(kernels, args, reporter: Reporter) -> list[dict]:
             by_name[k.name][k.core] = k
         else:
             if is_cluster_kernel(k):
-                _warn_cores_alone([k], reporter, f"--core {args.core}: only this core's pipes are checked")
+                _warn_cores_alone([k], reporter, f"--core {args.core}: only this core's pipes are {verb}")
             units.append({k.core: k})
     return units
 
@@ -244,7 +239,7 @@ def _warn_cores_alone(kernels, reporter: Reporter, what: str) -> None:
             flags = ("ffts_cross_core_sync / wait_flag_dev" if first.ffts else
                      "set_intra_block / wait_intra_block")
             reporter.warn(f"{what} (core {k.core}): its {flags} are not modelled "
-                          "(`check` runs the cores of the cluster together)", first.loc)
+                          "(without --core the cores of the cluster run together)", first.loc)
 
 
 def cmd_check(args, reporter: Reporter, frontend_options) -> int:
@@ -303,23 +298,31 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
         check_output(args.timeline, args.kernel, what="timeline")
     check_source(args.kernel, args.defines)
     from ptorewrite.analysis import execution
-    from ptorewrite.emulator import pipes, schedule, timeline
+    from ptorewrite.emulator import cluster, pipes, schedule, timeline
 
     kernels = _load(args.kernel, args, reporter, frontend_options)
-    _warn_cores_alone(kernels, reporter, "simulate times each core alone")
-    if args.timeline and len(kernels) > 1:
-        raise PtoError(f"--timeline draws one kernel; the file instantiates {len(kernels)} "
-                       f"({'; '.join(k.name for k in kernels)}): choose one with --entry")
+    # A kernel with code for both core types is timed as its cluster: the cores run at once and a
+    # cross-core wait holds its pipe until the other core's set. `--core` times one core alone.
+    units = _verify_units(kernels, args, reporter, "timed")
+    if args.timeline and len(units) > 1:
+        raise PtoError(f"--timeline draws one kernel; the file instantiates {len(units)} "
+                       f"({'; '.join(_name(k) for k in units)}): choose one with --entry")
     status = 0
-    for i, kernel in enumerate(kernels):
-        _heading(kernels, i)
+    for i, unit in enumerate(units):
+        if len(units) > 1:
+            print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(units)}: {_name(unit)}")
+        kernel = next(iter(unit.values())) if isinstance(unit, dict) else unit
         serial = args.serialize
         if kernel.mode == "auto" and not serial:
             reporter.note("an AUTO kernel has no syncs: timing it fully serialized (--serialize)")
             serial = True
-        trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
-                                 max_instances=args.max_instances)
+        if isinstance(unit, dict):
+            trace = cluster.cluster_trace(unit, profile(args.arch), runtime_values(args), args.max_instances)
+        else:
+            trace = execution.unroll(kernel, profile(args.arch), runtime_values(args),
+                                     max_instances=args.max_instances)
         matches, problems = pipes.match_flags(trace)
+        problems = [p for p in problems if p.kind != "left-raised"]
         sched = schedule.simulate(trace, serial=serial, matches=matches)
         reporter.print()
         reporter.diagnostics.clear()
@@ -359,7 +362,7 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     for path in (args.auto, args.manual):
         if path is not None:
             check_source(path, args.defines)
-    from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify
+    from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify, verify_cluster
 
     autos = _load(args.auto, args, reporter, frontend_options, want="auto")
     if autos[0].mode != "auto":
@@ -380,10 +383,16 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
         manuals = _load(manual_path, args, reporter, frontend_options, want="manual")
         if manuals[0].mode != "manual":
             raise PtoError(f"{manual_path} has no TASSIGN or sync: not a manual-mode kernel")
-        if len(manuals) != len(autos) or (len(autos) > 1 and [k.name for k in autos] != [k.name for k in manuals]):
-            raise PtoError(f"{args.auto} instantiates {'; '.join(k.name for k in autos)} but {manual_path} "
-                           f"instantiates {'; '.join(k.name for k in manuals)}; choose one with --entry")
+        autos, manuals = _verify_units(autos, args, reporter), _verify_units(manuals, args, reporter)
+        _same_cores(autos, manuals, args.auto, manual_path)
+        if len(manuals) != len(autos) or (len(autos) > 1 and [_name(k) for k in autos] != [_name(k) for k in manuals]):
+            raise PtoError(f"{args.auto} instantiates {'; '.join(_name(k) for k in autos)} but {manual_path} "
+                           f"instantiates {'; '.join(_name(k) for k in manuals)}; choose one with --entry")
         for auto, manual in zip(autos, manuals):
+            if isinstance(auto, dict):  # the cores of one cluster, by core type
+                verdicts.append(verify_cluster(auto, manual, profile(args.arch), runtime_values(args), args.seed,
+                                               rtol, atol, max_instances=args.max_instances))
+                continue
             verdicts.append(verify(auto, manual, profile(args.arch), runtime_values(args), args.seed, rtol, atol,
                                    max_instances=args.max_instances))
         if tmpdir is not None and args.keep_rewrite:
@@ -397,7 +406,11 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
     reporter.diagnostics.clear()
     shown = args.manual or "the rewrite"
     for i, (auto, verdict) in enumerate(zip(autos, verdicts)):
-        _heading(autos, i)
+        if len(autos) > 1:
+            print(f"{'' if i == 0 else chr(10)}# kernel {i + 1} of {len(autos)}: {_name(auto)}")
+        if verdict.auto_flags:
+            print(f"the AUTO kernel {args.auto} does not run to its end on the cluster:", file=sys.stderr)
+            _print_diagnostics(p.diagnostic() for p in verdict.auto_flags)
         _print_diagnostics(verdict.check.diagnostics())
         if verdict.drawn:
             drawn = ", ".join(f"{k}={v:.9g}" if isinstance(v, float) else f"{k}={v}"
@@ -407,11 +420,43 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             print(f"mismatch: {m}")
         ok_out = "equivalent" if verdict.equivalent else \
             f"NOT equivalent ({len(verdict.mismatches)} argument(s) differ)"
-        what = args.auto if len(autos) == 1 else f"{args.auto} ({auto.name})"
+        what = args.auto if len(autos) == 1 else f"{args.auto} ({_name(auto)})"
+        if verdict.manual.cores:
+            what += f" (cluster: {', '.join(verdict.manual.cores)} run together)"
         print(f"{what} vs {shown}: outputs {ok_out} (seed {args.seed}, float rtol {rtol:g} atol {atol:g}, "
               f"integers exact); manual kernel: {len(verdict.check.races)} race(s), "
               f"{len(verdict.check.flags)} flag problem(s)")
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+def _name(unit) -> str:
+    return next(iter(unit.values())).name if isinstance(unit, dict) else unit.name
+
+
+def _verify_units(kernels, args, reporter: Reporter, verb: str = "compared") -> list:
+    """What `verify` compares (and `simulate` times), in file order: a kernel, or the cores of one
+    cluster by core type (a kernel with code for both core types; `--core` takes one alone)."""
+    units = _units(kernels, args, reporter, verb)
+    return [unit if len(unit) > 1 or _signals(unit, args) else next(iter(unit.values())) for unit in units]
+
+
+def _signals(unit: dict, args) -> bool:
+    from ptorewrite.parse.frontend import signals_within_cluster
+
+    return not args.core and signals_within_cluster(unit.values())
+
+
+def _same_cores(autos: list, manuals: list, auto_path: str, manual_path: str) -> None:
+    """A cluster is compared with a cluster of the same core types."""
+    for a, m in zip(autos, manuals):
+        if not isinstance(a, dict) and not isinstance(m, dict):
+            continue
+        ca = sorted(a) if isinstance(a, dict) else [a.core]
+        cm = sorted(m) if isinstance(m, dict) else [m.core]
+        if isinstance(a, dict) != isinstance(m, dict) or ca != cm:
+            raise PtoError(f"{auto_path} has code for the {' and '.join(ca)} core(s) of {_name(a)} but {manual_path} "
+                           f"for the {' and '.join(cm)} core(s); verify compares the same cores (choose one with "
+                           "--core)")
 
 
 def add_commands(sub, common, frontend_options) -> None:

@@ -71,8 +71,13 @@ def random_gm(extents: dict[str, int], dtypes: dict[str, str], seed: int) -> dic
 
 
 class Memory:
-    def __init__(self, trace: Trace, gm: dict[str, np.ndarray]):
+    def __init__(self, trace: Trace, gm: dict[str, np.ndarray], space_of=None, dual_split=None):
         self.trace = trace
+        # A cluster's trace: (buffer, step[, vector core]) -> the buffer's cluster-wide name
+        # ("vec1:UB"), and step -> the axis a move into both vector cores' UB splits its tile along.
+        self.space_of = space_of
+        self.dual_split = dual_split
+        self._half: int | None = None  # the vector core whose half of a dual-mode move is being run
         self.buffers = {name: np.full(size, POISON, np.uint8) for name, size in trace.buffer_size.items()}
         self.gm = gm
         self._plans: dict[int, tuple] = {}
@@ -80,10 +85,11 @@ class Memory:
             if param not in gm or len(gm[param]) < extent:
                 raise ValueError(f"GM argument {param} needs {extent} bytes")
 
-    def tile(self, o: TileOperand) -> np.ndarray:
+    def tile(self, o: TileOperand, step=None) -> np.ndarray:
         dt = np_dtype(o.decl.dtype)
         rs, cs = o.elem_strides
-        return np.ndarray(o.valid, dt, self.buffers[o.place.buffer], o.place.address,
+        name = o.place.buffer if self.space_of is None else self.space_of(o.place.buffer, step, self._half)
+        return np.ndarray(o.valid, dt, self.buffers[name], o.place.address,
                           (rs * dt.itemsize, cs * dt.itemsize))
 
     def gm_window(self, o: GmOperand) -> tuple[np.ndarray, np.ndarray | None]:
@@ -98,6 +104,10 @@ class Memory:
             return full.reshape(o.rows, o.cols), full
 
     def execute(self, step) -> None:
+        axis = self.dual_split(step) if self.dual_split is not None else None
+        if axis is not None:
+            self._execute_halves(step, axis)
+            return
         # Instances with the same operands share one operand tuple (see execution.Machine.instr):
         # their views and call layout are built once. GM windows move with the loops: not kept.
         plan = self._plans.get(id(step.operands))
@@ -115,13 +125,37 @@ class Memory:
         for home, v in writeback:
             home[...] = v.reshape(home.shape)
 
+    def _execute_halves(self, step, axis: int) -> None:
+        """A dual-mode accumulator move: each vector core's UB tile takes its half of the source
+        (rows for DualModeSplitM, columns for DualModeSplitN), the first half to the first core."""
+        for k in (0, 1):
+            self._half = k
+            try:
+                _, fn, dst, srcs, scalars, tmp, template, writeback = self.plan(step)
+            finally:
+                self._half = None
+            if fn is None or not srcs:
+                raise located(f"the emulator does not implement {step.name} into both vector cores", step.stmt)
+            whole, size = srcs[0], dst.shape[axis]
+            if whole.shape[axis] != 2 * size:
+                raise located(f"{step.name} splits a {whole.shape[0]}x{whole.shape[1]} tile between the two vector "
+                              f"cores into a {dst.shape[0]}x{dst.shape[1]} tile each: the halves do not match",
+                              step.stmt)
+            half = whole[k * size:(k + 1) * size, :] if axis == 0 else whole[:, k * size:(k + 1) * size]
+            try:
+                fn(semantics.OpCall(step.name, dst, [half, *srcs[1:]], scalars, tmp, template))
+            except (ValueError, TypeError, IndexError, KeyError, NotImplementedError) as e:
+                raise located(f"{step.name} cannot execute: {e}", step.stmt) from None
+            for home, v in writeback:
+                home[...] = v.reshape(home.shape)
+
     def plan(self, step) -> tuple:
         """(operands, semantic function, dst, srcs, scalars, tmp, template, GM write-backs)."""
         writeback = []
         views = []
         for o in step.operands:
             if isinstance(o, TileOperand):
-                views.append(("tile", o, self.tile(o)))
+                views.append(("tile", o, self.tile(o, step)))
             elif isinstance(o, GmOperand):
                 v, home = self.gm_window(o)
                 if home is not None and "w" in o.access:
@@ -148,28 +182,30 @@ class Memory:
         scalars = [v for kind, _, v in views if kind == "scalar"]
         return (step.operands, semantics.SEMANTICS.get(step.name), dst, srcs, scalars, tmp, template, writeback)
 
-    def poison_scratch(self) -> None:
+    def poison_scratch(self, step=None) -> None:
         lo, hi = self.trace.arch.ub_scratch
-        self.buffers["UB"][lo:hi] = POISON
+        self.buffers["UB" if self.space_of is None else self.space_of("UB", step)][lo:hi] = POISON
 
 
-def run(trace: Trace, gm: dict[str, np.ndarray]) -> Memory:
-    """Execute the trace's instructions in program order on `gm` (modified in place)."""
-    mem = Memory(trace, gm)
+def run(trace: Trace, gm: dict[str, np.ndarray], order=None, space_of=None, dual_split=None) -> Memory:
+    """Execute the trace's instructions on `gm` (modified in place): in program order, or in
+    `order` (step indices: a cluster's cores interleaved as their cross-core flags allow, see
+    `cluster.program_order`; `space_of` and `dual_split` then place each core's buffers)."""
+    mem = Memory(trace, gm, space_of, dual_split)
     clobbers = trace.mode == "manual" and trace.arch.ub_scratch is not None
     # Tile matmuls are small (L0-sized): a second BLAS thread only adds hand-off costs, and on a
     # busy machine its spinning makes every call many times slower.
     # np.errstate: division by zero, overflow: hardware gives inf/wrap, no trap (as semantics.execute).
     with threadpool_limits(limits=1, user_api="blas"), np.errstate(all="ignore"):
-        for step in trace.steps:
+        for step in (trace.steps if order is None else (trace.steps[i] for i in order)):
             if step.kind != "op":
                 continue
             scratch = clobbers and step.name in UB_SCRATCH_OPS
             if scratch:  # the op uses the hidden scratch: a tile placed there is garbage, read or written
-                mem.poison_scratch()
+                mem.poison_scratch(step)
             mem.execute(step)
             if scratch:
-                mem.poison_scratch()
+                mem.poison_scratch(step)
     return mem
 
 

@@ -343,19 +343,41 @@ class Race:
     count: int = 1
 
     @property
+    def across(self) -> bool:
+        """The two accesses are on different cores of a cluster: no program order relates them."""
+        return self.first.core != self.second.core
+
+    @property
     def missing(self) -> str:
         a, b = self.first.lane, self.second.lane
+        if self.across:
+            return f"needs a cross-core flag between {a} and {b} (in the direction the kernel means)"
         if a == b:
             return f"needs pipe_barrier(PIPE_{self.first.pipe})" + (f" on {self.first.core}" if self.first.core else "")
         return f"needs {a} -> {b}"
 
     def key(self):
-        return (self.first.loc, self.first.via, self.second.loc, self.second.via)
+        # The same lines racing within a core and across two cores (the vector cores run one
+        # program) are two findings; the same pair on either vector core is one.
+        return (self.across, self.first.loc, self.first.via, self.second.loc, self.second.via)
 
     def diagnostic(self) -> Diagnostic:
         verb = {True: "writes", False: "reads"}
         a, b = self.first, self.second
         space = self.space.replace("GM:", "GM argument ")
+        if self.across:
+            # Two cores have no common program order: the pair can run either way round, so a
+            # write/read pair is not RAW rather than WAR. Reported at the reader (what it reads
+            # depends on the order), the writer in the note.
+            kind = "WAW" if self.kind == "waw" else "RAW or WAR"
+            msg = (f"data race ({kind}, across cores) on {space} bytes [{self.lo:#x}, {self.hi:#x}): "
+                   f"{b.name} [{b.lane}] {verb[self.second_access.write]} {self.second_access.what}, and "
+                   f"{a.name} [{a.lane}] at {_where(a)} {verb[self.first_access.write]} {self.first_access.what}, "
+                   f"in either order; {self.missing}")
+            if self.count > 1:
+                msg += f" ({self.count} occurrences)"
+            notes = (Diagnostic("note", f"the {a.name} it races with", to_location(a.loc)),) + _via_notes(a)
+            return Diagnostic("error", msg, to_location(b.loc), _via_notes(b) + notes)
         msg = (f"data race ({self.kind.upper()}) on {space} bytes [{self.lo:#x}, {self.hi:#x}): "
                f"{b.name} [{b.lane}] {verb[self.second_access.write]} {self.second_access.what} while "
                f"{a.name} [{a.lane}] at {_where(a)} {verb[self.first_access.write]} {self.first_access.what}, "
@@ -576,6 +598,9 @@ def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, 
                 r = Race(x.step, s, x.access, acc, kind, fp.space, ov[0], ov[1])
             else:  # processed out of issue order: report the pair in program order
                 r = Race(s, x.step, acc, x.access, _kind(acc.write, x.access.write), fp.space, ov[0], ov[1])
+            if r.across and r.kind == "war":
+                # Across cores issue order means nothing: the writer first, the reader second.
+                r = Race(r.second, r.first, r.second_access, r.first_access, "raw", fp.space, ov[0], ov[1])
             old = races.get(r.key())
             if old is None:
                 races[r.key()] = r

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ptorewrite.analysis.execution import GmOperand, Step, TileOperand, Trace
 from ptorewrite.arch import TILE_TYPE_BUFFER as TILE_BUFFER
 from ptorewrite.emulator import timing
-from ptorewrite.emulator.pipes import PIPES, match_flags, queue_order
+from ptorewrite.emulator.pipes import PIPES, lanes, match_flags, queue_order
 
 
 def cost_query(step: Step) -> timing.CostQuery:
@@ -73,6 +73,10 @@ class Schedule:
     stuck: list[int]
     serial: bool
 
+    def core_end(self, core: str) -> int:
+        """When the last step `core` issued ends (a cluster's trace)."""
+        return max((t.end for i, t in self.times.items() if self.trace.steps[i].core == core), default=0)
+
     def critical_path(self) -> list[tuple[int, Timed]]:
         """The chain of steps, last first, that determines the end time."""
         if not self.times:
@@ -95,24 +99,27 @@ def simulate(trace: Trace, serial: bool = False, matches: dict[int, int] | None 
     per_stmt = timing.SCALAR_ISSUE_CYCLES
     arch = trace.arch.name
 
-    # Issue: statement count times the issue cost, pushed back by the last scalar stall.
+    # Issue: statement count times the issue cost, pushed back by the last scalar stall. In a
+    # cluster every core has its own scalar unit and pipes ("vec1.MTE2"): they run at once.
     blocker: list[int | None] = []
     prev_op: list[int | None] = []
-    last_block = last_op = None
+    last_block: dict[str, int] = {}
+    last_op: dict[str, int] = {}
     for s in steps:
-        blocker.append(last_block)
-        prev_op.append(last_op)
+        blocker.append(last_block.get(s.core))
+        prev_op.append(last_op.get(s.core))
         if s.pipe in ("S", "ALL"):
-            last_block = s.index
+            last_block[s.core] = s.index
         if s.kind == "op":
-            last_op = s.index
+            last_op[s.core] = s.index
 
+    all_lanes = lanes(trace)
     cost_cache: dict[tuple, int] = {}
     cycles: dict[int, int] = {}
-    free = {p: 0 for p in PIPES}
-    last_on = {p: None for p in PIPES}
+    free = {p: 0 for p in all_lanes}
+    last_on: dict[str, int | None] = {p: None for p in all_lanes}
     times: dict[int, Timed] = {}
-    busy = {p: 0 for p in PIPES}
+    busy = {p: 0 for p in all_lanes}
 
     def issue_time(i: int) -> tuple[int, int | None]:
         b = blocker[i]
@@ -128,15 +135,16 @@ def simulate(trace: Trace, serial: bool = False, matches: dict[int, int] | None 
         iss, iss_pred = issue_time(i)
         if s.pipe == "ALL":
             start, cause, pred = iss, "issue", iss_pred
-            for p in PIPES:
+            mine = [q for q in all_lanes if q.rsplit(".", 1)[0] == s.core] if s.core else PIPES
+            for p in mine:
                 if free[p] > start:
                     start, cause, pred = free[p], "pipe", last_on[p]
             end = start + timing.PIPE_BARRIER_CYCLES
-            for p in PIPES:
+            for p in mine:
                 free[p], last_on[p] = end, i
             times[i] = Timed(start, end, cause, pred)
             continue
-        p = s.pipe
+        p = s.lane
         start, cause, pred = iss, "issue", iss_pred
         if free[p] > start or (free[p] == start and last_on[p] is not None):
             start, cause, pred = free[p], "pipe", last_on[p]
@@ -152,16 +160,16 @@ def simulate(trace: Trace, serial: bool = False, matches: dict[int, int] | None 
             cycles[i] = c
             end = start + c
             busy[p] += c
-            release = timing.STORE_SOURCE_RELEASE.get(p)
+            release = timing.STORE_SOURCE_RELEASE.get(s.pipe)
             if release is not None and s.name == "TSTORE":
                 # The pipe frees (and later sets fire) once the source is read; GM drains after.
                 freed = start + max(1, int(c * release))
                 free[p], last_on[p] = freed, i
                 times[i] = Timed(start, end, cause, pred)
                 continue
-        elif s.kind == "set":
+        elif s.kind in ("set", "xset"):
             end = start + timing.SET_FLAG_CYCLES
-        elif s.kind == "wait":
+        elif s.kind in ("wait", "xwait"):
             fire = times[matches[i]].end
             if fire > start:
                 start, cause, pred = fire, "flag", matches[i]
@@ -171,7 +179,7 @@ def simulate(trace: Trace, serial: bool = False, matches: dict[int, int] | None 
         free[p], last_on[p] = end, i
         times[i] = Timed(start, end, cause, pred)
     total = max((t.end for t in times.values()), default=0)
-    total = max(total, trace.statements * per_stmt)
+    total = max(total, max(trace.core_statements.values(), default=trace.statements) * per_stmt)
     return Schedule(trace, times, total, {p: c for p, c in busy.items() if c}, cycles, matches, stuck, serial)
 
 
@@ -208,12 +216,17 @@ def format_report(sched: Schedule, path_limit: int = 40) -> str:
         lines.append(f"  note: the {trace.arch.name} timing tables are not calibrated (a2a3 figures reused)")
     if sched.stuck:
         lines.append(f"  WARNING: {len(sched.stuck)} pipe(s) never finish (deadlock); times cover what ran")
+    if trace.cores:
+        lines[0] = lines[0].replace(f"kernel {trace.kernel.name} (", f"cluster of kernel {trace.kernel.name} (", 1)
+        lines.append(f"  cores run at once: {', '.join(trace.cores)}; each core's last step ends at " + ", ".join(
+            f"{c} {sched.core_end(c):,}" for c in trace.cores))
     lines.append("busy cycles per pipe:")
-    for p in PIPES:
+    width = max([5, *(len(q) for q in sched.busy)])
+    for p in lanes(trace):
         if p in sched.busy:
             b = sched.busy[p]
-            n = sum(1 for i in sched.cycles if steps[i].pipe == p)
-            lines.append(f"  {p:<5} {b:>12,}  {100 * b / max(1, sched.total):5.1f}%  ({n} ops)")
+            n = sum(1 for i in sched.cycles if steps[i].lane == p)
+            lines.append(f"  {p:<{width}} {b:>12,}  {100 * b / max(1, sched.total):5.1f}%  ({n} ops)")
     chain = list(reversed(sched.critical_path()))
     lines.append(f"critical path ({len(chain)} steps, earliest first; 'after' says what the step waited for):")
     # Runs of ops on one pipe that started as soon as the pipe was free become one line.
@@ -222,11 +235,11 @@ def format_report(sched: Schedule, path_limit: int = 40) -> str:
         s = steps[i]
         if s.kind != "op" and t.cause == "pipe" and t.end == t.start:
             continue  # a sync that did not wait: not informative
-        if groups and groups[-1][0] == s.pipe and t.cause in ("pipe", "serial") and s.kind == "op" \
+        if groups and groups[-1][0] == s.lane and t.cause in ("pipe", "serial") and s.kind == "op" \
                 and steps[groups[-1][1][-1][0]].kind == "op":
             groups[-1][1].append((i, t))
         else:
-            groups.append([s.pipe, [(i, t)]])
+            groups.append([s.lane, [(i, t)]])
     half = path_limit // 2
     shown = groups if len(groups) <= path_limit else groups[:half] + [None] + groups[-half:]
     for g in shown:
@@ -239,7 +252,7 @@ def format_report(sched: Schedule, path_limit: int = 40) -> str:
         s0 = steps[i0]
         after = {"issue": "issue", "pipe": "pipe free", "flag": "flag", "serial": "previous op"}[t0.cause]
         if t0.cause == "flag" and t0.pred is not None:
-            after = f"flag set at {_where(steps[t0.pred])} ({steps[t0.pred].pipe})"
+            after = f"flag set at {_where(steps[t0.pred])} ({steps[t0.pred].lane})"
         names: dict[str, int] = {}
         for i, _ in items:
             names[steps[i].name] = names.get(steps[i].name, 0) + 1

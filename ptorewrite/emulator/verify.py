@@ -9,7 +9,7 @@ must be given: they decide what runs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.execution import GmOperand, Number, Trace, unroll
 from ptorewrite.analysis.scalars import data_values
 from ptorewrite.arch import ArchProfile
-from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, data, pipes
+from ptorewrite.emulator import DEFAULT_MAX_INSTANCES, cluster, data, pipes
 
 # Default float tolerance: the twins run the same operations in the same per-element order, so
 # only a changed accumulation order may differ, by a few ulps of fp32.
@@ -32,6 +32,8 @@ class Verdict:
     mismatches: list[data.Mismatch]
     check: pipes.CheckResult
     drawn: dict[str, Number]  # data-only runtime values drawn from the seed
+    # A cluster: the AUTO original's cross-core waits that never pass (its cores in program order).
+    auto_flags: list[pipes.FlagProblem] = field(default_factory=list)
 
     @property
     def equivalent(self) -> bool:
@@ -39,7 +41,7 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.equivalent and self.check.clean
+        return self.equivalent and self.check.clean and not self.auto_flags
 
 
 def initial_gm(traces: list[Trace], seed: int) -> dict:
@@ -92,3 +94,34 @@ def verify(auto: ir.Kernel, manual: ir.Kernel, arch: ArchProfile, values: Mappin
     data.run(tm, gm_manual)
     mismatches = data.compare(ga, gm_manual, dtypes, rtol, atol)
     return Verdict(ta, tm, mismatches, pipes.check(tm), drawn)
+
+
+def verify_cluster(autos: Mapping[str, ir.Kernel], manuals: Mapping[str, ir.Kernel], arch: ArchProfile,
+                   values: Mapping[str, Number], seed: int = 0, rtol: float | None = DEFAULT_RTOL,
+                   atol: float | None = DEFAULT_ATOL,
+                   max_instances: int | None = DEFAULT_MAX_INSTANCES) -> Verdict:
+    """`verify` of a kernel with code for both core types (by core type: "cube", "vec"): every core
+    of the cluster runs at once, on the same random inputs. The AUTO original runs each core in
+    program order with its cross-core flags real (`cluster.program_order`); the manual kernel runs
+    its pipes concurrently, in the order `pipes.check` found for every queue, flag and stall of the
+    cluster (a FIFO push to a full ring waits for the consumer's free, a pop waits for the push).
+    The manual kernel is checked as `check` checks a cluster."""
+    drawn = draw_data_values([*autos.values(), *manuals.values()], values, seed)
+    values = {**drawn, **values}
+    ta = cluster.cluster_trace(dict(autos), arch, values, max_instances, require_semantics=True)
+    tm = cluster.cluster_trace(dict(manuals), arch, values, max_instances, require_semantics=True)
+    ga, dtypes = initial_gm([ta, tm], seed)
+    written = {o.param for t in (ta, tm) for s in t.steps for o in s.operands
+               if isinstance(o, GmOperand) and "w" in o.access}
+    gm_manual = {k: (v.copy() if k in written else v) for k, v in ga.items()}
+    matches, auto_flags = pipes.match_flags(ta)
+    auto_order, auto_stuck = cluster.program_order(ta, matches)
+    reported = {p.steps[0].index for p in auto_flags}
+    auto_flags += [pipes.FlagProblem("stuck", (ta.steps[i], ta.steps[matches[i]])) for i in auto_stuck
+                   if i not in reported and i in matches]
+    auto_flags = [p for p in auto_flags if p.kind != "left-raised"]
+    check = pipes.check(tm)
+    data.run(ta, ga, order=auto_order, space_of=cluster.space_of, dual_split=cluster.dual_split)
+    data.run(tm, gm_manual, order=check.order, space_of=cluster.space_of, dual_split=cluster.dual_split)
+    mismatches = data.compare(ga, gm_manual, dtypes, rtol, atol)
+    return Verdict(ta, tm, mismatches, check, drawn, auto_flags)

@@ -59,7 +59,7 @@ class A2a3FifoLowering:
     # ffts flags in mode 2, as each core compiles them.
 
     def _ffts(self, kind: str, pipe: str, sem: int, loc) -> list[ir.Stmt]:
-        self.manual = True
+        # Flags between the cores (an AUTO kernel has them too): they do not make the kernel manual.
         ids = (sem, sem + SECOND_VECTOR_CORE) if self.core == "cube" else (sem,)
         return [ir.CrossSync(kind, pipe, Const(i), loc, self.via, ffts=True) for i in ids]
 
@@ -256,7 +256,8 @@ class A2a3FifoLowering:
         view = self._slot_view(p, t.dtype, vr, vc, stride, binop("+", slot, part), loc)
         local = p.c2v_buffer if direction == "DIR_C2V" else p.v2c_buffer
         step = binop("*", binop("%", m, Const(p.type.local_slot_num)), Const(p.type.slot_size))
-        self.manual = True
+        # The pipe's own binding of the popped tile (an AUTO kernel has it too): it does not make the
+        # kernel manual. (An AUTO run keeps the tile in its private storage: the TLOAD below fills it.)
         if isinstance(local, tuple):  # relative to a tile placed at run time
             out.append(ir.AliasDef("TASSIGN", dst, local[0], binop("+", local[1], step), loc, self.via))
         else:

@@ -340,6 +340,12 @@ def load_kernels(path: str | Path, opts: FrontendOptions | None = None,
     by_name: dict[str, list[ir.Kernel]] = {}
     for k in kernels:
         by_name.setdefault(k.name, []).append(k)
+    # One source has one mode: a core whose code only signals the other cores (cross-core flags
+    # say nothing of the mode) is manual when another core's code is.
+    for ks in by_name.values():
+        if any(k.mode == "manual" for k in ks):
+            for k in ks:
+                k.mode = "manual"
     # A kernel whose code is the same program for both core types (its core-type guards select
     # nothing different) is read once, for the core its tiles name, as a file without guards is.
     same = {name for name, ks in by_name.items()

@@ -2529,7 +2529,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = sem.const_value()
         if c is not None and not (isinstance(c, int) and 0 <= c < CROSS_CORE_SEMAPHORES):
             raise self.error(f"semaphore id {c} is out of range 0..{CROSS_CORE_SEMAPHORES - 1}", node.args[1].offset)
-        self.manual = True
+        # A flag between the cores (an AUTO kernel has them too): it does not make the kernel manual.
         return ir.CrossSync("set" if name.startswith("set") else "wait", pipe, sem, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:

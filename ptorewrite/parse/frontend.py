@@ -574,7 +574,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         # AUTO-mode helpers is an AUTO kernel and keeps the located error. The rest stops here.
         sync_objects = A5_SYNC_OBJECTS if arch.name == "a5" and not low.auto_helpers else frozenset()
         cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | sync_objects if arch.name in
-                                     ("a5", "a2a3") and not opts.auto_mode else frozenset())
+                                     ("a5", "a2a3") else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "

@@ -104,7 +104,9 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
       what each needs.
     A statement only one of them runs (in its own body, the `if constexpr` branch of its
     instantiation) takes that one's lines."""
-    results = [rewrite(k, profile, reporter, options) for k in kernels]
+    options = options or RewriteOptions()
+    kernels = planned_clusters(kernels)
+    results = [rewrite(k, profile, reporter, _with_rings(options, k)) for k in kernels]
     if len(kernels) == 1:
         return FileRewrite(results[0].text, results)
     src = SourceFile(kernels[0].file, kernels[0].source)
@@ -122,7 +124,11 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         variants = {tuple(_codes(per_kernel[j].get(place, []))) for j in covering}
         if len(variants) < 2:
             continue
-        lines = _dispatch(place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
+        if len({kernels[j].core for j in covering}) > 1:
+            lines = _dispatch_cores(place, [kernels[j] for j in covering],
+                                    [per_kernel[j].get(place, []) for j in covering])
+        else:
+            lines = _dispatch(place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
         if lines is None:
             a = owner[place]
             b = next(j for j in covering if tuple(_codes(per_kernel[j].get(place, []))) != tuple(_codes(chosen[place])))
@@ -136,6 +142,83 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
 
 # Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".
 _Place = tuple[int, int, str]
+
+# The preprocessor names of each core type in the lines written for one core only (parse.arch_macros):
+# pto-isa's a5 kernels test the shorthands, its a2a3 ones the C220 names.
+CORE_MACROS = {"a5": {"cube": "__DAV_CUBE__", "vec": "__DAV_VEC__"},
+               "a2a3": {"cube": "__DAV_C220_CUBE__", "vec": "__DAV_C220_VEC__"}}
+
+
+def planned_clusters(kernels: list[ir.Kernel]) -> list[ir.Kernel]:
+    """The kernels as they are planned: each core of a cluster kernel (code for both core types
+    of one kernel, or cross-core operations) with its view of the other cores, its cross-core
+    flags instructions on their pipes (analysis.cluster_view); it is then planned alone around
+    its cross-core operations, which the lowering made statements. The others as they are."""
+    from ptorewrite.analysis.cluster_view import cluster_view, planning_kernel
+
+    by_name: dict[str, list[ir.Kernel]] = {}
+    for k in kernels:
+        by_name.setdefault(k.name, []).append(k)
+    out = []
+    for k in kernels:
+        others = [o for o in by_name[k.name] if o.core != k.core]
+        if not others and not any(isinstance(s, ir.CrossSync) for s in ir.walk(k.body)):
+            out.append(k)
+            continue
+        syncs = [s for s in ir.walk(k.body) if isinstance(s, ir.Sync)]
+        if syncs:
+            raise PtoError("already a manual-mode kernel (it has set_flag/wait_flag/pipe_barrier); auto2manual "
+                           "rewrites AUTO-mode kernels", syncs[0].loc)
+        planned = planning_kernel(k, cluster_view(k, others))
+        # Its cross-core operations and slot pointers are the pipes' protocol, written by pto-isa's
+        # headers in an AUTO build too: the kernel's own code is AUTO.
+        planned.mode = "auto"
+        out.append(planned)
+    return out
+
+
+def _with_rings(options: RewriteOptions, kernel: ir.Kernel) -> RewriteOptions:
+    """The options with the FIFO slot regions in this core's buffers reserved."""
+    if kernel.cluster is None or not kernel.cluster.rings:
+        return options
+    reserved = {name: list(ranges) for name, ranges in options.reserved.items()}
+    for name, ranges in kernel.cluster.reserved().items():
+        reserved.setdefault(name, []).extend(ranges)
+    return replace(options, reserved=reserved)
+
+
+def _dispatch_cores(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:
+    """One preprocessor branch per core type at a statement both core types run, when they need
+    different lines there; None when the kernels of one core type disagree among themselves in a
+    way `_dispatch` cannot write."""
+    macros = CORE_MACROS.get(kernels[0].arch)
+    if macros is None:
+        return None
+    start, end, where = place
+    by_core: dict[str, list[Insertion]] = {}
+    for core in sorted({k.core for k in kernels}):
+        mine = [(k, w) for k, w in zip(kernels, wanted) if k.core == core]
+        variants = {tuple(_codes(w)) for _, w in mine}
+        if len(variants) > 1:
+            lines = _dispatch(place, [k for k, _ in mine], [w for _, w in mine])
+            if lines is None:
+                return None
+        else:
+            lines = mine[0][1]
+        by_core[core] = lines
+    out: list[Insertion] = []
+    first = True
+    for core, items in by_core.items():
+        if not items:
+            continue
+        head = f"#if defined({macros[core]})" if first else f"#elif defined({macros[core]})"
+        out.append(Insertion(start, end, where, head, "", terminator=""))
+        out += [replace(ins, order=0, reason=f"{ins.reason} ({core} core)" if ins.reason else f"{core} core")
+                for ins in sorted(items, key=lambda i: i.order)]
+        first = False
+    if out:
+        out.append(Insertion(start, end, where, "#endif", "the lines of each core type", terminator=""))
+    return out
 
 
 def _dispatch(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:

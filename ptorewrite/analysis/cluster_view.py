@@ -1,0 +1,215 @@
+"""One core of a cluster as the planner sees it: the other cores' side of the cross-core operations.
+
+A cluster kernel is planned once per core type (`transform.cluster_rewrite`). Its cross-core
+operations are already IR statements (parse.fifo, fifo_a2a3, mpipe): `CrossSync` flags, and the
+moves into and out of FIFO slots (TMOV / TINSERT / TSTORE / TLOAD), with the slot tiles pointed at
+their slots by `TileAssign` statements whose address the pipe's counters give. For one core's
+plan:
+
+- A FIFO slot tile (a tile the lowering points at a slot: its address names the pipe's own
+  counters) is not placed by the memory planner. When its slots lie in this core's buffer (the
+  consumer's UB or L1), every access to it is counted on the whole region of the ring, SlotNum x
+  SlotSize bytes (every slot the counter can name), and that region is reserved: the kernel's own
+  tiles are placed around it. When they lie in the other core's buffer (a push's move), the
+  accesses are that core's and are not counted here.
+- A cross-core flag is a fixed instruction on its pipe that writes the data the cores share: the
+  FIFO regions in this core's buffers and the GM arguments both core types access. A set is then
+  ordered after every earlier access to them on another pipe (the set covers only its own pipe's
+  work), and every later access on another pipe is ordered after a wait (a wait stalls only its
+  pipe), by the ordinary dependences. A wait on PIPE_S (a2a3 `wait_flag_dev`) stalls the whole
+  core: nothing after it needs a flag for it, so it is no instruction here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import BinOp, Const, Expr
+from ptorewrite.analysis.footprint import Footprint, single
+from ptorewrite.arch import TILE_TYPE_BUFFER
+from ptorewrite.diagnostics import PtoError
+
+# The buffers each core type owns (GM is shared; see emulator.cluster).
+OWN_BUFFERS = {"vec": frozenset({"UB"}), "cube": frozenset({"L1", "L0A", "L0B", "L0C", "BIAS", "FB"})}
+CROSS_OP = {"set": "CROSS_SET", "wait": "CROSS_WAIT"}  # the pseudo-instructions' names in the planner's trace
+MAX_COUNTER_PERIOD = 256  # values of a slot counter tried to bound a ring's region
+
+
+@dataclass
+class SlotRing:
+    """The bytes one FIFO slot tile can be pointed at in this core's buffer."""
+
+    buffer: str
+    lo: int
+    hi: int
+    tiles: list[str] = field(default_factory=list)  # the slot tiles that use it
+    loc: ir.SourceRange | None = None
+
+
+@dataclass
+class ClusterView:
+    core: str
+    slot_tiles: dict[int, Footprint | None]  # id(TileDecl) -> its ring here (None: in another core's buffer)
+    rings: list[SlotRing]
+    shared_gm: frozenset[str]  # GM arguments both core types access
+    _ops: dict[int, ir.Instr] = field(default_factory=dict)
+
+    def reserved(self) -> dict[str, list[tuple[int, int]]]:
+        out: dict[str, list[tuple[int, int]]] = {}
+        for r in self.rings:
+            out.setdefault(r.buffer, []).append((r.lo, r.hi))
+        return out
+
+    def cross_op(self, s: ir.CrossSync, uid: int) -> ir.Instr | None:
+        """The instruction a cross-core flag is in this core's plan (None: a whole-core wait)."""
+        if s.kind == "wait" and s.pipe == "S":
+            return None
+        got = self._ops.get(id(s))
+        if got is None:
+            got = self._ops[id(s)] = ir.Instr(CROSS_OP[s.kind], s.pipe, (), (), s.loc, s.via, uid=uid)
+        return got
+
+    def is_cross_op(self, s: ir.Instr) -> bool:
+        return s.op in CROSS_OP.values() and any(x is s for x in self._ops.values())
+
+    def cross_accesses(self) -> list[Footprint]:
+        out = [single(r.buffer, r.lo, r.hi) for r in self.rings]
+        out += [single("GM:" + p, 0, 1 << 62) for p in sorted(self.shared_gm)]
+        return out
+
+
+def slot_assigns(kernel: ir.Kernel) -> list[ir.TileAssign]:
+    """The TileAssign statements the FIFO lowering made: their address names a pipe's counter (a
+    name no C++ variable can have: it holds a '.' or an '@')."""
+    return [s for s in ir.walk(kernel.body) if isinstance(s, ir.TileAssign) and s.address.free_vars()
+            and all("." in v or "@" in v for v in s.address.free_vars())]
+
+
+def _moduli(e: Expr) -> list[int]:
+    out = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, BinOp):
+            if x.op == "%" and isinstance(x.rhs, Const) and isinstance(x.rhs.value, int):
+                out.append(x.rhs.value)
+            todo += [x.lhs, x.rhs]
+    return out
+
+
+def _addresses(s: ir.TileAssign) -> set[int]:
+    names = sorted(s.address.free_vars())
+    period = math.lcm(*_moduli(s.address)) if _moduli(s.address) else 0
+    if not period or period ** len(names) > MAX_COUNTER_PERIOD ** 2:
+        raise PtoError("auto2manual cannot bound the slots this FIFO tile is pointed at (its address "
+                       f"{s.address} is not a counter modulo the slot count)", s.loc)
+    out = set()
+    for values in itertools.product(range(period), repeat=len(names)):
+        v = s.address.eval(dict(zip(names, values)))
+        if not isinstance(v, int):
+            raise PtoError(f"auto2manual cannot bound the slots this FIFO tile is pointed at ({s.address})", s.loc)
+        out.add(v)
+    return out
+
+
+def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
+    own = OWN_BUFFERS.get(kernel.core, frozenset())
+    slot_tiles: dict[int, Footprint | None] = {}
+    rings: list[SlotRing] = []
+    spans: dict[int, tuple[str, int, int, ir.TileAssign]] = {}
+    for s in slot_assigns(kernel):
+        t = s.ref.tile
+        buf = TILE_TYPE_BUFFER[t.tile_type]
+        addrs = _addresses(s)
+        lo, hi = min(addrs), max(addrs) + t.nbytes
+        old = spans.get(id(t))
+        spans[id(t)] = (buf, lo, hi, s) if old is None else (buf, min(lo, old[1]), max(hi, old[2]), old[3])
+    for t in kernel.tiles:
+        if id(t) not in spans:
+            continue
+        buf, lo, hi, s = spans[id(t)]
+        if buf not in own:
+            slot_tiles[id(t)] = None
+            continue
+        ring = next((r for r in rings if r.buffer == buf and r.lo < hi and lo < r.hi), None)
+        if ring is None:
+            ring = SlotRing(buf, lo, hi, loc=s.loc)
+            rings.append(ring)
+        ring.lo, ring.hi = min(ring.lo, lo), max(ring.hi, hi)
+        ring.tiles.append(t.cpp_name or t.name)
+    for t in kernel.tiles:
+        if id(t) in spans and id(t) not in slot_tiles:
+            buf, lo, hi, _ = spans[id(t)]
+            ring = next(r for r in rings if r.buffer == buf and r.lo <= lo and hi <= r.hi)
+            slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
+    mine = _gm_params(kernel)
+    theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs))
+
+
+def _gm_params(kernel: ir.Kernel) -> set[str]:
+    out = set()
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Instr):
+            for a in s.args:
+                if a.kind == "gm":
+                    out.add(a.value.tensor.param)
+                elif a.kind == "raw" and getattr(a.value, "space", "") == "GM" and a.value.param:
+                    out.add(a.value.param)
+    return out
+
+
+def planning_kernel(kernel: ir.Kernel, view: ClusterView) -> ir.Kernel:
+    """The kernel as its core's planner sees it: every cross-core flag an instruction on its pipe
+    (`ClusterView.cross_op`; a whole-core wait is left out). The statements that hold none are
+    the kernel's own; the others are copies."""
+    uids = itertools.count(max((i.uid for i in kernel.instructions()), default=0) + 1)
+
+    slots = {id(a) for a in slot_assigns(kernel)}
+
+    def protocol(x: ir.Stmt) -> bool:
+        return any(isinstance(y, ir.CrossSync) or id(y) in slots for y in ir.walk(x))
+
+    def subst(s: ir.Stmt) -> ir.Stmt | None:
+        if isinstance(s, ir.CrossSync):
+            return view.cross_op(s, next(uids))
+        if not protocol(s):
+            return s
+        if isinstance(s, ir.Block):
+            return replace(s, stmts=_grouped(s.stmts, protocol, subst))
+        if isinstance(s, ir.For):
+            return replace(s, body=subst(s.body))
+        if isinstance(s, ir.If):
+            return replace(s, then=subst(s.then), other=subst(s.other) if s.other is not None else None)
+        return s
+
+    return replace(kernel, body=subst(kernel.body), cluster=view)
+
+
+def _grouped(stmts: list[ir.Stmt], protocol, subst) -> list[ir.Stmt]:
+    """The statements of a block with each run that one source statement lowered to (a TPUSH: its
+    wait, its move, its signal) in one plain block of its own: the planner then places its syncs
+    before or after the source statement, never between the parts it cannot be written between."""
+    out: list[ir.Stmt] = []
+    k = 0
+    while k < len(stmts):
+        loc, via = getattr(stmts[k], "loc", None), getattr(stmts[k], "via", ())
+        j = k + 1
+        while j < len(stmts) and _same_source(getattr(stmts[j], "loc", None), loc) and \
+                getattr(stmts[j], "via", ()) == via:
+            j += 1
+        run = stmts[k:j]
+        parts = [y for y in (subst(x) for x in run) if y is not None]
+        if j - k > 1 and any(protocol(x) for x in run) and loc is not None:
+            out.append(ir.Block(parts))
+        else:
+            out += parts
+        k = j
+    return out
+
+
+def _same_source(a: ir.SourceRange | None, b: ir.SourceRange | None) -> bool:
+    return a is not None and b is not None and (a.file, a.offset, a.end_offset) == (b.file, b.offset, b.end_offset)

@@ -644,7 +644,7 @@ class BoundedMachine(Machine):
         accesses = list(tile_accesses)
         if self.cluster is not None and self.cluster.is_cross_op(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
-            accesses += [Access(fp, True, "the data the cores share") for fp in self.cluster.cross_accesses()]
+            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
         clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None
         for a in s.args:
             if a.kind != "gm":

@@ -55,6 +55,9 @@ class ClusterView:
     slot_tiles: dict[int, Footprint | None]  # id(TileDecl) -> its ring here (None: in another core's buffer)
     rings: list[SlotRing]
     shared_gm: frozenset[str]  # GM arguments both core types access
+    # Tiles this core does not place: its FIFO slot tiles, and tiles of the other core type's
+    # buffers it declares but never uses (a declaration both core types compile).
+    unplaced: frozenset[int] = frozenset()
     _ops: dict[int, ir.Instr] = field(default_factory=dict)
 
     def reserved(self) -> dict[str, list[tuple[int, int]]]:
@@ -75,9 +78,10 @@ class ClusterView:
     def is_cross_op(self, s: ir.Instr) -> bool:
         return s.op in CROSS_OP.values() and any(x is s for x in self._ops.values())
 
-    def cross_accesses(self) -> list[Footprint]:
-        out = [single(r.buffer, r.lo, r.hi) for r in self.rings]
-        out += [single("GM:" + p, 0, 1 << 62) for p in sorted(self.shared_gm)]
+    def cross_accesses(self) -> list[tuple[Footprint, str]]:
+        """What a cross-core flag writes here, each with how a reason names it."""
+        out = [(single(r.buffer, r.lo, r.hi), f"the FIFO slots of {', '.join(r.tiles)}") for r in self.rings]
+        out += [(single("GM:" + p, 0, 1 << 62), f"{p} (both core types access it)") for p in sorted(self.shared_gm)]
         return out
 
 
@@ -145,9 +149,21 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
             buf, lo, hi, _ = spans[id(t)]
             ring = next(r for r in rings if r.buffer == buf and r.lo <= lo and hi <= r.hi)
             slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
+    used = {id(a.value.tile) for i in kernel.instructions() for a in i.tile_args}
+    foreign = set()
+    for t in kernel.tiles:
+        if id(t) in slot_tiles or TILE_TYPE_BUFFER[t.tile_type] in own or t.alias is not None:
+            continue
+        if id(t) in used:
+            where = next(i for i in kernel.instructions() if any(a.value.tile is t for a in i.tile_args))
+            raise PtoError(f"the {kernel.core} core uses '{t.cpp_name or t.name}', a tile in the other core type's "
+                           f"{TILE_TYPE_BUFFER[t.tile_type]}: auto2manual places each core's tiles in its own "
+                           "buffers and cannot choose an address both core types agree on (move it through a "
+                           "TPipe, or place it with TASSIGN)", where.loc)
+        foreign.add(id(t))
     mine = _gm_params(kernel)
     theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
-    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs))
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs), frozenset(set(slot_tiles) | foreign))
 
 
 def _gm_params(kernel: ir.Kernel) -> set[str]:

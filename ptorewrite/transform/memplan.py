@@ -166,7 +166,7 @@ def plan_memory(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     graph = interference_graph(live)
     units = _units(kernel, live, graph, profile)
     if kernel.cluster is not None:  # FIFO slot tiles: the pipe places them (analysis.cluster_view)
-        units = [u for u in units if not any(id(m) in kernel.cluster.slot_tiles for m in u.members)]
+        units = [u for u in units if not any(id(m) in kernel.cluster.unplaced for m in u.members)]
     reserved_ranges = _check_reserved(reserved or {}, profile)
     _check_fixed(kernel, units, live)
     placements: list[TilePlacement] = []

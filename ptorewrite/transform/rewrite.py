@@ -162,9 +162,15 @@ def planned_clusters(kernels: list[ir.Kernel]) -> list[ir.Kernel]:
     out = []
     for k in kernels:
         others = [o for o in by_name[k.name] if o.core != k.core]
-        if not others and not any(isinstance(s, ir.CrossSync) for s in ir.walk(k.body)):
+        cross = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync) and s.channel == "intra_block"), None)
+        if not others and cross is None:
             out.append(k)
             continue
+        if not others:
+            raise PtoError(f"the {k.core} core signals the other cores of its cluster here, but the other core "
+                           "type's code was not read (--core, or a file whose core-type guards name one core "
+                           "type only): auto2manual writes a cluster kernel only when it has planned every core "
+                           "type", cross.loc)
         syncs = [s for s in ir.walk(k.body) if isinstance(s, ir.Sync)]
         if syncs:
             raise PtoError("already a manual-mode kernel (it has set_flag/wait_flag/pipe_barrier); auto2manual "

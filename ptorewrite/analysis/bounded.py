@@ -642,7 +642,7 @@ class BoundedMachine(Machine):
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
         accesses = list(tile_accesses)
-        if self.cluster is not None and self.cluster.is_cross_op(s):
+        if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
             accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
         clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None

@@ -17,7 +17,7 @@ plan:
   ordered after every earlier access to them on another pipe (the set covers only its own pipe's
   work), and every later access on another pipe is ordered after a wait (a wait stalls only its
   pipe), by the ordinary dependences. A wait on PIPE_S (a2a3 `wait_flag_dev`) stalls the whole
-  core: nothing after it needs a flag for it, so it is no instruction here.
+  core: nothing after it needs a flag for it, so it touches nothing here.
 """
 
 from __future__ import annotations
@@ -66,10 +66,8 @@ class ClusterView:
             out.setdefault(r.buffer, []).append((r.lo, r.hi))
         return out
 
-    def cross_op(self, s: ir.CrossSync, uid: int) -> ir.Instr | None:
-        """The instruction a cross-core flag is in this core's plan (None: a whole-core wait)."""
-        if s.kind == "wait" and s.pipe == "S":
-            return None
+    def cross_op(self, s: ir.CrossSync, uid: int) -> ir.Instr:
+        """The instruction a cross-core flag is in this core's plan."""
         got = self._ops.get(id(s))
         if got is None:
             got = self._ops[id(s)] = ir.Instr(CROSS_OP[s.kind], s.pipe, (), (), s.loc, s.via, uid=uid)
@@ -77,6 +75,12 @@ class ClusterView:
 
     def is_cross_op(self, s: ir.Instr) -> bool:
         return s.op in CROSS_OP.values() and any(x is s for x in self._ops.values())
+
+    @staticmethod
+    def stalls_the_core(s: ir.Instr) -> bool:
+        """A wait on PIPE_S (a2a3 `wait_flag_dev`): everything after it is issued after it, so it
+        touches nothing in the plan (it only marks where the other core's signal arrived)."""
+        return s.op == CROSS_OP["wait"] and s.pipe == "S"
 
     def cross_accesses(self) -> list[tuple[Footprint, str]]:
         """What a cross-core flag writes here, each with how a reason names it."""
@@ -180,8 +184,8 @@ def _gm_params(kernel: ir.Kernel) -> set[str]:
 
 def planning_kernel(kernel: ir.Kernel, view: ClusterView) -> ir.Kernel:
     """The kernel as its core's planner sees it: every cross-core flag an instruction on its pipe
-    (`ClusterView.cross_op`; a whole-core wait is left out). The statements that hold none are
-    the kernel's own; the others are copies."""
+    (`ClusterView.cross_op`). The statements that hold none are the kernel's own; the others are
+    copies."""
     uids = itertools.count(max((i.uid for i in kernel.instructions()), default=0) + 1)
 
     slots = {id(a) for a in slot_assigns(kernel)}

@@ -127,3 +127,13 @@ def test_a_tile_of_the_other_core_type_used_by_a_core_is_a_located_error(tmp_pat
     d = e.value.diagnostics[0]
     assert d.loc.line == line_of(text, "TMOV(spare, acc)")
     assert "a tile in the other core type's UB" in d.message
+
+
+def test_the_explanation_and_memory_report_of_a_cluster_rewrite(capsys, tmp_path):
+    record = tmp_path / "why.json"
+    status, out, err = run(capsys, "auto2manual", "--arch", "a5", KERNELS / "a5_c2v_fifo.cpp", "-o",
+                           tmp_path / "x.cpp", "--explain", record, "--memory-report")
+    assert status == 0, err
+    assert "memory plan for kernel c2v_fifo (a5, vec core)" in out and "memory plan for kernel c2v_fifo (a5, cube core)" in out
+    assert "0x00000-0x00fff      4 KiB  (reserved)" in out  # the ring of two 2 KiB slots
+    assert record.stat().st_size > 0

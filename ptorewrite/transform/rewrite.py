@@ -87,6 +87,7 @@ class FileRewrite:
 
     text: bytes
     results: list[RewriteResult]  # one per kernel, in the order given
+    kernels: list[ir.Kernel] = field(default_factory=list)  # the kernels as planned (see planned_clusters)
 
 
 def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
@@ -108,7 +109,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     kernels = planned_clusters(kernels)
     results = [rewrite(k, profile, reporter, _with_rings(options, k)) for k in kernels]
     if len(kernels) == 1:
-        return FileRewrite(results[0].text, results)
+        return FileRewrite(results[0].text, results, kernels)
     src = SourceFile(kernels[0].file, kernels[0].source)
     chosen: dict[_Place, list[Insertion]] = {}
     owner: dict[_Place, int] = {}
@@ -137,7 +138,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         dispatched.add(place)
     merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
               for place, items in chosen.items() for ins in items]
-    return FileRewrite(edit_kernels(kernels, merged), results)
+    return FileRewrite(edit_kernels(kernels, merged), results, kernels)
 
 
 # Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".

@@ -1,6 +1,6 @@
 """One core of a cluster as the planner sees it: the other cores' side of the cross-core operations.
 
-A cluster kernel is planned once per core type (`transform.cluster_rewrite`). Its cross-core
+A cluster kernel is planned once per core type (`transform.rewrite.planned_clusters`). Its cross-core
 operations are already IR statements (parse.fifo, fifo_a2a3, mpipe): `CrossSync` flags, and the
 moves into and out of FIFO slots (TMOV / TINSERT / TSTORE / TLOAD), with the slot tiles pointed at
 their slots by `TileAssign` statements whose address the pipe's counters give. For one core's
@@ -33,7 +33,7 @@ from ptorewrite.arch import TILE_TYPE_BUFFER
 from ptorewrite.diagnostics import PtoError
 
 # The buffers each core type owns (GM is shared; see emulator.cluster).
-OWN_BUFFERS = {"vec": frozenset({"UB"}), "cube": frozenset({"L1", "L0A", "L0B", "L0C", "BIAS", "FB"})}
+OWN_BUFFERS = {"vec": frozenset({"UB"}), "cube": frozenset({"L1", "L0A", "L0B", "L0C", "BIAS", "FB", "L0A_SCALE", "L0B_SCALE"})}
 CROSS_OP = {"set": "CROSS_SET", "wait": "CROSS_WAIT"}  # the pseudo-instructions' names in the planner's trace
 MAX_COUNTER_PERIOD = 256  # values of a slot counter tried to bound a ring's region
 

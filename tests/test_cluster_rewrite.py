@@ -137,3 +137,14 @@ def test_the_explanation_and_memory_report_of_a_cluster_rewrite(capsys, tmp_path
     assert "memory plan for kernel c2v_fifo (a5, vec core)" in out and "memory plan for kernel c2v_fifo (a5, cube core)" in out
     assert "0x00000-0x00fff      4 KiB  (reserved)" in out  # the ring of two 2 KiB slots
     assert record.stat().st_size > 0
+
+
+def test_a_ring_past_its_buffer_is_a_located_error(capsys, tmp_path):
+    text = (KERNELS / "a5_c2v_fifo.cpp").read_text().replace("Ring ring((__gm__ void *)nullptr, 0x0, 0x0);",
+                                                               "Ring ring((__gm__ void *)nullptr, 0x3f800, 0x0);")
+    path = tmp_path / "past.cpp"
+    path.write_text(text)
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", path, "-o", tmp_path / "x.cpp")
+    assert status == 2 and not (tmp_path / "x.cpp").exists()
+    assert err.startswith(f"{path}:{line_of(text, 'TPOP<')}:13: error: the FIFO slots of received take UB bytes "
+                          "0x3f800-0x40800, past the UB capacity (0x40000)"), err

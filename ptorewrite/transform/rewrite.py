@@ -107,7 +107,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     instantiation) takes that one's lines."""
     options = options or RewriteOptions()
     kernels = planned_clusters(kernels)
-    results = [rewrite(k, profile, reporter, _with_rings(options, k)) for k in kernels]
+    results = [rewrite(k, profile, reporter, _with_rings(options, k, profile)) for k in kernels]
     if len(kernels) == 1:
         return FileRewrite(results[0].text, results, kernels)
     src = SourceFile(kernels[0].file, kernels[0].source)
@@ -184,10 +184,16 @@ def planned_clusters(kernels: list[ir.Kernel]) -> list[ir.Kernel]:
     return out
 
 
-def _with_rings(options: RewriteOptions, kernel: ir.Kernel) -> RewriteOptions:
+def _with_rings(options: RewriteOptions, kernel: ir.Kernel, profile: ArchProfile) -> RewriteOptions:
     """The options with the FIFO slot regions in this core's buffers reserved."""
     if kernel.cluster is None or not kernel.cluster.rings:
         return options
+    for ring in kernel.cluster.rings:
+        capacity = profile.buffers[ring.buffer].capacity
+        if ring.lo < 0 or ring.hi > capacity:
+            raise PtoError(f"the FIFO slots of {', '.join(ring.tiles)} take {ring.buffer} bytes 0x{ring.lo:x}-0x{ring.hi:x}, "
+                           f"past the {ring.buffer} capacity (0x{capacity:x}): the pipe's base address or its slot count "
+                           "does not fit", ring.loc)
     reserved = {name: list(ranges) for name, ranges in options.reserved.items()}
     for name, ranges in kernel.cluster.reserved().items():
         reserved.setdefault(name, []).extend(ranges)

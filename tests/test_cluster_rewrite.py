@@ -20,7 +20,7 @@ from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewri
 
 KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
-         ("a2a3_gm_fifo", "a2a3")]
+         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3")]
 
 
 def run(capsys, *argv):
@@ -91,7 +91,7 @@ def test_the_fifo_slot_region_is_its_declared_count_of_slots(capsys, tmp_path, s
     assert status == 0, err
     text = out.read_text()
     assert "TPipe<4, Direction::DIR_C2V, 16 * 32 * sizeof(float), SLOTS>" in text  # the count as written
-    assert f"TASSIGN(result, 0x{slots * 2048:x});  // UB 2 KiB (vec core)" in text
+    assert f"TASSIGN(result, 0x{slots * 2048:x});  // UB 2 KiB (vec core's plan)" in text
     assert "TASSIGN(received" not in text  # the pop points it at its slot
     status, out_text, err = run(capsys, "check", "--arch", "a5", f"-DSLOTS={slots}", out)
     assert status == 0 and "0 race(s), 0 flag problem(s)" in out_text, out_text + err
@@ -148,3 +148,42 @@ def test_a_ring_past_its_buffer_is_a_located_error(capsys, tmp_path):
     assert status == 2 and not (tmp_path / "x.cpp").exists()
     assert err.startswith(f"{path}:{line_of(text, 'TPOP<')}:13: error: the FIFO slots of received take UB bytes "
                           "0x3f800-0x40800, past the UB capacity (0x40000)"), err
+
+
+def test_a_helper_both_core_types_call_gets_a_branch_per_core_type():
+    text = (KERNELS / "a5_shared_helper.manual.cpp").read_text()
+    helper = text[text.index("TLOAD(src, g);"):text.index("TMOV(dst, src);")]
+    assert [line.strip().split("  //")[0] for line in helper.splitlines()[1:]] == [
+        "#if defined(__DAV_CUBE__)",
+        "set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+        "#elif defined(__DAV_VEC__)",
+        "set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+        "#endif",
+        "#if defined(__DAV_CUBE__)",
+        "wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+        "#elif defined(__DAV_VEC__)",
+        "wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+        "#endif",
+        "",
+    ]
+
+
+@pytest.mark.parametrize("name, entries", [("mpipe_c2v", ("0x0", "0x800")), ("mpipe_v2c", ("0x0", "0x800"))])
+def test_an_explicit_index_fifo_rewrites_with_its_entries_placed_for_both_core_types(capsys, tmp_path, name, entries):
+    # The hand-written explicit-index FIFO kernels without their TASSIGN and sync lines: the
+    # consumer places its entry tiles, and the producer, whose move writes at an entry, compiles
+    # the same placement.
+    manual = Path(__file__).parent / "kernels" / "cluster" / f"{name}.cpp"
+    kept = [line for line in manual.read_text().splitlines(True)
+            if not line.strip().startswith(("TASSIGN(", "set_flag(", "wait_flag(", "pipe_barrier("))]
+    auto, out = tmp_path / f"{name}.cpp", tmp_path / f"{name}.manual.cpp"
+    auto.write_text("".join(kept))
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", auto, "-o", out)
+    assert status == 0, err
+    text = out.read_text()
+    before = text[:text.index("Fifo fifo(")]
+    assert "#if" not in before.split("entries[2];")[1]
+    for k, addr in enumerate(entries):
+        assert f"TASSIGN(entries[{k}], {addr});" in before
+    status, out_text, err = run(capsys, "check", "--arch", "a5", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out_text, out_text + err

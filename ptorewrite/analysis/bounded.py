@@ -645,6 +645,11 @@ class BoundedMachine(Machine):
         if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
             accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
+            for t in self.cluster.entry_tiles:  # the entries another core's TMPipe writes
+                for k in range(t.slots):
+                    p = self._place(t, k)
+                    accesses.append(Access(single(p.buffer, p.address, p.address + t.nbytes), True,
+                                           f"the FIFO entries {t.cpp_name or t.name}"))
         clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None
         for a in s.args:
             if a.kind != "gm":

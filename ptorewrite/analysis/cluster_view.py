@@ -58,7 +58,10 @@ class ClusterView:
     # Tiles this core does not place: its FIFO slot tiles, and tiles of the other core type's
     # buffers it declares but never uses (a declaration both core types compile).
     unplaced: frozenset[int] = frozenset()
+    # The kernel's own tiles another core's explicit-index FIFO (TMPipe) moves into: its entries.
+    entry_tiles: list[ir.TileDecl] = field(default_factory=list)
     _ops: dict[int, ir.Instr] = field(default_factory=dict)
+    _silent: set[int] = field(default_factory=set)  # ids of flags that touch nothing (`stalls_the_core`)
 
     def reserved(self) -> dict[str, list[tuple[int, int]]]:
         out: dict[str, list[tuple[int, int]]] = {}
@@ -76,11 +79,12 @@ class ClusterView:
     def is_cross_op(self, s: ir.Instr) -> bool:
         return s.op in CROSS_OP.values() and any(x is s for x in self._ops.values())
 
-    @staticmethod
-    def stalls_the_core(s: ir.Instr) -> bool:
-        """A wait on PIPE_S (a2a3 `wait_flag_dev`): everything after it is issued after it, so it
-        touches nothing in the plan (it only marks where the other core's signal arrived)."""
-        return s.op == CROSS_OP["wait"] and s.pipe == "S"
+    def stalls_the_core(self, s: ir.Instr) -> bool:
+        """A flag that touches nothing in the plan: a wait on PIPE_S (a2a3 `wait_flag_dev`), after
+        which everything is issued after it; or a pipe's destructor at the kernel's end (its
+        statements carry the declaration's place in the source, before the kernel's other
+        statements, so no line may be written next to them; nothing follows them to order)."""
+        return (s.op == CROSS_OP["wait"] and s.pipe == "S") or id(s) in self._silent
 
     def cross_accesses(self) -> list[tuple[Footprint, str]]:
         """What a cross-core flag writes here, each with how a reason names it."""
@@ -153,6 +157,16 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
             buf, lo, hi, _ = spans[id(t)]
             ring = next(r for r in rings if r.buffer == buf and r.lo <= lo and hi <= r.hi)
             slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
+    # An explicit-index FIFO's entry (TMPipe): an alias the lowering made of a tile of the other
+    # core type's buffer, at the entry the producer writes; that core places the tile.
+    for s in fifo_entries(kernel):
+        root = s.src.tile
+        if TILE_TYPE_BUFFER[root.tile_type] not in own:
+            slot_tiles[id(s.dst.tile)] = None
+            slot_tiles[id(root)] = None
+    theirs_entries = {(s.src.tile.cpp_name or s.src.tile.name) for k in others for s in fifo_entries(k)}
+    entry_tiles = [t for t in kernel.tiles if (t.cpp_name or t.name) in theirs_entries
+                   and TILE_TYPE_BUFFER[t.tile_type] in own]
     used = {id(a.value.tile) for i in kernel.instructions() for a in i.tile_args}
     foreign = set()
     for t in kernel.tiles:
@@ -167,7 +181,14 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
         foreign.add(id(t))
     mine = _gm_params(kernel)
     theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
-    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs), frozenset(set(slot_tiles) | foreign))
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs), frozenset(set(slot_tiles) | foreign),
+                       entry_tiles)
+
+
+def fifo_entries(kernel: ir.Kernel) -> list[ir.AliasDef]:
+    """The aliases the FIFO lowering made (TMPipe entries): a name no C++ variable can have."""
+    return [s for s in ir.walk(kernel.body) if isinstance(s, ir.AliasDef)
+            and "." in (s.dst.tile.cpp_name or s.dst.tile.name)]
 
 
 def _gm_params(kernel: ir.Kernel) -> set[str]:
@@ -189,6 +210,18 @@ def planning_kernel(kernel: ir.Kernel, view: ClusterView) -> ir.Kernel:
     uids = itertools.count(max((i.uid for i in kernel.instructions()), default=0) + 1)
 
     slots = {id(a) for a in slot_assigns(kernel)}
+    # The kernel's last statements that the source places earlier than the ones before them: the
+    # pipes' destructors (written at their declarations).
+    seen = -1
+    for x in kernel.body.stmts:
+        loc = getattr(x, "loc", None)
+        if loc is None or loc.file != kernel.file:
+            continue
+        if loc.offset < seen:
+            for y in ir.walk(x):
+                if isinstance(y, ir.CrossSync):
+                    view._silent.add(id(view.cross_op(y, next(uids))))
+        seen = max(seen, loc.offset)
 
     def protocol(x: ir.Stmt) -> bool:
         return any(isinstance(y, ir.CrossSync) or id(y) in slots for y in ir.walk(x))

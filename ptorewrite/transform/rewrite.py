@@ -208,6 +208,13 @@ def _dispatch_cores(place: _Place, kernels: list[ir.Kernel], wanted: list[list[I
     if macros is None:
         return None
     start, end, where = place
+    wanting = [w for w in wanted if w]
+    if wanting and len({tuple(_codes(w)) for w in wanting}) == 1 and all(i.code.startswith("TASSIGN(") for i in wanting[0]):
+        # Placement lines only one core type needs: the others compile them too. A tile another core
+        # type never uses costs nothing placed; one an explicit-index FIFO moves into (the producer
+        # writes at an entry of the consumer's tile) must be at the same address on both.
+        return [replace(i, reason=f"{i.reason} ({', '.join(sorted({k.core for k, w in zip(kernels, wanted) if w}))} "
+                        "core's plan)") for i in wanting[0]]
     by_core: dict[str, list[Insertion]] = {}
     for core in sorted({k.core for k in kernels}):
         mine = [(k, w) for k, w in zip(kernels, wanted) if k.core == core]

@@ -33,9 +33,7 @@ extern "C" __global__ AICORE void c2v_fifo(__gm__ float *out, __gm__ half *a, __
     Ring ring((__gm__ void *)nullptr, 0x0, 0x0);
     Part received;
     Part result;
-    #if defined(__DAV_VEC__)
-    TASSIGN(result, 0x1000);  // UB 2 KiB (vec core)
-    #endif  // the lines of each core type
+    TASSIGN(result, 0x1000);  // UB 2 KiB (vec core's plan)
     if constexpr (CUBE_SIDE) {
         using Panel = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
         using GmPanel = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;

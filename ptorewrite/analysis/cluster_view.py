@@ -60,6 +60,7 @@ class ClusterView:
     unplaced: frozenset[int] = frozenset()
     # The kernel's own tiles another core's explicit-index FIFO (TMPipe) moves into: its entries.
     entry_tiles: list[ir.TileDecl] = field(default_factory=list)
+    made: frozenset[int] = frozenset()  # tiles the FIFO lowering made (no name in the source)
     _ops: dict[int, ir.Instr] = field(default_factory=dict)
     _silent: set[int] = field(default_factory=set)  # ids of flags that touch nothing (`stalls_the_core`)
 
@@ -159,11 +160,14 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
             slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
     # An explicit-index FIFO's entry (TMPipe): an alias the lowering made of a tile of the other
     # core type's buffer, at the entry the producer writes; that core places the tile.
+    views = set()  # own-buffer entries and strips: where the alias puts them, never placed on their own
     for s in fifo_entries(kernel):
         root = s.src.tile
         if TILE_TYPE_BUFFER[root.tile_type] not in own:
             slot_tiles[id(s.dst.tile)] = None
             slot_tiles[id(root)] = None
+        else:
+            views.add(id(s.dst.tile))
     theirs_entries = {(s.src.tile.cpp_name or s.src.tile.name) for k in others for s in fifo_entries(k)}
     entry_tiles = [t for t in kernel.tiles if (t.cpp_name or t.name) in theirs_entries
                    and TILE_TYPE_BUFFER[t.tile_type] in own]
@@ -181,8 +185,10 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
         foreign.add(id(t))
     mine = _gm_params(kernel)
     theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
-    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs), frozenset(set(slot_tiles) | foreign),
-                       entry_tiles)
+    made = {id(s.dst.tile) for s in fifo_entries(kernel)} | \
+        {id(s.ref.tile) for s in slot_assigns(kernel) if "." in (s.ref.tile.cpp_name or s.ref.tile.name)}
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs),
+                       frozenset(set(slot_tiles) | foreign | views), entry_tiles, frozenset(made))
 
 
 def fifo_entries(kernel: ir.Kernel) -> list[ir.AliasDef]:

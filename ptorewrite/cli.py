@@ -205,7 +205,7 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
                              conservative=args.conservative, values=values,
                              multibuffer=not args.no_multibuffer, buffers=args.buffers)
     rewritten = rewrite_kernels(kernels, prof, reporter, options)
-    text, results = rewritten.text, rewritten.results
+    text, results, kernels = rewritten.text, rewritten.results, rewritten.kernels
     with open(args.kernel, "rb") as f:
         original = f.read()
     if args.explain:
@@ -370,6 +370,7 @@ def cmd_explain(args: argparse.Namespace, reporter: Reporter) -> int:
     rewritten = rewrite_kernels(kernels, prof, reporter, options)
     with open(args.kernel, "rb") as f:
         original = f.read()
+    kernels = rewritten.kernels  # as planned (a cluster's cores each with its view of the others)
     record = explain_rewrite(kernels, rewritten, prof, options, original, args.kernel)
     reporter.print()
     reporter.diagnostics.clear()

@@ -197,11 +197,6 @@ def test_a_reused_fifo_slot_races_with_the_construction_credits(capsys):
             f"TMULS [vec0.V] reads slot, and TMOV [cube.FIX] at {line_of(text, 'TPUSH<')}:13 writes fifo's slot") in err
 
 
-def test_fifo_calls_stop_auto2manual_with_the_located_error(capsys, tmp_path):
-    status, _, err = run(capsys, "auto2manual", "--arch", "a5", FIFO, "-o", tmp_path / "x.cpp")
-    assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TPipe' here)" in err
-
-
 def test_a_vector_to_cube_fifo_meets_both_halves_in_one_slot(capsys, tmp_path):
     path = CLUSTER / "fifo_v2c.cpp"
     status, out, err = run(capsys, "check", "--arch", "a5", path)

@@ -206,6 +206,11 @@ class BoundedMachine(Machine):
         self._operands: dict[tuple, list[TileOperand]] = {}
         self._fixed_operands: dict[int, list[TileOperand]] = {}
         self._constant_shapes: dict[int, tuple[int, int] | None] = {}
+        # One core of a cluster planned alone (analysis.cluster_view): its FIFO slot tiles and
+        # cross-core flags.
+        self.cluster = kernel.cluster
+        if self.cluster is not None:
+            gm.written |= self.cluster.shared_gm  # the other core writes them (or reads what this one writes)
 
     def limit_error(self, need: int | None, static: bool = False) -> PtoError:
         depth, outer = _deepest_nest(self.kernel.body)
@@ -637,6 +642,14 @@ class BoundedMachine(Machine):
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
         accesses = list(tile_accesses)
+        if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
+            # A cross-core flag: it writes what the cores share (analysis.cluster_view).
+            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
+            for t in self.cluster.entry_tiles:  # the entries another core's TMPipe writes
+                for k in range(t.slots):
+                    p = self._place(t, k)
+                    accesses.append(Access(single(p.buffer, p.address, p.address + t.nbytes), True,
+                                           f"the FIFO entries {t.cpp_name or t.name}"))
         clip = tiles[0][0].valid if (s.op in CLIPPED_GM and tiles) else None
         for a in s.args:
             if a.kind != "gm":
@@ -776,6 +789,9 @@ class BoundedMachine(Machine):
     def _place(self, decl: ir.TileDecl, slot: int) -> Place:
         key = (id(decl), slot)
         p = self.places.get(key)
+        if p is None and self.cluster is not None and id(decl) in self.cluster.slot_tiles:
+            ring = self.cluster.slot_tiles[id(decl)]  # a FIFO slot: the whole ring (or another core's)
+            p = self.places[key] = Place(TILE_TYPE_BUFFER[decl.tile_type], ring.lo if ring is not None else 0)
         if p is None:
             p = self.places[key] = Place(TILE_TYPE_BUFFER[decl.tile_type], self.placement(decl, slot))
         return p
@@ -812,6 +828,8 @@ class BoundedMachine(Machine):
         return big, (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))
 
     def _tile_fp(self, o: TileOperand, window, s) -> Footprint | None:
+        if self.cluster is not None and id(o.decl) in self.cluster.slot_tiles:
+            return self.cluster.slot_tiles[id(o.decl)]
         wide = self.widened.get((id(o.decl), o.slot))
         if wide is not None:
             return wide

@@ -15,6 +15,9 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.execution import Access, Step
 from ptorewrite.analysis.footprint import Footprint
 
+# The cross-core flags of a cluster core planned alone (analysis.cluster_view.CROSS_OP).
+CROSS_CORE_FLAGS = frozenset({"CROSS_SET", "CROSS_WAIT"})
+
 
 @dataclass(frozen=True)
 class DynDep:
@@ -82,18 +85,26 @@ class _State:
     their last writers and the readers since; and, for GM dependences the address test could not
     pin down (`gm_pairs`), the latest instances of each statement."""
 
-    __slots__ = ("cells", "latest")
+    __slots__ = ("cells", "flagged", "latest", "signalled")
 
-    def __init__(self, cells=None, latest=None):
+    def __init__(self, cells=None, latest=None, signalled=None, flagged=None):
         self.cells: dict[str, dict[int, _Cell]] = cells if cells is not None else {}
         self.latest: dict[int, tuple] = latest if latest is not None else {}
+        # A cluster core's cross-core flags (analysis.cluster_view), per GM space they hand over,
+        # on every path here: the position of the last set, and of the last set a wait followed.
+        self.signalled: dict[str, int] = signalled if signalled is not None else {}
+        self.flagged: dict[str, int] = flagged if flagged is not None else {}
 
     def copy(self) -> _State:
-        return _State({k: {f: c.copy() for f, c in v.items()} for k, v in self.cells.items()}, dict(self.latest))
+        return _State({k: {f: c.copy() for f, c in v.items()} for k, v in self.cells.items()}, dict(self.latest),
+                      dict(self.signalled), dict(self.flagged))
 
     @staticmethod
     def merge(states: list[_State]) -> _State:
         out = _State()
+        for attr in ("signalled", "flagged"):
+            spaces = set().union(*(getattr(st, attr) for st in states))
+            setattr(out, attr, {sp: min(getattr(st, attr).get(sp, -1) for st in states) for sp in spaces})
         for st in states:
             for space, cells in st.cells.items():
                 mine = out.cells.setdefault(space, {})
@@ -159,6 +170,7 @@ def dynamic_deps(trace) -> list[DynDep]:
     # GM bytes matter only for accesses with an exact pair; the others depend through `may`.
     bytes_blind = {uid for uid in may if uid not in trace.gm.exact} if may else set()
     state = _State()
+    flags: set[int] = set()  # uids of cross-core flags (a cluster core planned alone)
     frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
     near = _Near()
@@ -166,9 +178,27 @@ def dynamic_deps(trace) -> list[DynDep]:
         kind = d.kind
         if kind == "op":
             _access(state, d, deps, near, d.stmt.uid in bytes_blind)
-            if d.stmt.uid in may:
+            flag = d.stmt.op in CROSS_CORE_FLAGS
+            if d.stmt.uid in may or flag:
                 apart = trace.apart.get(d.pos) if hasattr(trace, "apart") else None
-                _may(state, d, may[d.stmt.uid] - apart if apart else may[d.stmt.uid], deps)
+                partners = set(may.get(d.stmt.uid, ()))
+                if apart:
+                    partners -= apart
+                # A cross-core flag writes every shared GM argument whole: it meets every access
+                # to them whose address the test could not pin down, both ways.
+                if flag:
+                    partners |= set(state.latest)
+                elif flags:
+                    partners |= {u for u in state.latest if u in flags}
+                if flag:
+                    flags.add(d.stmt.uid)
+                _may(state, d, partners, deps)
+                if d.stmt.op == "CROSS_SET":
+                    for a in d.accesses:
+                        if a.write and a.footprint.space.startswith("GM:"):
+                            state.signalled[a.footprint.space] = d.pos
+                elif flag:  # a wait after the sets so far (a whole-core wait too)
+                    state.flagged.update(state.signalled)
         elif kind == "fork":
             frames.append((state.copy(), []))
         elif kind == "alt":
@@ -231,6 +261,12 @@ def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
     for uid in partners:
         for x in _latest(state.latest.get(uid, ()), d):
             for a in mine:
+                # x, then a cross-core set that hands this space over and a wait after it, on every
+                # path: the other core's side of the protocol orders x before d (the set covers x;
+                # d follows the wait), and x -> set, wait -> d are dependences of their own.
+                if getattr(x, "pos", -1) < state.flagged.get(a.footprint.space, -1) and \
+                        x.stmt.op not in CROSS_CORE_FLAGS:
+                    continue
                 for b in x.accesses:
                     if b.footprint.space == a.footprint.space and (a.write or b.write):
                         kind = "waw" if (a.write and b.write) else "raw" if b.write else "war"

@@ -432,6 +432,9 @@ class Kernel:
     # Run-time values the file's own launches pass to the kernel's scalar parameters, one sorted
     # (name, value) tuple per distinct launch (see parse.launch_values); the emulator's defaults.
     launches: tuple[tuple[tuple[str, int], ...], ...] = ()
+    # How the other cores of its cluster meet this kernel, for planning it alone (set by the
+    # rewrite of a cluster; see analysis.cluster_view).
+    cluster: object = None
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

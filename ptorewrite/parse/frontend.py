@@ -575,12 +575,13 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
-        # TPipe FIFOs are lowered to the cluster's flags for `check` (parse.fifo); the a5 flag pairs and
-        # explicit-index FIFOs (parse.mpipe) are those of hand-written kernels: a file written with pto-isa's
-        # AUTO-mode helpers is an AUTO kernel and keeps the located error. The rest stops here.
-        sync_objects = A5_SYNC_OBJECTS if arch.name == "a5" and not low.auto_helpers else frozenset()
+        # TPipe FIFOs are lowered to the cluster's flags (parse.fifo), and so are the a5 flag pairs and
+        # explicit-index FIFOs (parse.mpipe); a file written with pto-isa's AUTO-mode helpers is an AUTO
+        # kernel, read with them only as one (auto2manual). The rest stops here.
+        auto = opts.auto_mode or not low.auto_helpers
+        sync_objects = A5_SYNC_OBJECTS if arch.name == "a5" and auto else frozenset()
         cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | sync_objects if arch.name in
-                                     ("a5", "a2a3") and not opts.auto_mode else frozenset())
+                                     ("a5", "a2a3") else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "

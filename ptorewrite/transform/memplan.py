@@ -165,6 +165,8 @@ def plan_memory(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     live = analyze(kernel)
     graph = interference_graph(live)
     units = _units(kernel, live, graph, profile)
+    if kernel.cluster is not None:  # FIFO slot tiles: the pipe places them (analysis.cluster_view)
+        units = [u for u in units if not any(id(m) in kernel.cluster.unplaced for m in u.members)]
     reserved_ranges = _check_reserved(reserved or {}, profile)
     _check_fixed(kernel, units, live)
     placements: list[TilePlacement] = []
@@ -323,6 +325,8 @@ def _check_fixed(kernel: ir.Kernel, units: list[_Unit], live: Liveness) -> None:
     """Every TASSIGN of the input must have a constant slot and address the planner can honour."""
     for s in _tile_assigns(kernel):
         tile = s.ref.tile
+        if kernel.cluster is not None and id(tile) in kernel.cluster.slot_tiles:
+            continue
         if tile.alias is not None:
             raise PtoError(f"TASSIGN of '{tile.cpp_name}', which is a {tile.alias.kind} alias: an alias takes "
                            "its base tile's address", s.loc)
@@ -333,7 +337,8 @@ def _check_fixed(kernel: ir.Kernel, units: list[_Unit], live: Liveness) -> None:
                            "keep constant placements (write the address as a constant, or drop the TASSIGN)",
                            s.loc)
     locs = {(id(s.ref.tile), (s.ref.index.const_value() if s.ref.index is not None else 0)): s.loc
-            for s in reversed(_tile_assigns(kernel))}
+            for s in reversed(_tile_assigns(kernel))
+            if kernel.cluster is None or id(s.ref.tile) not in kernel.cluster.slot_tiles}
     for u in units:
         for slot, addr in sorted(u.fixed.items()):
             loc = next((locs[(id(m), slot)] for m in u.members if (id(m), slot) in locs), u.tile.loc)

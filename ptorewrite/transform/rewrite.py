@@ -87,6 +87,7 @@ class FileRewrite:
 
     text: bytes
     results: list[RewriteResult]  # one per kernel, in the order given
+    kernels: list[ir.Kernel] = field(default_factory=list)  # the kernels as planned (see planned_clusters)
 
 
 def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
@@ -104,9 +105,11 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
       what each needs.
     A statement only one of them runs (in its own body, the `if constexpr` branch of its
     instantiation) takes that one's lines."""
-    results = [rewrite(k, profile, reporter, options) for k in kernels]
+    options = options or RewriteOptions()
+    kernels = planned_clusters(kernels)
+    results = [rewrite(k, profile, reporter, _with_rings(options, k, profile)) for k in kernels]
     if len(kernels) == 1:
-        return FileRewrite(results[0].text, results)
+        return FileRewrite(results[0].text, results, kernels)
     src = SourceFile(kernels[0].file, kernels[0].source)
     chosen: dict[_Place, list[Insertion]] = {}
     owner: dict[_Place, int] = {}
@@ -122,7 +125,11 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         variants = {tuple(_codes(per_kernel[j].get(place, []))) for j in covering}
         if len(variants) < 2:
             continue
-        lines = _dispatch(place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
+        if len({kernels[j].core for j in covering}) > 1:
+            lines = _dispatch_cores(place, [kernels[j] for j in covering],
+                                    [per_kernel[j].get(place, []) for j in covering])
+        else:
+            lines = _dispatch(place, [kernels[j] for j in covering], [per_kernel[j].get(place, []) for j in covering])
         if lines is None:
             a = owner[place]
             b = next(j for j in covering if tuple(_codes(per_kernel[j].get(place, []))) != tuple(_codes(chosen[place])))
@@ -131,11 +138,107 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         dispatched.add(place)
     merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
               for place, items in chosen.items() for ins in items]
-    return FileRewrite(edit_kernels(kernels, merged), results)
+    return FileRewrite(edit_kernels(kernels, merged), results, kernels)
 
 
 # Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".
 _Place = tuple[int, int, str]
+
+# The preprocessor names of each core type in the lines written for one core only (parse.arch_macros):
+# pto-isa's a5 kernels test the shorthands, its a2a3 ones the C220 names.
+CORE_MACROS = {"a5": {"cube": "__DAV_CUBE__", "vec": "__DAV_VEC__"},
+               "a2a3": {"cube": "__DAV_C220_CUBE__", "vec": "__DAV_C220_VEC__"}}
+
+
+def planned_clusters(kernels: list[ir.Kernel]) -> list[ir.Kernel]:
+    """The kernels as they are planned: each core of a cluster kernel (code for both core types
+    of one kernel, or cross-core operations) with its view of the other cores, its cross-core
+    flags instructions on their pipes (analysis.cluster_view); it is then planned alone around
+    its cross-core operations, which the lowering made statements. The others as they are."""
+    from ptorewrite.analysis.cluster_view import cluster_view, planning_kernel
+
+    by_name: dict[str, list[ir.Kernel]] = {}
+    for k in kernels:
+        by_name.setdefault(k.name, []).append(k)
+    out = []
+    for k in kernels:
+        others = [o for o in by_name[k.name] if o.core != k.core]
+        cross = next((s for s in ir.walk(k.body) if isinstance(s, ir.CrossSync) and s.channel == "intra_block"), None)
+        if not others and cross is None:
+            out.append(k)
+            continue
+        if not others:
+            raise PtoError(f"the {k.core} core signals the other cores of its cluster here, but the other core "
+                           "type's code was not read (--core, or a file whose core-type guards name one core "
+                           "type only): auto2manual writes a cluster kernel only when it has planned every core "
+                           "type", cross.loc)
+        syncs = [s for s in ir.walk(k.body) if isinstance(s, ir.Sync)]
+        if syncs:
+            raise PtoError("already a manual-mode kernel (it has set_flag/wait_flag/pipe_barrier); auto2manual "
+                           "rewrites AUTO-mode kernels", syncs[0].loc)
+        planned = planning_kernel(k, cluster_view(k, others))
+        # Its cross-core operations and slot pointers are the pipes' protocol, written by pto-isa's
+        # headers in an AUTO build too: the kernel's own code is AUTO.
+        planned.mode = "auto"
+        out.append(planned)
+    return out
+
+
+def _with_rings(options: RewriteOptions, kernel: ir.Kernel, profile: ArchProfile) -> RewriteOptions:
+    """The options with the FIFO slot regions in this core's buffers reserved."""
+    if kernel.cluster is None or not kernel.cluster.rings:
+        return options
+    for ring in kernel.cluster.rings:
+        capacity = profile.buffers[ring.buffer].capacity
+        if ring.lo < 0 or ring.hi > capacity:
+            raise PtoError(f"the FIFO slots of {', '.join(ring.tiles)} take {ring.buffer} bytes 0x{ring.lo:x}-0x{ring.hi:x}, "
+                           f"past the {ring.buffer} capacity (0x{capacity:x}): the pipe's base address or its slot count "
+                           "does not fit", ring.loc)
+    reserved = {name: list(ranges) for name, ranges in options.reserved.items()}
+    for name, ranges in kernel.cluster.reserved().items():
+        reserved.setdefault(name, []).extend(ranges)
+    return replace(options, reserved=reserved)
+
+
+def _dispatch_cores(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:
+    """One preprocessor branch per core type at a statement both core types run, when they need
+    different lines there; None when the kernels of one core type disagree among themselves in a
+    way `_dispatch` cannot write."""
+    macros = CORE_MACROS.get(kernels[0].arch)
+    if macros is None:
+        return None
+    start, end, where = place
+    wanting = [w for w in wanted if w]
+    if wanting and len({tuple(_codes(w)) for w in wanting}) == 1 and all(i.code.startswith("TASSIGN(") for i in wanting[0]):
+        # Placement lines only one core type needs: the others compile them too. A tile another core
+        # type never uses costs nothing placed; one an explicit-index FIFO moves into (the producer
+        # writes at an entry of the consumer's tile) must be at the same address on both.
+        return [replace(i, reason=f"{i.reason} ({', '.join(sorted({k.core for k, w in zip(kernels, wanted) if w}))} "
+                        "core's plan)") for i in wanting[0]]
+    by_core: dict[str, list[Insertion]] = {}
+    for core in sorted({k.core for k in kernels}):
+        mine = [(k, w) for k, w in zip(kernels, wanted) if k.core == core]
+        variants = {tuple(_codes(w)) for _, w in mine}
+        if len(variants) > 1:
+            lines = _dispatch(place, [k for k, _ in mine], [w for _, w in mine])
+            if lines is None:
+                return None
+        else:
+            lines = mine[0][1]
+        by_core[core] = lines
+    out: list[Insertion] = []
+    first = True
+    for core, items in by_core.items():
+        if not items:
+            continue
+        head = f"#if defined({macros[core]})" if first else f"#elif defined({macros[core]})"
+        out.append(Insertion(start, end, where, head, "", terminator=""))
+        out += [replace(ins, order=0, reason=f"{ins.reason} ({core} core)" if ins.reason else f"{core} core")
+                for ins in sorted(items, key=lambda i: i.order)]
+        first = False
+    if out:
+        out.append(Insertion(start, end, where, "#endif", "the lines of each core type", terminator=""))
+    return out
 
 
 def _dispatch(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:

@@ -16,6 +16,7 @@ from operator import itemgetter
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.bounded import BoundedTrace, bounded_trace
+from ptorewrite.analysis.cluster_view import CROSS_OP
 from ptorewrite.analysis.deps import Edge, dynamic_deps, static_edges
 from ptorewrite.analysis.execution import Placement
 from ptorewrite.analysis.gm_pairs import GmPairs
@@ -42,6 +43,9 @@ _CONTROL = {"fork": FORK, "alt": ALT, "exit": EXIT, "join": JOIN}
 _WAIT, _BARRIER, _PRIME, _SET, _DRAIN = 1, 2, 3, 1, 4
 
 
+CROSS_OPS = frozenset(CROSS_OP.values())  # a cluster core's cross-core flags (analysis.cluster_view)
+
+
 class PlanTrace:
     def __init__(self, kernel: ir.Kernel, arch: ArchProfile, placement: Placement, gm: GmPairs, extra: int,
                  check: bool = False, decisions: bool = True):
@@ -61,6 +65,8 @@ class PlanTrace:
     # ------------------------------------------------------------------ edges
 
     def _program_order_suffices(self, e: Edge) -> bool:
+        if e.src.op in CROSS_OPS or e.dst.op in CROSS_OPS:
+            return True  # a cross-core set covers its pipe's earlier work; a wait stalls its pipe
         same_tile = root_tiles(e.src) & root_tiles(e.dst)
         return all(same_pipe_ordered(self.arch, e.src.pipe, k, e.src.op, e.dst.op, bool(same_tile))
                    for k in e.kinds)

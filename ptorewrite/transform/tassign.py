@@ -22,6 +22,10 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
         if not free:
             continue
         decl = p.tile.loc
+        if kernel.cluster is not None and id(p.tile) in kernel.cluster.made:
+            # A tile the lowering made (a FIFO's slot or entry view): it has no name in the source.
+            raise PtoError(f"auto2manual would have to place '{p.name}', a tile the cross-core operation here "
+                           "makes itself, which has no name in the source to write a TASSIGN for", decl)
         if decl.file != kernel.file:
             raise PtoError(f"'{p.name}' is declared in {decl.file}; auto2manual edits only {kernel.file}, so it "
                            "cannot place this tile (declare it in the kernel file, or place it there with "

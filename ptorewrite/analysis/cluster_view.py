@@ -1,0 +1,274 @@
+"""One core of a cluster as the planner sees it: the other cores' side of the cross-core operations.
+
+A cluster kernel is planned once per core type (`transform.rewrite.planned_clusters`). Its cross-core
+operations are already IR statements (parse.fifo, fifo_a2a3, mpipe): `CrossSync` flags, and the
+moves into and out of FIFO slots (TMOV / TINSERT / TSTORE / TLOAD), with the slot tiles pointed at
+their slots by `TileAssign` statements whose address the pipe's counters give. For one core's
+plan:
+
+- A FIFO slot tile (a tile the lowering points at a slot: its address names the pipe's own
+  counters) is not placed by the memory planner. When its slots lie in this core's buffer (the
+  consumer's UB or L1), every access to it is counted on the whole region of the ring, SlotNum x
+  SlotSize bytes (every slot the counter can name), and that region is reserved: the kernel's own
+  tiles are placed around it. When they lie in the other core's buffer (a push's move), the
+  accesses are that core's and are not counted here.
+- A cross-core flag is a fixed instruction on its pipe that writes the data the cores share: the
+  FIFO regions in this core's buffers and the GM arguments both core types access. A set is then
+  ordered after every earlier access to them on another pipe (the set covers only its own pipe's
+  work), and every later access on another pipe is ordered after a wait (a wait stalls only its
+  pipe), by the ordinary dependences. A wait on PIPE_S (a2a3 `wait_flag_dev`) stalls the whole
+  core: nothing after it needs a flag for it, so it touches nothing here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+
+from ptorewrite.analysis import ir
+from ptorewrite.analysis.expr import BinOp, Const, Expr
+from ptorewrite.analysis.footprint import Footprint, single
+from ptorewrite.arch import TILE_TYPE_BUFFER
+from ptorewrite.diagnostics import PtoError
+
+# The buffers each core type owns (GM is shared; see emulator.cluster).
+OWN_BUFFERS = {"vec": frozenset({"UB"}), "cube": frozenset({"L1", "L0A", "L0B", "L0C", "BIAS", "FB", "L0A_SCALE", "L0B_SCALE"})}
+CROSS_OP = {"set": "CROSS_SET", "wait": "CROSS_WAIT"}  # the pseudo-instructions' names in the planner's trace
+MAX_COUNTER_PERIOD = 256  # values of a slot counter tried to bound a ring's region
+
+
+@dataclass
+class SlotRing:
+    """The bytes one FIFO slot tile can be pointed at in this core's buffer."""
+
+    buffer: str
+    lo: int
+    hi: int
+    tiles: list[str] = field(default_factory=list)  # the slot tiles that use it
+    loc: ir.SourceRange | None = None
+
+
+@dataclass
+class ClusterView:
+    core: str
+    slot_tiles: dict[int, Footprint | None]  # id(TileDecl) -> its ring here (None: in another core's buffer)
+    rings: list[SlotRing]
+    shared_gm: frozenset[str]  # GM arguments both core types access
+    # Tiles this core does not place: its FIFO slot tiles, and tiles of the other core type's
+    # buffers it declares but never uses (a declaration both core types compile).
+    unplaced: frozenset[int] = frozenset()
+    # The kernel's own tiles another core's explicit-index FIFO (TMPipe) moves into: its entries.
+    entry_tiles: list[ir.TileDecl] = field(default_factory=list)
+    made: frozenset[int] = frozenset()  # tiles the FIFO lowering made (no name in the source)
+    _ops: dict[int, ir.Instr] = field(default_factory=dict)
+    _silent: set[int] = field(default_factory=set)  # ids of flags that touch nothing (`stalls_the_core`)
+
+    def reserved(self) -> dict[str, list[tuple[int, int]]]:
+        out: dict[str, list[tuple[int, int]]] = {}
+        for r in self.rings:
+            out.setdefault(r.buffer, []).append((r.lo, r.hi))
+        return out
+
+    def cross_op(self, s: ir.CrossSync, uid: int) -> ir.Instr:
+        """The instruction a cross-core flag is in this core's plan."""
+        got = self._ops.get(id(s))
+        if got is None:
+            got = self._ops[id(s)] = ir.Instr(CROSS_OP[s.kind], s.pipe, (), (), s.loc, s.via, uid=uid)
+        return got
+
+    def is_cross_op(self, s: ir.Instr) -> bool:
+        return s.op in CROSS_OP.values() and any(x is s for x in self._ops.values())
+
+    def stalls_the_core(self, s: ir.Instr) -> bool:
+        """A flag that touches nothing in the plan: a wait on PIPE_S (a2a3 `wait_flag_dev`), after
+        which everything is issued after it; or a pipe's destructor at the kernel's end (its
+        statements carry the declaration's place in the source, before the kernel's other
+        statements, so no line may be written next to them; nothing follows them to order)."""
+        return (s.op == CROSS_OP["wait"] and s.pipe == "S") or id(s) in self._silent
+
+    def cross_accesses(self) -> list[tuple[Footprint, str]]:
+        """What a cross-core flag writes here, each with how a reason names it."""
+        out = [(single(r.buffer, r.lo, r.hi), f"the FIFO slots of {', '.join(r.tiles)}") for r in self.rings]
+        out += [(single("GM:" + p, 0, 1 << 62), f"{p} (both core types access it)") for p in sorted(self.shared_gm)]
+        return out
+
+
+def slot_assigns(kernel: ir.Kernel) -> list[ir.TileAssign]:
+    """The TileAssign statements the FIFO lowering made: their address names a pipe's counter (a
+    name no C++ variable can have: it holds a '.' or an '@')."""
+    return [s for s in ir.walk(kernel.body) if isinstance(s, ir.TileAssign) and s.address.free_vars()
+            and all("." in v or "@" in v for v in s.address.free_vars())]
+
+
+def _moduli(e: Expr) -> list[int]:
+    out = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, BinOp):
+            if x.op == "%" and isinstance(x.rhs, Const) and isinstance(x.rhs.value, int):
+                out.append(x.rhs.value)
+            todo += [x.lhs, x.rhs]
+    return out
+
+
+def _addresses(s: ir.TileAssign) -> set[int]:
+    names = sorted(s.address.free_vars())
+    period = math.lcm(*_moduli(s.address)) if _moduli(s.address) else 0
+    if not period or period ** len(names) > MAX_COUNTER_PERIOD ** 2:
+        raise PtoError("auto2manual cannot bound the slots this FIFO tile is pointed at (its address "
+                       f"{s.address} is not a counter modulo the slot count)", s.loc)
+    out = set()
+    for values in itertools.product(range(period), repeat=len(names)):
+        v = s.address.eval(dict(zip(names, values)))
+        if not isinstance(v, int):
+            raise PtoError(f"auto2manual cannot bound the slots this FIFO tile is pointed at ({s.address})", s.loc)
+        out.add(v)
+    return out
+
+
+def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
+    own = OWN_BUFFERS.get(kernel.core, frozenset())
+    slot_tiles: dict[int, Footprint | None] = {}
+    rings: list[SlotRing] = []
+    spans: dict[int, tuple[str, int, int, ir.TileAssign]] = {}
+    for s in slot_assigns(kernel):
+        t = s.ref.tile
+        buf = TILE_TYPE_BUFFER[t.tile_type]
+        addrs = _addresses(s)
+        lo, hi = min(addrs), max(addrs) + t.nbytes
+        old = spans.get(id(t))
+        spans[id(t)] = (buf, lo, hi, s) if old is None else (buf, min(lo, old[1]), max(hi, old[2]), old[3])
+    for t in kernel.tiles:
+        if id(t) not in spans:
+            continue
+        buf, lo, hi, s = spans[id(t)]
+        if buf not in own:
+            slot_tiles[id(t)] = None
+            continue
+        ring = next((r for r in rings if r.buffer == buf and r.lo < hi and lo < r.hi), None)
+        if ring is None:
+            ring = SlotRing(buf, lo, hi, loc=s.loc)
+            rings.append(ring)
+        ring.lo, ring.hi = min(ring.lo, lo), max(ring.hi, hi)
+        ring.tiles.append(t.cpp_name or t.name)
+    for t in kernel.tiles:
+        if id(t) in spans and id(t) not in slot_tiles:
+            buf, lo, hi, _ = spans[id(t)]
+            ring = next(r for r in rings if r.buffer == buf and r.lo <= lo and hi <= r.hi)
+            slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
+    # An explicit-index FIFO's entry (TMPipe): an alias the lowering made of a tile of the other
+    # core type's buffer, at the entry the producer writes; that core places the tile.
+    views = set()  # own-buffer entries and strips: where the alias puts them, never placed on their own
+    for s in fifo_entries(kernel):
+        root = s.src.tile
+        if TILE_TYPE_BUFFER[root.tile_type] not in own:
+            slot_tiles[id(s.dst.tile)] = None
+            slot_tiles[id(root)] = None
+        else:
+            views.add(id(s.dst.tile))
+    theirs_entries = {(s.src.tile.cpp_name or s.src.tile.name) for k in others for s in fifo_entries(k)}
+    entry_tiles = [t for t in kernel.tiles if (t.cpp_name or t.name) in theirs_entries
+                   and TILE_TYPE_BUFFER[t.tile_type] in own]
+    used = {id(a.value.tile) for i in kernel.instructions() for a in i.tile_args}
+    foreign = set()
+    for t in kernel.tiles:
+        if id(t) in slot_tiles or TILE_TYPE_BUFFER[t.tile_type] in own or t.alias is not None:
+            continue
+        if id(t) in used:
+            where = next(i for i in kernel.instructions() if any(a.value.tile is t for a in i.tile_args))
+            raise PtoError(f"the {kernel.core} core uses '{t.cpp_name or t.name}', a tile in the other core type's "
+                           f"{TILE_TYPE_BUFFER[t.tile_type]}: auto2manual places each core's tiles in its own "
+                           "buffers and cannot choose an address both core types agree on (move it through a "
+                           "TPipe, or place it with TASSIGN)", where.loc)
+        foreign.add(id(t))
+    mine = _gm_params(kernel)
+    theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
+    made = {id(s.dst.tile) for s in fifo_entries(kernel)} | \
+        {id(s.ref.tile) for s in slot_assigns(kernel) if "." in (s.ref.tile.cpp_name or s.ref.tile.name)}
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs),
+                       frozenset(set(slot_tiles) | foreign | views), entry_tiles, frozenset(made))
+
+
+def fifo_entries(kernel: ir.Kernel) -> list[ir.AliasDef]:
+    """The aliases the FIFO lowering made (TMPipe entries): a name no C++ variable can have."""
+    return [s for s in ir.walk(kernel.body) if isinstance(s, ir.AliasDef)
+            and "." in (s.dst.tile.cpp_name or s.dst.tile.name)]
+
+
+def _gm_params(kernel: ir.Kernel) -> set[str]:
+    out = set()
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Instr):
+            for a in s.args:
+                if a.kind == "gm":
+                    out.add(a.value.tensor.param)
+                elif a.kind == "raw" and getattr(a.value, "space", "") == "GM" and a.value.param:
+                    out.add(a.value.param)
+    return out
+
+
+def planning_kernel(kernel: ir.Kernel, view: ClusterView) -> ir.Kernel:
+    """The kernel as its core's planner sees it: every cross-core flag an instruction on its pipe
+    (`ClusterView.cross_op`). The statements that hold none are the kernel's own; the others are
+    copies."""
+    uids = itertools.count(max((i.uid for i in kernel.instructions()), default=0) + 1)
+
+    slots = {id(a) for a in slot_assigns(kernel)}
+    # The kernel's last statements that the source places earlier than the ones before them: the
+    # pipes' destructors (written at their declarations).
+    seen = -1
+    for x in kernel.body.stmts:
+        loc = getattr(x, "loc", None)
+        if loc is None or loc.file != kernel.file:
+            continue
+        if loc.offset < seen:
+            for y in ir.walk(x):
+                if isinstance(y, ir.CrossSync):
+                    view._silent.add(id(view.cross_op(y, next(uids))))
+        seen = max(seen, loc.offset)
+
+    def protocol(x: ir.Stmt) -> bool:
+        return any(isinstance(y, ir.CrossSync) or id(y) in slots for y in ir.walk(x))
+
+    def subst(s: ir.Stmt) -> ir.Stmt | None:
+        if isinstance(s, ir.CrossSync):
+            return view.cross_op(s, next(uids))
+        if not protocol(s):
+            return s
+        if isinstance(s, ir.Block):
+            return replace(s, stmts=_grouped(s.stmts, protocol, subst))
+        if isinstance(s, ir.For):
+            return replace(s, body=subst(s.body))
+        if isinstance(s, ir.If):
+            return replace(s, then=subst(s.then), other=subst(s.other) if s.other is not None else None)
+        return s
+
+    return replace(kernel, body=subst(kernel.body), cluster=view)
+
+
+def _grouped(stmts: list[ir.Stmt], protocol, subst) -> list[ir.Stmt]:
+    """The statements of a block with each run that one source statement lowered to (a TPUSH: its
+    wait, its move, its signal) in one plain block of its own: the planner then places its syncs
+    before or after the source statement, never between the parts it cannot be written between."""
+    out: list[ir.Stmt] = []
+    k = 0
+    while k < len(stmts):
+        loc, via = getattr(stmts[k], "loc", None), getattr(stmts[k], "via", ())
+        j = k + 1
+        while j < len(stmts) and _same_source(getattr(stmts[j], "loc", None), loc) and \
+                getattr(stmts[j], "via", ()) == via:
+            j += 1
+        run = stmts[k:j]
+        parts = [y for y in (subst(x) for x in run) if y is not None]
+        if j - k > 1 and any(protocol(x) for x in run) and loc is not None:
+            out.append(ir.Block(parts))
+        else:
+            out += parts
+        k = j
+    return out
+
+
+def _same_source(a: ir.SourceRange | None, b: ir.SourceRange | None) -> bool:
+    return a is not None and b is not None and (a.file, a.offset, a.end_offset) == (b.file, b.offset, b.end_offset)

@@ -1,0 +1,65 @@
+// AUTO cluster kernel (a5), cube -> vector through a TPipe of SLOTS UB slots: the cube core
+// multiplies two row panels of `a` by `b` and pushes each product; each vector core pops its
+// 16-row half, adds one and stores it. The vector tiles are declared before the core branches,
+// so their placement is a line both core types compile.
+#include <pto/pto-inst.hpp>
+#include <pto/common/fifo.hpp>
+
+using namespace pto;
+
+#ifdef __DAV_CUBE__
+constexpr bool CUBE_SIDE = true;
+#else
+constexpr bool CUBE_SIDE = false;
+#endif
+#ifdef __DAV_VEC__
+constexpr bool VEC_SIDE = true;
+#else
+constexpr bool VEC_SIDE = false;
+#endif
+
+#ifndef PANELS
+#define PANELS 2
+#endif
+#ifndef SLOTS
+#define SLOTS 2
+#endif
+
+extern "C" __global__ AICORE void c2v_fifo(__gm__ float *out, __gm__ half *a, __gm__ half *b)
+{
+    using Acc = TileAcc<float, 32, 32>;
+    using Part = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
+    using Ring = TPipe<4, Direction::DIR_C2V, 16 * 32 * sizeof(float), SLOTS>;
+    Ring ring((__gm__ void *)nullptr, 0x0, 0x0);
+    Part received;
+    Part result;
+    if constexpr (CUBE_SIDE) {
+        using Panel = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
+        using GmPanel = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
+        Panel lhsL1;
+        Panel rhsL1;
+        TileLeft<half, 32, 32> lhs;
+        TileRight<half, 32, 32> rhs;
+        Acc acc;
+        GmPanel gRhs(b);
+        TLOAD(rhsL1, gRhs);
+        TMOV(rhs, rhsL1);
+        for (int p = 0; p < PANELS; ++p) {
+            GmPanel gLhs(a + p * 32 * 32);
+            TLOAD(lhsL1, gLhs);
+            TMOV(lhs, lhsL1);
+            TMATMUL(acc, lhs, rhs);
+            TPUSH<Ring, Acc, TileSplitAxis::TILE_UP_DOWN>(ring, acc);
+        }
+    }
+    if constexpr (VEC_SIDE) {
+        using GmPart = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
+        for (int p = 0; p < PANELS; ++p) {
+            GmPart gOut(out + (p * 32 + get_subblockid() * 16) * 32);
+            TPOP<Ring, Part, TileSplitAxis::TILE_UP_DOWN>(ring, received);
+            TADDS(result, received, 1.0f);
+            TFREE<Ring, TileSplitAxis::TILE_UP_DOWN>(ring);
+            TSTORE(gOut, result);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+"""`auto2manual` of cluster kernels: an AUTO file with code for the cube and the vector cores that
+moves tiles between them (TPipe FIFOs, TSync_Custom flag pairs, a2a3 pipes through GM) is planned
+once per core type around its cross-core operations and written as one file for every core type.
+
+Each kernel of tests/kernels/cluster_auto/ has its expected rewrite beside it (`X.manual.cpp`),
+and that rewrite is checked as a cluster (`check`: the cube core and both vector cores at once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptorewrite.analysis import ir
+from ptorewrite.arch import profile
+from ptorewrite.cli import main
+from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.parse.frontend import FrontendOptions, load_kernels
+from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewrite_kernels
+
+KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
+CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
+         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3")]
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize("name, arch", CASES)
+def test_a_cluster_kernel_rewrites_to_its_expected_text(capsys, tmp_path, name, arch):
+    out = tmp_path / f"{name}.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", arch, KERNELS / f"{name}.cpp", "-o", out)
+    assert status == 0, err
+    assert out.read_text() == (KERNELS / f"{name}.manual.cpp").read_text()
+
+
+@pytest.mark.parametrize("name, arch", CASES)
+def test_the_expected_rewrite_checks_clean_on_every_core(capsys, name, arch):
+    status, out, err = run(capsys, "check", "--arch", arch, KERNELS / f"{name}.manual.cpp")
+    assert status == 0, out + err
+    assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
+    assert "error" not in err
+
+
+def test_a_deleted_line_of_the_rewrite_is_found(capsys, tmp_path):
+    # The same check fails once one of the planned waits is gone.
+    text = (KERNELS / "a5_gm_handoff.manual.cpp").read_text()
+    n = line_of(text, "wait_flag(PIPE_MTE2, PIPE_V")
+    lines = text.splitlines(True)
+    path = tmp_path / "handoff.cpp"
+    path.write_text("".join(lines[:n - 1] + ["\n"] + lines[n:]))
+    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 1 and "data race (RAW)" in err and "vec0:UB" in err
+
+
+def test_a_popped_slot_read_on_another_pipe_waits_for_the_pop_and_is_read_before_the_free(capsys):
+    # The pop waits on PIPE_V; the store reads the slot on MTE3 and the free signals from PIPE_V.
+    text = (KERNELS / "a5_c2v_store_slot.manual.cpp").read_text()
+    body = text[text.index("TPOP<"):text.index("#endif", text.index("TPOP<"))]
+    assert [line.strip().split("  //")[0] for line in body.splitlines()[1:] if line.strip() and "}" not in line] == [
+        "set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);",
+        "wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);",
+        "TSTORE(gOut, received);",
+        "set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);",
+        "wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);",
+        "TFREE<Ring, TileSplitAxis::TILE_UP_DOWN>(ring);",
+    ]
+
+
+def _vector_core(defines: list[str]) -> ir.Kernel:
+    kernels = load_kernels(KERNELS / "a5_c2v_fifo.cpp", FrontendOptions(arch="a5", defines=defines))
+    return next(k for k in planned_clusters(kernels) if k.core == "vec")
+
+
+@pytest.mark.parametrize("slots", [2, 4])
+def test_the_fifo_slot_region_is_its_declared_count_of_slots(capsys, tmp_path, slots):
+    # The ring the vector core pops from is SLOTS x 2 KiB of UB from the address the pipe names;
+    # the kernel's own tiles are placed around it, not inside and not further out.
+    vec = _vector_core([f"SLOTS={slots}"])
+    assert [(r.buffer, r.lo, r.hi) for r in vec.cluster.rings] == [("UB", 0, slots * 2048)]
+    out = tmp_path / "c2v.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", f"-DSLOTS={slots}", KERNELS / "a5_c2v_fifo.cpp",
+                         "-o", out)
+    assert status == 0, err
+    text = out.read_text()
+    assert "TPipe<4, Direction::DIR_C2V, 16 * 32 * sizeof(float), SLOTS>" in text  # the count as written
+    assert f"TASSIGN(result, 0x{slots * 2048:x});  // UB 2 KiB (vec core's plan)" in text
+    assert "TASSIGN(received" not in text  # the pop points it at its slot
+    status, out_text, err = run(capsys, "check", "--arch", "a5", f"-DSLOTS={slots}", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out_text, out_text + err
+
+
+def test_a_cluster_kernel_needs_every_core_type(capsys, tmp_path):
+    path = KERNELS / "a5_c2v_fifo.cpp"
+    out = tmp_path / "x.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", "--core", "cube", path, "-o", out)
+    assert status == 2 and not out.exists()
+    assert err.startswith(f"{path}:{line_of(path.read_text(), 'TPUSH<')}:13: error: the cube core signals the other "
+                          "cores of its cluster here, but the other core type's code was not read"), err
+
+
+def test_a_manual_cluster_kernel_is_refused(capsys, tmp_path):
+    path = Path(__file__).parent / "kernels" / "cluster" / "fifo_c2v.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", path, "-o", tmp_path / "x.cpp")
+    assert status == 2 and "already a manual-mode kernel" in err
+
+
+def test_a_tile_of_the_other_core_type_used_by_a_core_is_a_located_error(tmp_path):
+    # The cube core writing a vector tile outside a FIFO: its address would have to be one both
+    # core types agree on.
+    text = (KERNELS / "a5_c2v_store_slot.cpp").read_text().replace(
+        "        TPUSH<Ring, Acc, TileSplitAxis::TILE_UP_DOWN>(ring, acc);",
+        "        TPUSH<Ring, Acc, TileSplitAxis::TILE_UP_DOWN>(ring, acc);\n        TMOV(spare, acc);").replace(
+        "    Acc acc;\n", "    Acc acc;\n    Part spare;\n")
+    path = tmp_path / "foreign.cpp"
+    path.write_text(text)
+    kernels = load_kernels(path, FrontendOptions(arch="a5"))
+    with pytest.raises(PtoError) as e:
+        rewrite_kernels(kernels, profile("a5"), Reporter(), RewriteOptions())
+    d = e.value.diagnostics[0]
+    assert d.loc.line == line_of(text, "TMOV(spare, acc)")
+    assert "a tile in the other core type's UB" in d.message
+
+
+def test_the_explanation_and_memory_report_of_a_cluster_rewrite(capsys, tmp_path):
+    record = tmp_path / "why.json"
+    status, out, err = run(capsys, "auto2manual", "--arch", "a5", KERNELS / "a5_c2v_fifo.cpp", "-o",
+                           tmp_path / "x.cpp", "--explain", record, "--memory-report")
+    assert status == 0, err
+    assert "memory plan for kernel c2v_fifo (a5, vec core)" in out and "memory plan for kernel c2v_fifo (a5, cube core)" in out
+    assert "0x00000-0x00fff      4 KiB  (reserved)" in out  # the ring of two 2 KiB slots
+    assert record.stat().st_size > 0
+
+
+def test_a_ring_past_its_buffer_is_a_located_error(capsys, tmp_path):
+    text = (KERNELS / "a5_c2v_fifo.cpp").read_text().replace("Ring ring((__gm__ void *)nullptr, 0x0, 0x0);",
+                                                               "Ring ring((__gm__ void *)nullptr, 0x3f800, 0x0);")
+    path = tmp_path / "past.cpp"
+    path.write_text(text)
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", path, "-o", tmp_path / "x.cpp")
+    assert status == 2 and not (tmp_path / "x.cpp").exists()
+    assert err.startswith(f"{path}:{line_of(text, 'TPOP<')}:13: error: the FIFO slots of received take UB bytes "
+                          "0x3f800-0x40800, past the UB capacity (0x40000)"), err
+
+
+def test_a_helper_both_core_types_call_gets_a_branch_per_core_type():
+    text = (KERNELS / "a5_shared_helper.manual.cpp").read_text()
+    helper = text[text.index("TLOAD(src, g);"):text.index("TMOV(dst, src);")]
+    assert [line.strip().split("  //")[0] for line in helper.splitlines()[1:]] == [
+        "#if defined(__DAV_CUBE__)",
+        "set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+        "#elif defined(__DAV_VEC__)",
+        "set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+        "#endif",
+        "#if defined(__DAV_CUBE__)",
+        "wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+        "#elif defined(__DAV_VEC__)",
+        "wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+        "#endif",
+        "",
+    ]
+
+
+@pytest.mark.parametrize("name, entries", [("mpipe_c2v", ("0x0", "0x800")), ("mpipe_v2c", ("0x0", "0x800"))])
+def test_an_explicit_index_fifo_rewrites_with_its_entries_placed_for_both_core_types(capsys, tmp_path, name, entries):
+    # The hand-written explicit-index FIFO kernels without their TASSIGN and sync lines: the
+    # consumer places its entry tiles, and the producer, whose move writes at an entry, compiles
+    # the same placement.
+    manual = Path(__file__).parent / "kernels" / "cluster" / f"{name}.cpp"
+    kept = [line for line in manual.read_text().splitlines(True)
+            if not line.strip().startswith(("TASSIGN(", "set_flag(", "wait_flag(", "pipe_barrier("))]
+    auto, out = tmp_path / f"{name}.cpp", tmp_path / f"{name}.manual.cpp"
+    auto.write_text("".join(kept))
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", auto, "-o", out)
+    assert status == 0, err
+    text = out.read_text()
+    before = text[:text.index("Fifo fifo(")]
+    assert "#if" not in before.split("entries[2];")[1]
+    for k, addr in enumerate(entries):
+        assert f"TASSIGN(entries[{k}], {addr});" in before
+    status, out_text, err = run(capsys, "check", "--arch", "a5", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out_text, out_text + err

@@ -564,14 +564,15 @@ def test_explicit_index_fifo_moves_into_the_entry_the_kernel_names(capsys):
     assert out.split("body:")[1].count("set_intra_block(V, semaphore 1)") == 2  # the constructor's and TFREE's
 
 
-def test_flag_pair_on_the_wrong_core_and_on_a2a3_are_located_errors(capsys, tmp_path):
+def test_flag_pair_on_the_wrong_core_is_a_located_error_and_a2a3_reads_it(capsys, tmp_path):
     path, text = _edited(tmp_path, SYNC_CUSTOM, "        ready.free();", "        ready.record();")
     status, _, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 2
     assert (f"{path}:{line_of(text, 'ready.free();')}:9: error: 'ready.record()' of a cube-to-vector flag runs on "
             "the cube core; here it is compiled for the vector core") in err
-    status, _, err = run(capsys, "check", SYNC_CUSTOM)
-    assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TSync_Custom' here)" in err
+    # On a2a3 the same object signals with ffts flags, and the handoff is as well ordered.
+    status, out, err = run(capsys, "check", SYNC_CUSTOM)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
 
 
 def test_two_vector_cores_fill_one_l1_tile_through_an_explicit_index_fifo(capsys, tmp_path):
@@ -590,13 +591,16 @@ def test_two_vector_cores_fill_one_l1_tile_through_an_explicit_index_fifo(capsys
             "vec0 is never satisfied") in err, err
 
 
-def test_flag_pairs_in_a_file_with_the_auto_helpers_keep_the_cross_core_error(capsys, tmp_path):
-    # pto-isa's AUTO kernels define their MultiBuffered helpers in namespace pto_auto.
+def test_flag_pairs_in_a_file_with_the_auto_helpers_are_read_and_stop_a_rewrite(capsys, tmp_path):
+    # pto-isa's AUTO kernels define their MultiBuffered helpers in namespace pto_auto: their
+    # cross-core objects are read like a hand-written kernel's; auto2manual stops at the first.
     path = tmp_path / "sync_custom_auto.cpp"
     text = SYNC_CUSTOM.read_text().replace("using namespace pto;\n", "using namespace pto;\nnamespace pto_auto {\n"
                                            "struct Stage {};\n}\n")
     path.write_text(text)
-    status, _, err = run(capsys, "check", "--arch", "a5", path)
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", path, "-o", tmp_path / "x.cpp")
     assert status == 2
     assert (f"{path}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP are not supported "
             "yet ('TSync_Custom' here)") in err, err
@@ -616,3 +620,58 @@ def test_ffts_flags_written_directly_on_a2a3(capsys, tmp_path):
     assert status == 1
     assert f"{edited}:{line_of(text, 'wait_flag_dev(0);')}:5: error: deadlock: wait_flag_dev(0) on cube is never " \
         "satisfied" in err, err
+
+
+A2A3_SYNC_CUSTOM = CLUSTER / "a2a3_sync_custom.cpp"
+
+
+def test_a2a3_flag_pair_is_read_as_ffts_flags(capsys, tmp_path):
+    status, out, err = run(capsys, "ir", "--core", "cube", A2A3_SYNC_CUSTOM)
+    body = out.split("body:")[1]
+    # record: one ffts set on FIX per vector core; allocate: the whole-core wait for both.
+    assert body.count("set_intra_block(FIX, semaphore 0)") == 1 and body.count("set_intra_block(FIX, semaphore 16)") == 1
+    assert body.count("wait_intra_block(S, semaphore 1)") == 2 and body.count("wait_intra_block(S, semaphore 17)") == 2
+    status, out, err = run(capsys, "check", A2A3_SYNC_CUSTOM)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    # Without the vector cores' free the cube core's allocate waits for ever, at both its lines.
+    text = A2A3_SYNC_CUSTOM.read_text()
+    path = tmp_path / "no_free.cpp"
+    path.write_text(text.replace("        ready.free();\n", ""))
+    status, out, err = run(capsys, "check", path)
+    assert status == 1 and "2 flag problem(s)" in out
+    for line in (line_of(text, "ready.allocate();  // both"), line_of(text, "ready.allocate();  // the last")):
+        assert f"{path}:{line}:" in err and "wait_flag_dev(1) on cube is never satisfied" in err
+
+
+AUTO_STAGES = CLUSTER / "auto_stages.cpp"
+
+
+def test_an_auto_cluster_kernel_is_read_with_its_stages_and_flag_pair(capsys, tmp_path):
+    # The two MultiStaged lambdas are lowered in turn, at their lines, with the flag pair's flags.
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "cube", AUTO_STAGES)
+    assert status == 0 and "mode auto" in out
+    text = AUTO_STAGES.read_text()
+    body = [ln.strip() for ln in out.split("body:")[1].splitlines()]
+    at = line_of(text, "TMATMUL(product")
+    i = body.index(f"TMATMUL(out product, aLeft, bRight)  [M]  @{at}:21")
+    assert body[i + 1:i + 7] == [
+        f"if (r > 0):  @{line_of(text, 'if (r > 0)')}:17",
+        f"wait_intra_block(FIX, semaphore 1)  @{line_of(text, 'ready.allocate();  // both')}:21",
+        f"wait_intra_block(FIX, semaphore 17)  @{line_of(text, 'ready.allocate();  // both')}:21",
+        f"TSTORE(out gm gW, product)  [FIX]  @{line_of(text, 'TSTORE(gW, product)')}:17",
+        f"set_intra_block(FIX, semaphore 0)  @{line_of(text, 'ready.record()')}:17",
+        f"set_intra_block(FIX, semaphore 16)  @{line_of(text, 'ready.record()')}:17"]
+    # `check` runs the cluster: no sync within a core, so races there; the flags order the GM handoff.
+    status, out, err = run(capsys, "check", "--arch", "a5", AUTO_STAGES)
+    assert status == 1 and "(cluster: cube, vec0, vec1 run together): 13 race(s), 0 flag problem(s)" in out
+    assert "GM" not in err
+    # Without the record the vector cores' waits are never satisfied.
+    path = tmp_path / "no_record.cpp"
+    path.write_text(text.replace("                ready.record();\n", ""))
+    status, out, err = run(capsys, "check", "--arch", "a5", path)
+    assert f"{path}:{line_of(text, 'ready.wait();') - 1}:9: error: deadlock" in err  # one line less above it
+    # A rewrite stops at the first cross-core operation.
+    status, out, err = run(capsys, "auto2manual", "--arch", "a5", AUTO_STAGES, "-o", tmp_path / "x.cpp")
+    assert status == 2 and not (tmp_path / "x.cpp").exists()
+    assert err.startswith(f"{AUTO_STAGES}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP "
+                          "are not supported yet ('TSync_Custom' here)")

@@ -379,7 +379,8 @@ class Machine:
                 self.seq += 1
                 self.sync(s)
         elif isinstance(s, ir.CrossSync):
-            if self.manual and self.cross_core:
+            # The cluster's flags order an AUTO kernel's cores too (its FIFOs and flag objects).
+            if self.cross_core:
                 self.seq += 1
                 self.cross_sync(s)
         elif isinstance(s, ir.For):

@@ -432,6 +432,9 @@ class Kernel:
     # Run-time values the file's own launches pass to the kernel's scalar parameters, one sorted
     # (name, value) tuple per distinct launch (see parse.launch_values); the emulator's defaults.
     launches: tuple[tuple[tuple[str, int], ...], ...] = ()
+    # The first cross-core operation the kernel reaches (TPUSH/TPOP, a TPipe, TMPipe or
+    # TSync_Custom): its name and where it is written. A rewrite of one core's pipes stops there.
+    cross_core_use: tuple[str, SourceRange] | None = None
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

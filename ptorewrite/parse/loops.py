@@ -286,6 +286,22 @@ class LoopLowering:
         return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
                       cpp_var=f"{names[0]}.iter")
 
+    def lower_stages(self, node: cp.Call, scope: Scope) -> list[ir.Block]:
+        """`stages.run([&]() { ... }, [&]() { ... }, ...)`: pto-isa's MultiStaged calls each stage
+        function once, in the order given (its pragma between stages is a hint to the AUTO
+        compiler's scheduler, not an order the hardware keeps): each lambda body is one block at
+        its place in the file, run in turn with the caller's names (the lambdas capture by
+        reference)."""
+        if not node.args or not all(isinstance(a, cp.Lambda) for a in node.args):
+            raise self.error("MultiStaged::run takes its stages as lambdas written at the call", node.offset)
+        blocks = []
+        for lam in node.args:
+            if lam.params:
+                raise self.error("a MultiStaged stage takes no parameters", lam.offset)
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), scope)
+            blocks.append(ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=next(self._uid)))
+        return blocks
+
     def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
         """Which copy a per-lane tile uses in this iteration.
 

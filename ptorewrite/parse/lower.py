@@ -87,6 +87,7 @@ from ptorewrite.parse.values import (
     LocalPtr,
     LoweringError,
     MultiBufferLoop,
+    StageRunner,
     NullPointer,
     Ptr,
     PtrState,
@@ -1372,6 +1373,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
             return
+        if isinstance(t, ty.MultiStagedType):
+            scope.define(decl.name, Binding("multibuf", StageRunner(t.stages)))
+            return
         if isinstance(t, ty.OpaqueType) and t.text in SDMA_TYPES:
             self.declare_sdma(t.text, decl.name, decl.init or [], scope, self.range_of(group or d, include_semicolon=True),
                               decl.name_offset, out)
@@ -1882,6 +1886,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             target = self.eval(node.callee.base, scope)
             if isinstance(target, MultiBufferLoop):
                 out.append(self.lower_multibuffered(target, node, scope, loc))
+                return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name == "run":
+            target = self.eval(node.callee.base, scope)
+            if isinstance(target, StageRunner):
+                out.extend(self.lower_stages(node, scope))
                 return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
                 node.callee.name in TILE_MODE_SETTERS:

@@ -124,6 +124,19 @@ def _steps(c2v: bool, path: str, flag: int) -> dict[str, tuple[str, str, str, tu
             "allocate": ("vec", "wait", "MTE3", (flag + 1,)), "free": ("cube", "set", "MTE1", freed_both)}
 
 
+def _a2a3_steps(c2v: bool, flag: int) -> dict[str, tuple[str, str, str, tuple[int, ...]]]:
+    """pto-isa's a2a3 TSync_Custom: the same four steps as ffts flags in mode 2. A set from the
+    cube core raises the flag on both vector cores; a cube-core wait (`wait_flag_dev`) passes once
+    both vector cores raised it; every wait stalls the whole core (PIPE_S)."""
+    both = (flag, flag + SECOND_VECTOR_CORE)
+    freed_both = (flag + 1, flag + 1 + SECOND_VECTOR_CORE)
+    if c2v:
+        return {"record": ("cube", "set", "FIX", both), "wait": ("vec", "wait", "S", (flag,)),
+                "allocate": ("cube", "wait", "S", freed_both), "free": ("vec", "set", "MTE2", (flag + 1,))}
+    return {"record": ("vec", "set", "MTE3", (flag,)), "wait": ("cube", "wait", "S", both),
+            "allocate": ("vec", "wait", "S", (flag + 1,)), "free": ("cube", "set", "MTE2", freed_both)}
+
+
 class MPipeLowering:
     """The TSync_Custom / TMPipe part of `lower.Lowering` (mixed in)."""
 
@@ -137,14 +150,19 @@ class MPipeLowering:
 
     def _cross_syncs(self, step, loc) -> list[ir.Stmt]:
         _, kind, pipe, sems = step
-        self.manual = True
-        return [ir.CrossSync(kind, pipe, Const(s), loc, self.via) for s in sems]
+        # The object's own flags (an AUTO kernel has them too): they do not make the kernel manual.
+        ffts = self.arch.name == "a2a3"
+        return [ir.CrossSync(kind, pipe, Const(s), loc, self.via, ffts=ffts) for s in sems]
 
     # -- TSync_Custom
 
     def declare_sync_object(self, t: ty.SyncCustomType, name: str, init: list[cp.Node], scope: Scope,
                             offset: int) -> SyncObject:
-        self._a5_only("TSync_Custom", offset)
+        if self.arch.name == "a2a3" and t.producer not in ("TSTORE_C2GM", "TSTORE_V2GM"):
+            raise self.error(f"a2a3's TSync_Custom has no producer SyncOpType::{t.producer} (TSTORE_C2GM or "
+                             "TSTORE_V2GM)", offset)
+        if self.arch.name not in ("a2a3", "a5"):
+            self._a5_only("TSync_Custom", offset)
         items = list(init)
         if len(items) == 1 and isinstance(items[0], cp.InitList):
             items = list(items[0].items)
@@ -161,7 +179,8 @@ class MPipeLowering:
         if step_name not in SIGNAL_STEPS or node.args:
             raise self.error(f"TSync_Custom has no step '.{step_name}()' the front end models (record, wait, "
                              "allocate, free)", node.offset)
-        step = _steps(obj.c2v, obj.path, obj.flag_id)[step_name]
+        step = (_a2a3_steps(obj.c2v, obj.flag_id) if self.arch.name == "a2a3" else
+                _steps(obj.c2v, obj.path, obj.flag_id))[step_name]
         if step[0] != self.core:
             side = "cube" if step[0] == "cube" else "vector"
             raise self.error(f"'{obj.name}.{step_name}()' of a {'cube-to-vector' if obj.c2v else 'vector-to-cube'} "

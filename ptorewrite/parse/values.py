@@ -106,6 +106,13 @@ class MultiBufferLoop:
 
 
 @dataclass(frozen=True)
+class StageRunner:
+    """A `MultiStaged<N>` object: `run(f, fs...)` calls each stage function once, in order."""
+
+    stages: int
+
+
+@dataclass(frozen=True)
 class LaneContext:
     """The `ctx` a MultiBuffered body receives."""
 

@@ -59,7 +59,7 @@ class A2a3FifoLowering:
     # ffts flags in mode 2, as each core compiles them.
 
     def _ffts(self, kind: str, pipe: str, sem: int, loc) -> list[ir.Stmt]:
-        self.manual = True
+        # Flags between the cores (an AUTO kernel has them too): they do not make the kernel manual.
         ids = (sem, sem + SECOND_VECTOR_CORE) if self.core == "cube" else (sem,)
         return [ir.CrossSync(kind, pipe, Const(i), loc, self.via, ffts=True) for i in ids]
 

@@ -286,6 +286,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
                 elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
+                elif k.kind == CursorKind.ENUM_DECL and not k.is_scoped_enum():
+                    for e in k.get_children():  # `CV_CORE_SYNC` of `enum CVSyncMode`
+                        if e.kind == CursorKind.ENUM_CONSTANT_DECL and e.spelling not in scope.names:
+                            scope.define(e.spelling, Binding("value", Const(e.enum_value)))
                 elif k.kind == CursorKind.CLASS_TEMPLATE and k.spelling in LIBRARY_CONFIG_TYPES and \
                         k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("class_template", [k]))
@@ -2172,7 +2176,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.lower_comm(name, node, scope, loc, out)
             return
         if name in FIFO_CALLS and self.arch.name in ("a5", "a2a3"):
-            mpipe = self.mpipe_of_call(node, scope) if self.arch.name == "a5" else None
+            mpipe = self.mpipe_of_call(node, scope)
             if mpipe is not None:
                 self.lower_mpipe_call(name, mpipe, node, scope, loc, out)
             else:
@@ -2532,7 +2536,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         c = sem.const_value()
         if c is not None and not (isinstance(c, int) and 0 <= c < CROSS_CORE_SEMAPHORES):
             raise self.error(f"semaphore id {c} is out of range 0..{CROSS_CORE_SEMAPHORES - 1}", node.args[1].offset)
-        self.manual = True
+        # A flag between the cores (an AUTO kernel has them too): it does not make the kernel manual.
         return ir.CrossSync("set" if name.startswith("set") else "wait", pipe, sem, loc, self.via)
 
     def lower_sync(self, name: str, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Sync:

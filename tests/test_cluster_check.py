@@ -675,3 +675,61 @@ def test_an_auto_cluster_kernel_is_read_with_its_stages_and_flag_pair(capsys, tm
     assert status == 2 and not (tmp_path / "x.cpp").exists()
     assert err.startswith(f"{AUTO_STAGES}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP "
                           "are not supported yet ('TSync_Custom' here)")
+
+
+A2A3_MPIPE = CLUSTER / "a2a3_mpipe_c2v.cpp"
+
+
+def test_a2a3_explicit_index_fifo_through_gm(capsys, tmp_path):
+    text = A2A3_MPIPE.read_text()
+    pop = line_of(text, "TPOP(x, fifo);")
+    status, out, err = run(capsys, "ir", "--core", "vec", A2A3_MPIPE)
+    body = [ln.strip() for ln in out.split("body:")[1].splitlines()]
+    # The constructor's credit; then per pop: the whole-core wait, this core's rows of both blocks
+    # into the two column strips of x, the index stepped, the free on MTE2.
+    assert "set_intra_block(MTE2, semaphore 3)  @21:5" in body
+    i = body.index(f"wait_intra_block(S, semaphore 2)  @{pop}:9")
+    assert body[i + 1:i + 10] == [
+        f"fifo@entry = (((fifo.cons.tile_id % 2) * 8192) + fifo.cons.entryOffset)  @{pop}:9",
+        f"TMPipe strip(fifo.strip, x, +0 B)  [S]  @{pop}:9",
+        f"TLOAD(out fifo.strip, gm fifo.entry)  [MTE2]  @{pop}:9",
+        f"fifo@entry#2 = ((((fifo.cons.tile_id % 2) * 8192) + fifo.cons.entryOffset) + 4096)  @{pop}:9",
+        f"TMPipe strip(fifo.strip#2, x, +128 B)  [S]  @{pop}:9",
+        f"TLOAD(out fifo.strip#2, gm fifo.entry#2)  [MTE2]  @{pop}:9",
+        f"fifo.cons.tile_id = (fifo.cons.tile_id + 1)  @{pop}:9",
+        f"if (fifo.cons.free != 0):  @{pop}:9",
+        f"set_intra_block(MTE2, semaphore 3)  @{pop}:9"]
+    status, out, err = run(capsys, "ir", "--core", "cube", A2A3_MPIPE)
+    push = line_of(text, "TPUSH(product, fifo);")
+    assert f"TSTORE(out gm fifo.entry, product)  [FIX]  @{push}:13" in out
+    # The whole-core wait for a free entry names both vector cores' flags.
+    assert f"wait_intra_block(S, semaphore 3)  @{push}:13" in out and f"wait_intra_block(S, semaphore 19)  @{push}:13" in out
+    status, out, err = run(capsys, "check", A2A3_MPIPE)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out and "error" not in err
+    # The hand-written "filled" deleted: each vector core hangs at its pop.
+    path = tmp_path / "no_record.cpp"
+    path.write_text(text.replace("        fifo.prod.record();  // both blocks of the entry are stored\n", ""))
+    status, out, err = run(capsys, "check", path)
+    assert status == 1 and "0 race(s), 1 flag problem(s)" in out
+    assert f"{path}:{pop - 1}:9: error: deadlock: wait_flag_dev(2) on vec0 is never satisfied" in err
+    # An intra-core pair deleted: the vector work reads x before the pop's load is done.
+    path = tmp_path / "no_pair.cpp"
+    path.write_text(text.replace("        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n", "")
+                    .replace("        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n", ""))
+    status, out, err = run(capsys, "check", path)
+    assert status == 1
+    assert (f"{path}:{line_of(text, 'TMULS(y, x')  - 2}:9: error: data race (RAW) on vec0:UB bytes [0x0, 0x80): TMULS "
+            f"[vec0.V] reads x while TLOAD [vec0.MTE2] at {pop}:9 writes x") in err
+    # Written as an AUTO kernel (no TASSIGN, no intra-core sync): read as a cluster, mode auto;
+    # check finds what the missing syncs leave inside each core, nothing across the cores.
+    auto = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith(("TASSIGN", "set_flag", "wait_flag")))
+    path = tmp_path / "auto.cpp"
+    path.write_text(auto + "\n")
+    status, out, err = run(capsys, "ir", "--core", "vec", path)
+    assert "mode auto" in out
+    status, out, err = run(capsys, "check", path)
+    assert status == 1 and "(cluster: cube, vec0, vec1 run together)" in out and "0 flag problem(s)" in out
+    assert "GM" not in err
+    status, out, err = run(capsys, "auto2manual", path, "-o", tmp_path / "x.cpp")
+    assert status == 2 and f"{path}:{line_of(auto, 'using Fifo = TMPipe')}:18: error: cross-core TPUSH/TPOP are " \
+        "not supported yet ('TMPipe' here)" in err

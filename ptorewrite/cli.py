@@ -177,19 +177,6 @@ def _auto2manual_usage(args: argparse.Namespace) -> None:
         check_input(args.check)
 
 
-def _refuse_cross_core(kernels) -> None:
-    """auto2manual plans the pipes of one core: a kernel that moves tiles between the cube and
-    vector cores stops at its first cross-core operation."""
-    from ptorewrite.diagnostics import Location
-
-    use = next((k.cross_core_use for k in kernels if k.cross_core_use is not None), None)
-    if use is not None:
-        name, loc = use
-        raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
-                       "between the cube and vector cores, and auto2manual rewrites the pipes of one core type at "
-                       "a time", Location(loc.file, loc.line, loc.col))
-
-
 def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
     _auto2manual_usage(args)
     from ptorewrite.parse import reads
@@ -197,7 +184,6 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
     with reads.recording() as read:
         # Bad input is refused before the imports below.
         kernels = load_kernels(args.kernel, frontend_options(args), reporter)
-    _refuse_cross_core(kernels)
     from ptorewrite import outputs
     from ptorewrite.arch import profile
     from ptorewrite.transform.memory_report import format_memory_report

@@ -675,6 +675,9 @@ def test_an_auto_cluster_kernel_is_read_with_its_stages_and_flag_pair(capsys, tm
     assert status == 2 and not (tmp_path / "x.cpp").exists()
     assert err.startswith(f"{AUTO_STAGES}:{line_of(text, 'constexpr TSync_Custom')}:15: error: cross-core TPUSH/TPOP "
                           "are not supported yet ('TSync_Custom' here)")
+    # So does verify's own rewrite.
+    status, out, err = run(capsys, "verify", "--arch", "a5", "--set", "subblock_idx=0", AUTO_STAGES)
+    assert status == 2 and "cross-core TPUSH/TPOP are not supported yet ('TSync_Custom' here)" in err
 
 
 A2A3_MPIPE = CLUSTER / "a2a3_mpipe_c2v.cpp"

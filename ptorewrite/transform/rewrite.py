@@ -89,6 +89,17 @@ class FileRewrite:
     results: list[RewriteResult]  # one per kernel, in the order given
 
 
+def refuse_cross_core(kernels: list[ir.Kernel]) -> None:
+    """A rewrite plans the pipes of one core: a kernel that moves tiles between the cube and vector
+    cores stops at its first cross-core operation (the front end records it), before any planning."""
+    use = next((k.cross_core_use for k in kernels if k.cross_core_use is not None), None)
+    if use is not None:
+        name, loc = use
+        raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
+                       "between the cube and vector cores, and auto2manual rewrites the pipes of one core type at "
+                       "a time", to_location(loc))
+
+
 def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
                     options: RewriteOptions | None = None) -> FileRewrite:
     """Rewrite every kernel of one file, each instantiation of a kernel template included.
@@ -104,6 +115,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
       what each needs.
     A statement only one of them runs (in its own body, the `if constexpr` branch of its
     instantiation) takes that one's lines."""
+    refuse_cross_core(kernels)
     results = [rewrite(k, profile, reporter, options) for k in kernels]
     if len(kernels) == 1:
         return FileRewrite(results[0].text, results)

@@ -850,6 +850,7 @@ def test_unknown_instruction(capsys, name, message):
     ("template_entry.cpp", "TemplatedEntry(", "the kernel template 'TemplatedEntry' is not instantiated in this file"),
     ("view_used_after_loop.cpp", "dst, x); // after", "GlobalTensor 'dst' is re-pointed by the TASSIGN at line 9"),
     ("ffts_direct.cpp", "getFFTSMsg(0x0, 1)", "'ffts_cross_core_sync' with ffts mode 0"),
+    ("tsync_cvid.cpp", "pto::TSYNC_CVID(", "pto::TSYNC_CVID is not modelled: the cube core stores a slot number"),
 ])
 def test_unsupported_constructs(capsys, name, text, message):
     path = BAD / name

@@ -864,6 +864,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 # it only feeds data (a profile record) nothing needs it; where it would steer what
                 # runs, the run asks for it by this name.
                 return Var(self.unique_name(f"get_sys_cnt()@{self.src.line_col(node.offset)[0]}"))
+            if name == "TSYNC_CVID":
+                raise self.error("pto::TSYNC_CVID is not modelled: the cube core stores a slot number it derives "
+                                 "from its physical core id into the communication buffer and raises ffts flag 12, "
+                                 "and the vector cores wait for it and read the slot back; the slot (which GM FIFO "
+                                 "region the cluster uses) is known only on the device", node.offset)
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
             if name == "ld_dev" and len(node.args) == 2:

@@ -583,7 +583,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             kernel = _lower_entry(low, entry, inst, core, arch, parsed)
             if inst is None:
                 kernel.launches = plain_launches.get(entry.extent.start.offset, ())
-            use = first_cross_core_use(entry, user_fns)
+            use = first_cross_core_use(entry, user_fns) if opts.auto_mode else None  # for a rewrite
             if use is not None:
                 kernel.cross_core_use = (use[1], low.range_of(use[0]))
         except PtoError as e:

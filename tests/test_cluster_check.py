@@ -646,7 +646,7 @@ def test_a2a3_flag_pair_is_read_as_ffts_flags(capsys, tmp_path):
 AUTO_STAGES = CLUSTER / "auto_stages.cpp"
 
 
-def test_an_auto_cluster_kernel_is_read_with_its_stages_and_flag_pair(capsys, tmp_path):
+def test_an_auto_cluster_kernel_is_read_with_its_stages_loop_helper_and_flag_pair(capsys, tmp_path):
     # The two MultiStaged lambdas are lowered in turn, at their lines, with the flag pair's flags.
     status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "cube", AUTO_STAGES)
     assert status == 0 and "mode auto" in out
@@ -661,6 +661,20 @@ def test_an_auto_cluster_kernel_is_read_with_its_stages_and_flag_pair(capsys, tm
         f"TSTORE(out gm gW, product)  [FIX]  @{line_of(text, 'TSTORE(gW, product)')}:17",
         f"set_intra_block(FIX, semaphore 0)  @{line_of(text, 'ready.record()')}:17",
         f"set_intra_block(FIX, semaphore 16)  @{line_of(text, 'ready.record()')}:17"]
+    # The vector rounds: the helper's loop, the lambda's statements inside it (the helper's
+    # `round` is the lambda's `r`), each located at its line, inlined from the call `body(round)`.
+    status, out, err = run(capsys, "ir", "--arch", "a5", "--core", "vec", AUTO_STAGES)
+    body = [ln.strip() for ln in out.split("body:")[1].strip().splitlines()]
+    call = f"via {line_of(text, 'ForEachRound<ROUNDS>')}:5 via {line_of(text, 'body(round);')}:9"
+    assert body == [
+        f"for round = 0; round < 2; round += 1:  (trips 2)  @{line_of(text, 'for (int round')}:5",
+        f"wait_intra_block(MTE2, semaphore 0)  @{line_of(text, 'ready.wait();')}:9 {call}",
+        f"TLOAD(out x, gm gPart)  [MTE2]  @{line_of(text, 'TLOAD(x, gPart);')}:9 {call}",
+        f"set_intra_block(MTE2, semaphore 1)  @{line_of(text, 'ready.free();')}:9 {call}",
+        f"TMULS(out x, x, 3.0)  [V]  @{line_of(text, 'TMULS(x, x')}:9 {call}",
+        f"TSTORE(out gm gOut, x)  [MTE3]  @{line_of(text, 'TSTORE(gOut, x);')}:9 {call}"]
+    assert "gOut: fp32 shape<1,1,1,16,32> stride<1,1,1,32,1> at out + ((((round * 2) + subblock_idx) * 512) * 4) B" \
+        in out
     # `check` runs the cluster: no sync within a core, so races there; the flags order the GM handoff.
     status, out, err = run(capsys, "check", "--arch", "a5", AUTO_STAGES)
     assert status == 1 and "(cluster: cube, vec0, vec1 run together): 13 race(s), 0 flag problem(s)" in out
@@ -736,3 +750,17 @@ def test_a2a3_explicit_index_fifo_through_gm(capsys, tmp_path):
     status, out, err = run(capsys, "auto2manual", path, "-o", tmp_path / "x.cpp")
     assert status == 2 and f"{path}:{line_of(auto, 'using Fifo = TMPipe')}:18: error: cross-core TPUSH/TPOP are " \
         "not supported yet ('TMPipe' here)" in err
+
+
+def test_a_lambda_called_through_a_helper_stops_a_rewrite_at_the_call(capsys, tmp_path):
+    # One core type, no cross-core operation: the lambda's statements are read, and the rewrite
+    # stops where the helper calls it (the helper cannot name the tiles the lambda captures).
+    text = AUTO_STAGES.read_text()
+    path = tmp_path / "vec_only.cpp"
+    path.write_text(text.replace("        ready.wait();\n", "").replace("        ready.free();\n", "")
+                    .replace("    constexpr TSync_Custom<SyncOpType::TSTORE_C2GM, SyncOpType::TLOAD> ready = {PRODUCT_READY};\n",
+                             ""))
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", "--core", "vec", path, "-o", tmp_path / "x.cpp")
+    assert status == 2 and not (tmp_path / "x.cpp").exists()
+    assert err.startswith(f"{path}:{line_of(text, 'body(round);')}:9: error: a helper calls a lambda of the kernel "
+                          "here"), err

@@ -435,6 +435,8 @@ class Kernel:
     # The first cross-core operation the kernel reaches (TPUSH/TPOP, a TPipe, TMPipe or
     # TSync_Custom): its name and where it is written. A rewrite of one core's pipes stops there.
     cross_core_use: tuple[str, SourceRange] | None = None
+    # Where a helper calls a lambda the kernel passed it (parse.loops.call_closure).
+    lambda_calls: tuple[SourceRange, ...] = ()
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

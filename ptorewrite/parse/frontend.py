@@ -586,6 +586,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             use = first_cross_core_use(entry, user_fns) if opts.auto_mode else None  # for a rewrite
             if use is not None:
                 kernel.cross_core_use = (use[1], low.range_of(use[0]))
+            kernel.lambda_calls = tuple(low.lambda_calls)
         except PtoError as e:
             if first_pipe_work(entry, user_fns) is not None:
                 raise

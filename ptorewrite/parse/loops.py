@@ -20,7 +20,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, select, 
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
-from ptorewrite.parse.values import Binding, LaneContext, MultiBufferLoop, Scope
+from ptorewrite.parse.values import Binding, Closure, LaneContext, MultiBufferLoop, Scope
 
 # Compound assignments that give the variable's next value from its current one.
 _UPDATE_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>",
@@ -235,6 +235,28 @@ class LoopLowering:
         return any(LoopLowering._mentions(v, var) for v in vars(node).values() if isinstance(v, cp.Node)) or \
             any(LoopLowering._mentions(x, var) for v in vars(node).values() if isinstance(v, tuple)
                 for x in v if isinstance(x, cp.Node))
+
+    def call_closure(self, closure: Closure, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Block:
+        """`body(i)` where `body` is a lambda the kernel passed to a helper (a loop helper of its
+        own taking `class Body`): the lambda's statements with its parameters bound to the call's
+        arguments, in the scope the lambda was written in; one block, like a helper's body, whose
+        parameters name the caller's variables."""
+        lam = closure.node
+        if len(node.args) != len(lam.params):
+            raise self.error(f"this lambda takes {len(lam.params)} argument(s), the call gives {len(node.args)}",
+                             node.offset)
+        args = [self.eval(a, scope) for a in node.args]
+        inner = Scope(closure.scope)
+        names: dict[str, str] = {}
+        for (_, pname), a in zip(lam.params, args):
+            if pname:
+                inner.define(pname, self._param_binding(a))
+                if isinstance(a, Var):
+                    names[a.name] = pname
+        self.lambda_calls.append(loc)
+        with self.frame(closure.src, self.via + (loc,), f"lambda@{lam.offset}"):
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
+        return ir.Block(stmts, loc, uid=next(self._uid), inlined=True, param_names=names)
 
     def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
                             loc: ir.SourceRange) -> ir.For:

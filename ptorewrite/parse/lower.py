@@ -79,6 +79,7 @@ from ptorewrite.parse.values import (
     NULL_POINTER,
     ArrayPointer,
     Binding,
+    Closure,
     EventObject,
     Frame,
     Function,
@@ -209,6 +210,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
     auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
+    lambda_calls: list[ir.SourceRange] = field(default_factory=list)  # where a helper calls a kernel's lambda
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
     # a flag the rest of the function tests (see _lower_list).
@@ -582,7 +584,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                                  f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
                                  "outside that block", offset)
             b.extra.used_in.add(tuple(self._loop_ids))
-        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct", "closure"):
             return b.value
         if k == "funcs":
             return b.value
@@ -843,7 +845,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         return self.scalar_gm_read(ptr, self.node_text(node) or "ld_dev(...)", node.offset)
 
     def _eval_Lambda(self, node, scope):
-        return node
+        return Closure(node, scope, self.src)
 
     def _eval_TypeId(self, node: cp.TypeId, scope):
         return self.resolve_type(node, scope)
@@ -2176,6 +2178,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         user = scope.lookup(name)
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
+            return
+        if user is not None and user.kind == "closure" and len(callee.parts) == 1:
+            out.append(self.call_closure(user.value, node, scope, loc))
             return
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)

@@ -98,6 +98,11 @@ def refuse_cross_core(kernels: list[ir.Kernel]) -> None:
         raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
                        "between the cube and vector cores, and auto2manual rewrites the pipes of one core type at "
                        "a time", to_location(loc))
+    call = next((loc for k in kernels for loc in k.lambda_calls), None)
+    if call is not None:
+        raise PtoError("a helper calls a lambda of the kernel here: the lambda's statements are read (`ir`, "
+                       "`check`), but a rewrite cannot yet place what they need, since the helper's code does not "
+                       "see the tiles the lambda captures", to_location(call))
 
 
 def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,

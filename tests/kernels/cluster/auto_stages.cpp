@@ -1,7 +1,8 @@
 // An AUTO cluster kernel (a5): no TASSIGN and no intra-core sync, the cube core's rounds split
 // into two stages run through the MultiStaged helper (generic lambdas called in turn), the
 // product handed to the vector cores through a GM workspace with a flag-pair object. Each
-// vector core triples its 16-row half of each product into `out`.
+// vector core triples its 16-row half of each product into `out`, its rounds run by a loop
+// helper of the kernel's own that calls a lambda with the round number.
 #include <pto/pto-inst.hpp>
 #include <pto/npu/a5/custom/TSync_Custom.hpp>
 #include "multiBuffer.hpp"
@@ -12,6 +13,14 @@ using namespace pto_auto;
 constexpr int ROUNDS = 2;
 constexpr int HALF = 16 * 32;
 enum Semaphores : int { PRODUCT_READY = 0 };
+
+template <int N, class Body>
+AICORE inline void ForEachRound(Body &&body)
+{
+    for (int round = 0; round < N; ++round) {
+        body(round);
+    }
+}
 
 extern "C" __global__ AICORE void auto_stages(__gm__ float *out, __gm__ float *ws, __gm__ half *a, __gm__ half *b)
 {
@@ -52,13 +61,13 @@ extern "C" __global__ AICORE void auto_stages(__gm__ float *out, __gm__ float *w
     HalfT x;
     int sub = get_subblockid();
     GmHalf gPart(ws + sub * HALF);
-    for (int r = 0; r < ROUNDS; ++r) {
+    ForEachRound<ROUNDS>([&](int r) {
         GmHalf gOut(out + (r * 2 + sub) * HALF);
         ready.wait();
         TLOAD(x, gPart);
         ready.free();
         TMULS(x, x, 3.0f);
         TSTORE(gOut, x);
-    }
+    });
 #endif
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
 from ptorewrite.diagnostics import PtoError
+from ptorewrite.parse.invocation import is_bundled
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.sync_model import PlannedSync, Tree
 
@@ -103,10 +104,10 @@ def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int
     while isinstance(stmt, ir.Block) and not stmt.inlined and stmt.stmts:
         stmt = stmt.stmts[0] if where == "before" else stmt.stmts[-1]
     loc = stmt.loc
-    if loc.file != main:
-        raise PtoError(f"synchronization is needed inside {loc.file}, which ptorewrite does not edit; "
-                       "move the helper into the kernel file", loc)
-    return Insertion.at(loc, where, code, reason, order)
+    if loc.file != main and is_bundled(loc.file):
+        raise PtoError(f"synchronization is needed inside {loc.file}, a header bundled with ptorewrite, which it "
+                       "does not edit", loc)
+    return Insertion.at(loc, where, code, reason, order)  # in a header of the user's: see rewrite.headers
 
 
 def _dedupe(ins: list[Insertion]) -> list[Insertion]:

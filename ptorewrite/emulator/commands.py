@@ -374,7 +374,6 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
         if path is not None:
             check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify, verify_cluster
-
     from ptorewrite.parse import reads
 
     with reads.recording() as read:  # where a rewritten header's copy goes

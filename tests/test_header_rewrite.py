@@ -146,3 +146,49 @@ def test_the_rewrite_and_its_header_compile(tmp_path):
                            "-D__CCE_AICORE__=220", "-D__NPU_ARCH__=2201", "-D__DAV_C220_VEC__", "-D__DAV_VEC__",
                            str(tmp_path / "scale_rows.cpp")], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_two_kernels_sharing_the_header_get_the_union_once(capsys, tmp_path):
+    # A second entry runs the same helper on the same tiles: the header statement's lines agree
+    # and are written once.
+    kernel = _copy_kernel(tmp_path / "k")
+    text = kernel.read_text()
+    second = text[text.index('extern "C"'):].replace("scale_rows(", "scale_rows_again(")
+    kernel.write_text(text + "\n" + second)
+    out = tmp_path / "out" / "scale_rows.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 0, err
+    assert (out.parent / "scale_rows.hpp").read_bytes() == (EXPECTED / "scale_rows.hpp").read_bytes()
+
+
+def test_the_depfile_lists_the_header(capsys, tmp_path):
+    out = tmp_path / "scale_rows.cpp"
+    status, _, err = run(capsys, "auto2manual", KERNEL, "-o", out, "--depfile", tmp_path / "out.d")
+    assert status == 0, err
+    deps = (tmp_path / "out.d").read_text()
+    assert deps.startswith(f"{out}:") and str(HEADER) in deps
+
+
+def test_two_kernels_needing_different_lines_in_the_header_are_a_located_error(capsys, tmp_path):
+    # The second entry scales one block, no loop: the helper needs no wait before its load there,
+    # while the first entry's loop needs one; one header text cannot hold both.
+    kernel = _copy_kernel(tmp_path / "k")
+    kernel.write_text(kernel.read_text() + '''
+extern "C" __global__ AICORE void scale_one(__gm__ float *out, __gm__ float *in)
+{
+    using Gm = GlobalTensor<float, Shape<1, 1, 1, ROWS, COLS>, Stride<1, 1, 1, COLS, 1>>;
+    using TileT = Tile<TileType::Vec, float, ROWS, COLS, BLayout::RowMajor, ROWS, COLS>;
+    TileT tile;
+    Gm src(in);
+    Gm dst(out);
+    scaleBlock(dst, src, tile, 3.0f);
+}
+''')
+    out = tmp_path / "out" / "scale_rows.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 2 and not out.exists() and not (out.parent / "scale_rows.hpp").exists()
+    header = kernel.parent / "scale_rows.hpp"
+    assert err.startswith(f"{header}:10:5: error: this statement of the header {header} is run by 'scale_rows' and "
+                          "'scale_one', which need different synchronization next to it"), err

@@ -691,6 +691,21 @@ def test_an_auto_cluster_kernel_is_read_with_its_stages_loop_helper_and_flag_pai
 A2A3_MPIPE = CLUSTER / "a2a3_mpipe_c2v.cpp"
 
 
+def test_a_fifo_ends_switches_are_read_through_its_getters(capsys, tmp_path):
+    # A rewrite's guard on a FIFO switch is written with the end's getter (the state the front
+    # end keeps is not a member of pto-isa's TMPipe), and reading it back gives the switch.
+    from ptorewrite.transform.sync_emit import _state_spelling
+
+    assert _state_spelling("qkPipe.cons.free") == "qkPipe.cons.getFreeStatus()"
+    assert _state_spelling("p.prod.allocate") == "p.prod.getAllocateStatus()"
+    assert _state_spelling("slot") == "slot"
+    path = tmp_path / "getters.cpp"
+    path.write_text(A2A3_MPIPE.read_text().replace(
+        "        TPOP(x, fifo);", "        fifo.cons.setFreeStatus(fifo.cons.getWaitStatus());\n        TPOP(x, fifo);"))
+    status, out, _ = run(capsys, "ir", "--core", "vec", path)
+    assert status == 0 and f"fifo.cons.free = fifo.cons.wait  @{line_of(path.read_text(), 'setFreeStatus')}:9" in out
+
+
 def test_a2a3_explicit_index_fifo_through_gm(capsys, tmp_path):
     text = A2A3_MPIPE.read_text()
     pop = line_of(text, "TPOP(x, fifo);")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
 from ptorewrite.diagnostics import PtoError
@@ -23,6 +25,18 @@ def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> st
     return f"(event_t)({_strip(cpp_text(slot_expr, names))})"
 
 
+# The state the front end keeps for an end of a TMPipe (parse.mpipe: `pipe.cons.free`, ...) is
+# read in C++ through the end's getters.
+_FIFO_STATE = re.compile(r"^(.+)\.(prod|cons)\.(allocate|record|wait|free|tile_id|sub_tile_id)$")
+_GETTERS = {"allocate": "getAllocateStatus()", "record": "getRecordStatus()", "wait": "getWaitStatus()",
+            "free": "getFreeStatus()", "tile_id": "getTileId()", "sub_tile_id": "getSubTileId()"}
+
+
+def _state_spelling(name: str) -> str:
+    m = _FIFO_STATE.match(name)
+    return name if m is None else f"{m.group(1)}.{m.group(2)}.{_GETTERS[m.group(3)]}"
+
+
 def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:
     """A set or wait issued only when the other end's `if` runs."""
     return code if guard is None else f"if ({_strip(cpp_text(guard, names))}) {code}"
@@ -42,7 +56,7 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
     def names(stmt: ir.Stmt) -> dict[str, str]:
         """How the variables of an event id are spelled next to `stmt` (a helper's parameter
         inside the helper, the caller's variable outside it)."""
-        return tree.names_at(stmt)
+        return {k: _state_spelling(v) for k, v in tree.names_at(stmt).items()}
 
     def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
         out.append((stmt, _at(stmt, where, code, reason, main, order)))

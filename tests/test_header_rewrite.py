@@ -192,3 +192,26 @@ extern "C" __global__ AICORE void scale_one(__gm__ float *out, __gm__ float *in)
     header = kernel.parent / "scale_rows.hpp"
     assert err.startswith(f"{header}:10:5: error: this statement of the header {header} is run by 'scale_rows' and "
                           "'scale_one', which need different synchronization next to it"), err
+
+
+def test_a_rewritten_header_included_by_another_rewritten_header(capsys, tmp_path):
+    # wrapper.hpp, whose helper needs lines too, includes scale_rows.hpp: both copies go beside
+    # the output, and the wrapper's copy finds the helper's copy in its own folder.
+    kernel = _copy_kernel(tmp_path / "k")
+    (kernel.parent / "wrapper.hpp").write_text(
+        '// Scales a block, then adds one to it in place.\n#include "scale_rows.hpp"\n\n'
+        "template <typename TileT, typename GmT>\n"
+        "AICORE inline void scaleThenAdd(GmT &dst, GmT &src, TileT &tile, float factor)\n{\n"
+        "    scaleBlock(dst, src, tile, factor);\n"
+        "    pto::TADDS(tile, tile, 1.0f);\n"
+        "    pto::TSTORE(dst, tile);\n}\n")
+    kernel.write_text(kernel.read_text().replace('#include "scale_rows.hpp"', '#include "wrapper.hpp"')
+                      .replace("scaleBlock(dst, src, tile, 2.0f);", "scaleThenAdd(dst, src, tile, 2.0f);"))
+    out = tmp_path / "out" / "scale_rows.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 0, err
+    assert "set_flag(" in (out.parent / "wrapper.hpp").read_text()
+    assert "set_flag(" in (out.parent / "scale_rows.hpp").read_text()
+    status, stdout, err = run(capsys, "check", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in stdout, stdout + err

@@ -215,8 +215,22 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
                                  output=None if args.check else args.output if args.output != "-" else None,
                                  in_place=args.in_place)
         outputs.write_if_changed(args.explain, to_json(record))
+    headers = rewritten.headers
+    places: dict[str, str] = {}
+    if headers and not args.in_place:
+        out_path = args.check or (args.output if args.output and args.output != "-" else None)
+        if out_path is None and not args.diff:
+            raise PtoError(f"the rewrite changes {len(headers)} header(s) of the kernel's folder too "
+                           f"({', '.join(headers)}): stdout holds one file; give -o OUT.cpp (the headers are "
+                           "written beside it) or -i")
+        from ptorewrite.header_copies import header_destinations
+
+        if out_path is not None:
+            places = header_destinations(args.kernel, out_path, list(headers), set(read), args.include_dirs)
+    elif headers:
+        places = {h: h for h in headers}
     if args.check:
-        return _check_fresh(args, text, reporter)
+        return _check_fresh(args, text, reporter, {places[h]: data for h, data in headers.items()})
     if args.depfile:
         target = args.depfile_target or (args.kernel if args.in_place else args.output)
         deps = set(read) | {os.path.normpath(os.path.abspath(args.kernel))}
@@ -226,12 +240,19 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         # output (when it changed) no older than the stamp.
         outputs.write_atomically(args.depfile, outputs.depfile_text(target, deps).encode())
     to_stdout = not (args.output or args.in_place)
+    # The headers first: a build that watches the kernel's output then finds its headers ready.
+    for h, data in headers.items():
+        if h in places:
+            outputs.write_if_changed(places[h], data, mode_from=h)
     if args.in_place:
         outputs.write_if_changed(args.kernel, text, mode_from=args.kernel)
     elif args.output and args.output != "-":
         outputs.write_if_changed(args.output, text)
     if args.diff:
         sys.stdout.write(outputs.unified_diff(original, text, args.kernel, args.kernel))
+        for h, data in headers.items():
+            with open(h, "rb") as f:
+                sys.stdout.write(outputs.unified_diff(f.read(), data, h, h))
         sys.stdout.flush()
     elif to_stdout or args.output == "-":
         sys.stdout.flush()
@@ -247,16 +268,22 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
 CHECK_DIFF_LINES = 40  # --check shows at most this many lines of its diff
 
 
-def _check_fresh(args: argparse.Namespace, text: bytes, reporter: Reporter) -> int:
-    """--check MANUAL.cpp: 0 when it holds exactly what the rewrite writes now, else 1 with a
-    short diff from it to the fresh rewrite."""
+def _check_fresh(args: argparse.Namespace, text: bytes, reporter: Reporter, headers: dict[str, bytes]) -> int:
+    """--check MANUAL.cpp: 0 when it (and each rewritten header beside it) holds exactly what the
+    rewrite writes now, else 1 with a short diff from them to the fresh rewrite."""
     from ptorewrite import outputs
 
-    with open(args.check, "rb") as f:
-        current = f.read()
-    if current == text:
+    diff = ""
+    for path, fresh in [(args.check, text), *sorted(headers.items())]:
+        try:
+            with open(path, "rb") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = b""
+        if current != fresh:
+            diff += outputs.unified_diff(current, fresh, path, path, context=1)
+    if not diff:
         return 0
-    diff = outputs.unified_diff(current, text, args.check, args.check, context=1)
     shown, left = outputs.shortened(diff, CHECK_DIFF_LINES)
     reporter.print()
     reporter.diagnostics.clear()

@@ -873,12 +873,14 @@ def test_cross_core_transfers_stop_with_a_located_error(capsys, tmp_path, name, 
     assert err.startswith(f"{where(path, text)}: error: cross-core TPUSH/TPOP are not supported yet ('{what}' here)")
 
 
-def test_a_flag_pair_of_one_core_type_only_stops_a_rewrite(capsys, tmp_path):
-    # The file names vector tiles only: the other cores the flag pair signals are never planned.
+def test_a_flag_pair_on_one_core_type_only_stops_a_rewrite_at_its_signal(capsys, tmp_path):
+    # The flag pair is read (a2a3 ffts flags); the file has code for the vector core only, so a
+    # rewrite cannot plan the core it signals.
     path = BAD / "cross_core_objects.cpp"
-    rc, out, err = run_cli(capsys, "auto2manual", path, "-o", str(tmp_path / "out.cpp"))
+    rc, out, err = run_cli(capsys, "auto2manual", path, "-o", tmp_path / "out.cpp")
     assert rc == 2 and out == "" and not (tmp_path / "out.cpp").exists()
-    assert err.startswith(f"{where(path, 'ready.record();')}: error: the vec core signals the other cores"), err
+    assert err.startswith(f"{where(path, 'ready.record();')}: error: the vec core signals the other cores of its "
+                          "cluster"), err
 
 
 def test_missing_file(capsys, tmp_path):

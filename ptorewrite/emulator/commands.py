@@ -342,7 +342,7 @@ def cmd_simulate(args, reporter: Reporter, frontend_options) -> int:
     return status
 
 
-def _rewrite_to_temp(auto_path: str, kernels, args, reporter: Reporter) -> tuple[str, str]:
+def _rewrite_to_temp(auto_path: str, kernels, args, reporter: Reporter, read: set[str]) -> tuple[str, str]:
     try:
         from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
     except ImportError:
@@ -352,11 +352,20 @@ def _rewrite_to_temp(auto_path: str, kernels, args, reporter: Reporter) -> tuple
     used = {v for k in kernels for v in k.runtime_values}
     values = {k: v for k, v in runtime_values(args).items()
               if k in used and isinstance(v, int) and not isinstance(v, bool)}
-    text = rewrite_kernels(kernels, profile(args.arch), reporter, RewriteOptions(values=values)).text
+    rewritten = rewrite_kernels(kernels, profile(args.arch), reporter, RewriteOptions(values=values))
     tmpdir = tempfile.mkdtemp(prefix="ptorewrite-verify-")
     path = os.path.join(tmpdir, os.path.basename(auto_path))
+    places = {}
+    if rewritten.headers:  # the user's headers the rewrite edits go beside it (see header_copies)
+        from ptorewrite.header_copies import header_destinations
+
+        places = header_destinations(auto_path, path, list(rewritten.headers), read, args.include_dirs)
+    for h, data in rewritten.headers.items():
+        os.makedirs(os.path.dirname(places[h]), exist_ok=True)
+        with open(places[h], "wb") as f:
+            f.write(data)
     with open(path, "wb") as f:
-        f.write(text)
+        f.write(rewritten.text)
     return path, tmpdir
 
 
@@ -365,8 +374,10 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
         if path is not None:
             check_source(path, args.defines)
     from ptorewrite.emulator.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify, verify_cluster
+    from ptorewrite.parse import reads
 
-    autos = _load(args.auto, args, reporter, frontend_options, want="auto")
+    with reads.recording() as read:  # where a rewritten header's copy goes
+        autos = _load(args.auto, args, reporter, frontend_options, want="auto")
     if autos[0].mode != "auto":
         raise PtoError(f"{args.auto} is already a manual-mode kernel; verify takes the AUTO kernel first")
     tmpdir = None
@@ -379,7 +390,7 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
             from ptorewrite.analysis.execution import instance_limit
 
             with instance_limit(args.max_instances):  # the rewrite's own runs obey --max-instances too
-                manual_path, tmpdir = _rewrite_to_temp(args.auto, autos, args, reporter)
+                manual_path, tmpdir = _rewrite_to_temp(args.auto, autos, args, reporter, read)
             # The rewrite lives in a temporary directory: keep the original's includes reachable.
             args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
         manuals = _load(manual_path, args, reporter, frontend_options, want="manual")

@@ -28,6 +28,11 @@ from ptorewrite.parse.arch_macros import ARCH_MACROS, AUTO_MODE_MACROS, CPU_SIM_
 
 PARSE_DIR = Path(__file__).resolve().parent
 BUNDLED_INCLUDE = PARSE_DIR / "include"
+
+
+def is_bundled(path: str) -> bool:
+    """A header shipped with ptorewrite (the parse-only PTO and toolkit headers), never the user's."""
+    return Path(path).resolve().is_relative_to(PARSE_DIR)
 TOOLKIT_STANDINS = PARSE_DIR / "toolkit"
 # Declarations of the NPU builtins pto-isa's CPU-simulator stubs do not provide.
 CPU_SIM_BUILTINS = TOOLKIT_STANDINS / "ptorewrite_npu_builtins.h"

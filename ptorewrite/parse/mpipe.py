@@ -271,6 +271,10 @@ class MPipeLowering:
             return Var(end.tile_id)
         if name == "getSubTileId":
             return Var(end.sub_tile_id)
+        switches = {"getAllocateStatus" if end.role == "prod" else "getWaitStatus": end.first_switch,
+                    "getRecordStatus" if end.role == "prod" else "getFreeStatus": end.second_switch}
+        if name in switches:  # a rewrite's guard reads them (transform.sync_emit)
+            return Var(switches[name])
         raise self.error(f"'.{name}()' of a TMPipe end is not modelled", offset)
 
     def lower_mpipe_method(self, end: MPipeEnd, node: cp.Call, scope: Scope, loc: ir.SourceRange,

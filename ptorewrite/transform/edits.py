@@ -44,10 +44,15 @@ class Insertion:
     order: int = 0  # tie-break among insertions at the same place (lower first)
     terminator: str = ";"  # "" for a line that opens or closes a block (`if constexpr (...) {`, `}`)
     depth: int = 0  # levels of indentation deeper than the statement (the lines inside such a block)
+    file: str = ""  # the file the statement is in ("" or the kernel's: the kernel file; else a header of the user's)
 
     @classmethod
     def at(cls, loc: ir.SourceRange, where: str, code: str, reason: str, order: int = 0) -> Insertion:
-        return cls(loc.offset, loc.end_offset, where, code, reason, order)
+        return cls(loc.offset, loc.end_offset, where, code, reason, order, file=loc.file)
+
+    def in_file(self, kernel_file: str) -> str:
+        """The file this line goes into."""
+        return self.file or kernel_file
 
     @property
     def anchor(self) -> int:
@@ -59,14 +64,16 @@ class Insertion:
         return f"{self.code}{self.terminator}{comment}"
 
 
-def statement_blocks(kernel: ir.Kernel) -> list[tuple[int, int]]:
-    """Byte ranges of the kernel file's statement blocks: loop bodies, if/else branches, nested
-    `{ ... }`, MultiBuffered bodies. A range that does not start with `{` is an unbraced body."""
+def statement_blocks(kernel: ir.Kernel, file: str | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of the statement blocks of the kernel file (or of `file`, a header of the
+    user's whose helpers it inlines): loop bodies, if/else branches, nested `{ ... }`,
+    MultiBuffered bodies. A range that does not start with `{` is an unbraced body."""
+    file = file or kernel.file
     out = set()
     for s in ir.walk(kernel.body):
-        if isinstance(s, ir.Block) and s.loc is not None and not s.inlined and s.loc.file == kernel.file:
+        if isinstance(s, ir.Block) and s.loc is not None and not s.inlined and s.loc.file == file:
             out.add((s.loc.offset, s.loc.end_offset))
-        elif isinstance(s, ir.If) and s.exit is not None and s.exit[0].file == kernel.file:
+        elif isinstance(s, ir.If) and s.exit is not None and s.exit[0].file == file:
             out.add((s.exit[0].offset, s.exit[0].end_offset))  # the body of `if (c) return;`
     return sorted(out)
 
@@ -79,8 +86,23 @@ def edit_kernel(kernel: ir.Kernel, insertions: Sequence[Insertion]) -> bytes:
 def edit_kernels(kernels: Sequence[ir.Kernel], insertions: Sequence[Insertion]) -> bytes:
     """The source file of several kernels of one file (entries, instantiations of a kernel
     template) with every insertion made; the statement blocks are those any of them runs."""
+    main = kernels[0].file
     blocks = sorted({b for k in kernels for b in statement_blocks(k)})
-    return apply_insertions(SourceFile(kernels[0].file, kernels[0].source), insertions, blocks)
+    return apply_insertions(SourceFile(main, kernels[0].source), [i for i in insertions if i.in_file(main) == main],
+                            blocks)
+
+
+def edit_headers(kernels: Sequence[ir.Kernel], insertions: Sequence[Insertion]) -> dict[str, bytes]:
+    """The user's headers that get lines (helpers the kernels inline from them), each with its
+    insertions made, by path; the kernel file itself is not among them."""
+    main = kernels[0].file
+    out: dict[str, bytes] = {}
+    for path in sorted({i.in_file(main) for i in insertions} - {main}):
+        with open(path, "rb") as f:
+            data = f.read()
+        blocks = sorted({b for k in kernels for b in statement_blocks(k, path)})
+        out[path] = apply_insertions(SourceFile(path, data), [i for i in insertions if i.file == path], blocks)
+    return out
 
 
 # ---------------------------------------------------------------- lexical facts about the source

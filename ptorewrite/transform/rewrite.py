@@ -15,6 +15,7 @@ from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
+from ptorewrite.transform.header_edits import rewritten_headers
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.tassign import tassign_insertions
@@ -88,6 +89,8 @@ class FileRewrite:
     text: bytes
     results: list[RewriteResult]  # one per kernel, in the order given
     kernels: list[ir.Kernel] = field(default_factory=list)  # the kernels as planned (see planned_clusters)
+    # The user's headers that get lines (helpers inlined from them), rewritten, by path (transform.header_edits).
+    headers: dict[str, bytes] = field(default_factory=dict)
 
 
 def refuse_lambda_calls(kernels: list[ir.Kernel]) -> None:
@@ -115,16 +118,17 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
       what each needs.
     A statement only one of them runs (in its own body, the `if constexpr` branch of its
     instantiation) takes that one's lines."""
-    refuse_lambda_calls(kernels)
     options = options or RewriteOptions()
+    refuse_lambda_calls(kernels)
     kernels = planned_clusters(kernels)
     results = [rewrite(k, profile, reporter, _with_rings(options, k, profile)) for k in kernels]
+    headers = rewritten_headers(kernels, [r.insertions for r in results])
     if len(kernels) == 1:
-        return FileRewrite(results[0].text, results, kernels)
+        return FileRewrite(results[0].text, results, kernels, headers)
     src = SourceFile(kernels[0].file, kernels[0].source)
     chosen: dict[_Place, list[Insertion]] = {}
     owner: dict[_Place, int] = {}
-    per_kernel = [_by_place(r.insertions) for r in results]
+    per_kernel = [_by_place([i for i in r.insertions if i.in_file(src.path) == src.path]) for r in results]
     covered = [_covered_statements(k) for k in kernels]
     for i, places in enumerate(per_kernel):
         for place, items in places.items():
@@ -149,7 +153,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
         dispatched.add(place)
     merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
               for place, items in chosen.items() for ins in items]
-    return FileRewrite(edit_kernels(kernels, merged), results, kernels)
+    return FileRewrite(edit_kernels(kernels, merged), results, kernels, headers)
 
 
 # Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
 from ptorewrite.diagnostics import PtoError
+from ptorewrite.parse.invocation import is_bundled
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.sync_model import PlannedSync, Tree
 
@@ -20,6 +23,18 @@ def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> st
     if s.event:
         slot_expr = BinOp("+", slot_expr, Const(s.event))
     return f"(event_t)({_strip(cpp_text(slot_expr, names))})"
+
+
+# The state the front end keeps for an end of a TMPipe (parse.mpipe: `pipe.cons.free`, ...) is
+# read in C++ through the end's getters.
+_FIFO_STATE = re.compile(r"^(.+)\.(prod|cons)\.(allocate|record|wait|free|tile_id|sub_tile_id)$")
+_GETTERS = {"allocate": "getAllocateStatus()", "record": "getRecordStatus()", "wait": "getWaitStatus()",
+            "free": "getFreeStatus()", "tile_id": "getTileId()", "sub_tile_id": "getSubTileId()"}
+
+
+def _state_spelling(name: str) -> str:
+    m = _FIFO_STATE.match(name)
+    return name if m is None else f"{m.group(1)}.{m.group(2)}.{_GETTERS[m.group(3)]}"
 
 
 def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:
@@ -41,7 +56,7 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
     def names(stmt: ir.Stmt) -> dict[str, str]:
         """How the variables of an event id are spelled next to `stmt` (a helper's parameter
         inside the helper, the caller's variable outside it)."""
-        return tree.names_at(stmt)
+        return {k: _state_spelling(v) for k, v in tree.names_at(stmt).items()}
 
     def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
         out.append((stmt, _at(stmt, where, code, reason, main, order)))
@@ -103,10 +118,10 @@ def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int
     while isinstance(stmt, ir.Block) and not stmt.inlined and stmt.stmts:
         stmt = stmt.stmts[0] if where == "before" else stmt.stmts[-1]
     loc = stmt.loc
-    if loc.file != main:
-        raise PtoError(f"synchronization is needed inside {loc.file}, which ptorewrite does not edit; "
-                       "move the helper into the kernel file", loc)
-    return Insertion.at(loc, where, code, reason, order)
+    if loc.file != main and is_bundled(loc.file):
+        raise PtoError(f"synchronization is needed inside {loc.file}, a header bundled with ptorewrite, which it "
+                       "does not edit", loc)
+    return Insertion.at(loc, where, code, reason, order)  # in a header of the user's: see rewrite.headers
 
 
 def _dedupe(ins: list[Insertion]) -> list[Insertion]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ptorewrite.analysis import ir
 from ptorewrite.diagnostics import PtoError
+from ptorewrite.parse.invocation import is_bundled
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
 
@@ -26,10 +27,10 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
             # A tile the lowering made (a FIFO's slot or entry view): it has no name in the source.
             raise PtoError(f"auto2manual would have to place '{p.name}', a tile the cross-core operation here "
                            "makes itself, which has no name in the source to write a TASSIGN for", decl)
-        if decl.file != kernel.file:
-            raise PtoError(f"'{p.name}' is declared in {decl.file}; auto2manual edits only {kernel.file}, so it "
-                           "cannot place this tile (declare it in the kernel file, or place it there with "
-                           "TASSIGN)", decl)
+        if decl.file != kernel.file and is_bundled(decl.file):
+            raise PtoError(f"'{p.name}' is declared in {decl.file}, a header bundled with ptorewrite, which it "
+                           "does not edit, so it cannot place this tile", decl)
+        # A tile declared in a header of the user's gets its line there (transform.header_edits).
         if p.tile.per_lane:
             # TASSIGN<addr> needs a constant; a copy index counted across loop runs is not one.
             constant = checked and p.tile.lane_constexpr

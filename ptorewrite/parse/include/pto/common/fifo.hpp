@@ -105,6 +105,12 @@ struct TMPipe {
         AICORE void setRecordStatus(bool on);
         AICORE void setWaitStatus(bool on);
         AICORE void setFreeStatus(bool on);
+        AICORE bool getAllocateStatus() const;
+        AICORE bool getRecordStatus() const;
+        AICORE bool getWaitStatus() const;
+        AICORE bool getFreeStatus() const;
+        AICORE int getTileId() const;
+        AICORE int getSubTileId() const;
     };
     End prod;
     End cons;

@@ -644,7 +644,7 @@ class BoundedMachine(Machine):
         accesses = list(tile_accesses)
         if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
-            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
+            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses(s)]
             for t in self.cluster.entry_tiles:  # the entries another core's TMPipe writes
                 for k in range(t.slots):
                     p = self._place(t, k)

@@ -62,6 +62,20 @@ def test_a_ring_flag_hands_over_its_own_ring_only(capsys, tmp_path):
     assert "both core types access it" not in text
 
 
+@pytest.mark.parametrize("panels", [3, 5])
+def test_consecutive_pushes_into_a_gm_ring_write_different_slots(capsys, tmp_path, panels):
+    # Push n stores into GM slot n % 2: the next push's store is to the other slot (no barrier
+    # between the two stores on FIX), and the push two later, into the same slot, waits for the
+    # ring's free signal first (the pipe's protocol orders them). `check` of the rewrite agrees.
+    out = tmp_path / "gm_fifo.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", f"-DPANELS={panels}",
+                         KERNELS / "a2a3_gm_fifo.cpp", "-o", out)
+    assert status == 0, err
+    assert "pipe_barrier" not in out.read_text()
+    status, text, err = run(capsys, "check", "--arch", "a2a3", f"-DPANELS={panels}", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in text, text + err
+
+
 def test_a_deleted_line_of_the_rewrite_is_found(capsys, tmp_path):
     # The same check fails once one of the planned waits is gone.
     text = (KERNELS / "a5_gm_handoff.manual.cpp").read_text()

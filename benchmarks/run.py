@@ -113,6 +113,10 @@ REASONS = {
     "gemm_performance": "the output tile's L0C is released by a reverse FIX -> M flag primed before the "
                         "loops and drained after them (two more scalar statements, one cycle each) where the "
                         "hand-written kernel sets and waits FIX -> M right after each store",
+    "flash_attention": "a FIFO slot tile's accesses count on its whole ring, so each vector core pops the "
+                       "next score tile only after every read of the last one, where the twin double-buffers "
+                       "the S ring's two UB slots (flags by t % 2); a hand edit of the rewrite that does so "
+                       "times 20,040 and 3,015 cycles (docs/design.md \"Rewriting a cluster\")",
 }
 
 
@@ -121,14 +125,14 @@ def _note(name: str, size: str, ours: int, ref: int) -> None:
         ABOVE.append((name, size, ours, ref))
 
 
-def single_core_samples(form: str = "auto.cpp") -> list[Path]:
-    """The sample folders holding `form` whose AUTO kernel is for one core type: a cluster sample's
-    (code for the cube and the vector core) is not rewritten yet, its twin is checked instead."""
-    def cluster(p: Path) -> bool:
+def single_core_samples(form: str = "auto.cpp", cluster: bool = False) -> list[Path]:
+    """The sample folders holding `form` whose AUTO kernel is for one core type (with `cluster`:
+    for both, a cube core and vector cores, timed as a whole cluster by `cluster_sample_rows`)."""
+    def is_cluster(p: Path) -> bool:
         text = (p / "auto.cpp").read_text()
         return "__DAV_CUBE__" in text and "__DAV_VEC__" in text
     return sorted(p for p in (ROOT / "samples").iterdir()
-                  if (p / form).is_file() and (p / "auto.cpp").is_file() and not cluster(p))
+                  if (p / form).is_file() and (p / "auto.cpp").is_file() and is_cluster(p) == cluster)
 
 
 def sample_rows(sizes: dict[str, list[list[str]]], only: set[str] | None = None) -> list[str]:
@@ -153,6 +157,51 @@ def sample_rows(sizes: dict[str, list[list[str]]], only: set[str] | None = None)
                             f"{_ratio(o.cycles, twin.cycles)} | {_ratio(c.cycles, twin.cycles)} | "
                             f"{o.pairs} / {twin.pairs} | {o.barriers} / {twin.barriers} | {o.full} / {twin.full} | "
                             f"{_peaks(plan)} |")
+    return rows
+
+
+def _cluster_measures(path: Path, defines: list[str], include: list[str] | None = None) -> dict[str, Measure]:
+    """Measure per kernel name of the manual cluster kernel at path: its cores run at once."""
+    from ptorewrite.emulator import cluster, pipes
+
+    kernels = load_kernels(path, FrontendOptions(auto_mode=False, defines=defines, include_dirs=include or []))
+    units: dict[str, dict[str, ir.Kernel]] = {}
+    for k in kernels:
+        units.setdefault(k.name, {})[k.core] = k
+    out = {}
+    for name, unit in units.items():
+        trace = cluster.cluster_trace(unit, profile(next(iter(unit.values())).arch), dict(VALUES), None)
+        matches, _ = pipes.match_flags(trace)
+        dyn = [s for s in trace.steps if s.kind in ("set", "barrier")]
+        out[name] = Measure(schedule.simulate(trace, matches=matches).total, sum(1 for d in dyn if d.kind == "set"),
+                            sum(1 for d in dyn if d.kind == "barrier"),
+                            sum(1 for d in dyn if d.kind == "barrier" and d.pipe == "ALL"))
+    return out
+
+
+def cluster_sample_rows(sizes: dict[str, list[list[str]]], only: set[str] | None = None) -> list[str]:
+    """The cluster samples (code for the cube and the vector cores): the whole cluster timed, the
+    rewrite against the twin (no conservative column: `--conservative` drains every pipe at each
+    cross-core flag of every core, which is not a plan worth timing)."""
+    rows = []
+    for sample in single_core_samples(cluster=True):
+        if only is not None and sample.name not in only:
+            continue
+        for defines in sizes.get(sample.name, [[]]):
+            autos = load_kernels(sample / "auto.cpp", FrontendOptions(defines=defines))
+            done = rewrite_kernels(autos, profile(autos[0].arch), Reporter(), RewriteOptions())
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "ours.cpp"
+                out.write_bytes(done.text)
+                ours = _cluster_measures(out, defines, [str(sample)])
+            twin = _cluster_measures(sample / "manual.cpp", defines)
+            for name, o in ours.items():
+                t = twin[name]
+                size = " ".join(defines) or "default"
+                label = f"{sample.name} `{name}` (cluster)"
+                _note(label, size, o.cycles, t.cycles)
+                rows.append(f"| {label} | {size} | - | {o.cycles:,} | {t.cycles:,} | {_ratio(o.cycles, t.cycles)} | - | "
+                            f"{o.pairs} / {t.pairs} | {o.barriers} / {t.barriers} | {o.full} / {t.full} | - |")
     return rows
 
 
@@ -221,13 +270,16 @@ def report(pto_isa: Path | None, tiny: bool) -> str:
         "Size: the `-D` defines of the run (the first row of a sample is its default). Each sample's",
         "source says which values its tiles take and refuses others with a `static_assert`. tmax_launch's",
         "tile shape is its template argument (both instantiations at every size); its size is the tile",
-        "count per block.",
+        "count per block. A cluster sample (a cube core and two vector cores) is timed as its whole",
+        "cluster, the three cores at once with their cross-core flags real (`simulate` of the file); its",
+        "rows have no conservative plan and no memory peaks (one plan per core type).",
         "",
         ("| sample | size | conservative cycles | ours cycles | twin cycles | ours / twin | conservative / twin "
          "| set/wait pairs ours / twin | barriers ours / twin | PIPE_ALL ours / twin | peak live per buffer (ours) |"),
         "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     lines += sample_rows(sizes, only)
+    lines += cluster_sample_rows(sizes, only)
     twins = ["vec_add"] if tiny else [p.name for p in single_core_samples("manual.cpp")]
     rows, commit = corpus_rows(pto_isa, TINY_GEMM_SIZES if tiny else GEMM_SIZES, twins)
     lines += [

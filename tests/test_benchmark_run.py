@@ -70,3 +70,15 @@ def test_every_sample_runs_at_two_sizes_its_default_first():
             for form in ("auto.cpp", "manual.cpp"):
                 text = (sample / form).read_text()
                 assert f"#ifndef {name}\n#define {name} {value}\n" in text, (sample.name, form, define)
+
+
+def test_the_cluster_sample_is_timed_as_a_cluster_against_its_twin():
+    # One row per instantiation of the flash-attention sample: the rewrite and the twin timed with
+    # their three cores at once. The large one's ratio was 1.291 while every cross-core flag
+    # guarded every ring.
+    rows = _runner().cluster_sample_rows({})
+    assert len(rows) == 2 and all("(cluster)" in r for r in rows)
+    cells = [[c.strip() for c in r.strip("|").split("|")] for r in rows]
+    big = next(c for c in cells if "<128, 128, 1024, 128, 2>" in c[0])
+    ours, twin = (int(x.replace(",", "")) for x in big[3:5])
+    assert twin == 20159 and ours < 1.25 * twin

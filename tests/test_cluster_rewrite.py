@@ -20,7 +20,7 @@ from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewri
 
 KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
-         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3")]
+         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3")]
 
 
 def run(capsys, *argv):
@@ -47,6 +47,33 @@ def test_the_expected_rewrite_checks_clean_on_every_core(capsys, name, arch):
     assert status == 0, out + err
     assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
     assert "error" not in err
+
+
+def test_a_ring_flag_hands_over_its_own_ring_only(capsys, tmp_path):
+    # The cube core pushes into one ring on FIX and pops from the other on MTE2: the two rings'
+    # slots (in GM, and in the consumers' buffers) are apart, so nothing orders the pop after the
+    # push on this core; the vector core's pop of the next product does not wait for its push
+    # (MTE3) either. The rewrite still checks clean (above).
+    out = tmp_path / "two_rings.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", KERNELS / "a2a3_two_rings.cpp", "-o", out)
+    assert status == 0, err
+    text = out.read_text()
+    assert "PIPE_FIX, PIPE_MTE2" not in text and "PIPE_MTE3, PIPE_MTE2" not in text
+    assert "both core types access it" not in text
+
+
+@pytest.mark.parametrize("panels", [3, 5])
+def test_consecutive_pushes_into_a_gm_ring_write_different_slots(capsys, tmp_path, panels):
+    # Push n stores into GM slot n % 2: the next push's store is to the other slot (no barrier
+    # between the two stores on FIX), and the push two later, into the same slot, waits for the
+    # ring's free signal first (the pipe's protocol orders them). `check` of the rewrite agrees.
+    out = tmp_path / "gm_fifo.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", f"-DPANELS={panels}",
+                         KERNELS / "a2a3_gm_fifo.cpp", "-o", out)
+    assert status == 0, err
+    assert "pipe_barrier" not in out.read_text()
+    status, text, err = run(capsys, "check", "--arch", "a2a3", f"-DPANELS={panels}", out)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in text, text + err
 
 
 def test_a_deleted_line_of_the_rewrite_is_found(capsys, tmp_path):

@@ -62,9 +62,10 @@ from ptorewrite.analysis.execution import (
     TileOperand,
     located,
 )
-from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue
+from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue, Var
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
+from ptorewrite.analysis.gm_pairs import _extent as gm_extent
 from ptorewrite.analysis.instructions import is_scratch, uses_hidden_scratch, window_position
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
@@ -644,7 +645,7 @@ class BoundedMachine(Machine):
         accesses = list(tile_accesses)
         if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
-            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses()]
+            accesses += [Access(fp, True, what) for fp, what in self.cluster.cross_accesses(s)]
             for t in self.cluster.entry_tiles:  # the entries another core's TMPipe writes
                 for k in range(t.slots):
                     p = self._place(t, k)
@@ -835,19 +836,39 @@ class BoundedMachine(Machine):
             return wide
         return self.tile_footprint(o, window[1] if window else None, s)
 
+    def _slot_env(self, g: ir.GmTensor) -> dict | None:
+        """The values that pin down a FIFO slot in GM (the pipe's counter modulo SlotNum: not
+        affine), when this instance pins it: every variable of the offset a counter the FIFO
+        lowering made, known here, or known modulo a multiple of each modulus it is taken by; a
+        constant extent."""
+        if gm_extent(g) is None or not all("." in v for v in g.offset_bytes.free_vars()):
+            return None  # only the FIFO lowering's counters ('.' in the name) are looked at
+        env = {}
+        for name in g.offset_bytes.free_vars():
+            v = self.env.get(name, UNKNOWN)
+            if isinstance(v, Residue) and _only_modulo(g.offset_bytes, name, v.modulus):
+                v = v.value
+            elif not is_known(v) or not isinstance(v, int):
+                return None
+            env[name] = v
+        return env
+
     def _gm_fp(self, g: ir.GmTensor, clip, s) -> Footprint | None:
         space = "GM:" + g.param
         exact = self._exact_gm.get(id(g))
         if exact is None:
             exact = self._exact_gm[id(g)] = exact_address(g)
         if not exact:
-            return single(space, 0, WHOLE)
-        env = {}
-        for name in g.offset_bytes.free_vars() | {n for x in g.shape + g.stride for n in x.free_vars()}:
-            v = self.env.get(name, UNKNOWN)
-            if isinstance(v, Residue) or not is_known(v):
-                v = self.gm_rep.get(name, 0)
-            env[name] = v
+            env = self._slot_env(g)
+            if env is None:
+                return single(space, 0, WHOLE)
+        else:
+            env = {}
+            for name in g.offset_bytes.free_vars() | {n for x in g.shape + g.stride for n in x.free_vars()}:
+                v = self.env.get(name, UNKNOWN)
+                if isinstance(v, Residue) or not is_known(v):
+                    v = self.gm_rep.get(name, 0)
+                env[name] = v
         try:
             off = evaluate(g.offset_bytes, env)
             shape = tuple(int(evaluate(x, env)) for x in g.shape)
@@ -857,6 +878,23 @@ class BoundedMachine(Machine):
         if not isinstance(off, int):
             return single(space, 0, WHOLE)
         return self.gm_footprint(GmOperand(g, g.param, off + (1 << 40), shape, stride, "", ""), clip)
+
+
+def _only_modulo(e: Expr, name: str, modulus: int) -> bool:
+    """`name` occurs in `e` only as `name % m` (or `(name + c) % m`, c constant) with m dividing
+    `modulus`: then any value of the class `name` is known modulo `modulus` gives `e` one value
+    (a FIFO slot in GM, `counter % SlotNum`)."""
+    if name not in e.free_vars():
+        return True
+    if not isinstance(e, BinOp):
+        return False  # the variable itself, or inside a form not looked into
+    if e.op == "%" and isinstance(e.rhs, Const) and isinstance(e.rhs.value, int) and e.rhs.value > 0 and \
+            name in e.lhs.free_vars():
+        lhs = e.lhs
+        if isinstance(lhs, BinOp) and lhs.op in "+-" and isinstance(lhs.rhs, Const) and isinstance(lhs.rhs.value, int):
+            lhs = lhs.lhs
+        return isinstance(lhs, Var) and lhs.name == name and modulus % e.rhs.value == 0
+    return _only_modulo(e.lhs, name, modulus) and _only_modulo(e.rhs, name, modulus)
 
 
 def _assigns(s: ir.Stmt) -> set[str]:

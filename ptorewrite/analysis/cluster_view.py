@@ -61,6 +61,12 @@ class ClusterView:
     # The kernel's own tiles another core's explicit-index FIFO (TMPipe) moves into: its entries.
     entry_tiles: list[ir.TileDecl] = field(default_factory=list)
     made: frozenset[int] = frozenset()  # tiles the FIFO lowering made (no name in the source)
+    # GM arguments every core accesses only through FIFO moves (a TPUSH's store, a TPOP's load):
+    # the ring's own flags hand them over, no other flag needs to.
+    ring_gm: frozenset[str] = frozenset()
+    # id(cross_op) -> (the slot regions, the GM arguments) of the FIFO operation the flag is part of
+    flag_data: dict[int, tuple[list[Footprint], frozenset[str]]] = field(default_factory=dict)
+    _ring_data: dict[tuple, tuple[list[Footprint], frozenset[str]]] = field(default_factory=dict)
     _ops: dict[int, ir.Instr] = field(default_factory=dict)
     _silent: set[int] = field(default_factory=set)  # ids of flags that touch nothing (`stalls_the_core`)
 
@@ -75,6 +81,9 @@ class ClusterView:
         got = self._ops.get(id(s))
         if got is None:
             got = self._ops[id(s)] = ir.Instr(CROSS_OP[s.kind], s.pipe, (), (), s.loc, s.via, uid=uid)
+            data = self._ring_data.get(_source_key(s))
+            if data is not None:
+                self.flag_data[id(got)] = data
         return got
 
     def is_cross_op(self, s: ir.Instr) -> bool:
@@ -87,10 +96,19 @@ class ClusterView:
         statements, so no line may be written next to them; nothing follows them to order)."""
         return (s.op == CROSS_OP["wait"] and s.pipe == "S") or id(s) in self._silent
 
-    def cross_accesses(self) -> list[tuple[Footprint, str]]:
-        """What a cross-core flag writes here, each with how a reason names it."""
-        out = [(single(r.buffer, r.lo, r.hi), f"the FIFO slots of {', '.join(r.tiles)}") for r in self.rings]
-        out += [(single("GM:" + p, 0, 1 << 62), f"{p} (both core types access it)") for p in sorted(self.shared_gm)]
+    def cross_accesses(self, s: ir.Instr | None = None) -> list[tuple[Footprint, str]]:
+        """What a cross-core flag writes here, each with how a reason names it: a flag of one FIFO
+        (`ring_data`) its own ring's slots and GM, and the shared GM the kernel's own instructions
+        access; any other flag everything the cores share."""
+        rings, gm = self.rings, sorted(self.shared_gm)
+        own = self.flag_data.get(id(s)) if s is not None else None
+        if own is not None:
+            local, params = own
+            rings = [r for r in self.rings if r.lo < r.hi and any(
+                fp.space == r.buffer and fp.lo < r.hi and r.lo < fp.hi for fp in local)]
+            gm = sorted((set(gm) - self.ring_gm) | (set(gm) & params))
+        out = [(single(r.buffer, r.lo, r.hi), f"the FIFO slots of {', '.join(r.tiles)}") for r in rings]
+        out += [(single("GM:" + p, 0, 1 << 62), f"{p} (both core types access it)") for p in gm]
         return out
 
 
@@ -187,8 +205,43 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
     theirs = set().union(*(_gm_params(k) for k in others)) if others else set()
     made = {id(s.dst.tile) for s in fifo_entries(kernel)} | \
         {id(s.ref.tile) for s in slot_assigns(kernel) if "." in (s.ref.tile.cpp_name or s.ref.tile.name)}
-    return ClusterView(kernel.core, slot_tiles, rings, frozenset(mine & theirs),
-                       frozenset(set(slot_tiles) | foreign | views), entry_tiles, frozenset(made))
+    shared = mine & theirs
+    # A GM argument no core accesses outside a FIFO operation is one ring's (or several rings')
+    # slots: only the flags of the operations that move through it hand it over.
+    outside = set().union(*(_gm_params(k, _protocol_keys(k), inside=False) for k in [kernel, *others]))
+    ring_gm = frozenset(shared - outside)
+    ring_data = {}
+    for key in _protocol_keys(kernel):
+        local = [fp for t in _protocol_tiles(kernel, key) if (fp := slot_tiles.get(id(t))) is not None]
+        params = frozenset(_gm_params(kernel, {key}, inside=True) & ring_gm)
+        if local or params:  # a flag that moves nothing (a5 TFREE, a custom sync): everything
+            ring_data[key] = (local, params)
+    return ClusterView(kernel.core, slot_tiles, rings, frozenset(shared),
+                       frozenset(set(slot_tiles) | foreign | views), entry_tiles, frozenset(made),
+                       ring_gm=ring_gm, _ring_data=ring_data)
+
+
+def _source_key(s) -> tuple | None:
+    loc = getattr(s, "loc", None)
+    return None if loc is None else (loc.file, loc.offset, loc.end_offset, tuple(getattr(s, "via", ())))
+
+
+def _protocol_keys(kernel: ir.Kernel) -> set[tuple]:
+    """The source statements (with the calls they were reached through) that lowered to a
+    cross-core flag: a FIFO operation's parts are the statements sharing one."""
+    return {k for s in ir.walk(kernel.body) if isinstance(s, ir.CrossSync) and (k := _source_key(s)) is not None}
+
+
+def _protocol_tiles(kernel: ir.Kernel, key: tuple) -> list[ir.TileDecl]:
+    out = []
+    for s in ir.walk(kernel.body):
+        if _source_key(s) != key:
+            continue
+        if isinstance(s, ir.TileAssign):
+            out.append(s.ref.tile)
+        elif isinstance(s, ir.Instr):
+            out += [a.value.tile for a in s.tile_args]
+    return out
 
 
 def fifo_entries(kernel: ir.Kernel) -> list[ir.AliasDef]:
@@ -197,10 +250,14 @@ def fifo_entries(kernel: ir.Kernel) -> list[ir.AliasDef]:
             and "." in (s.dst.tile.cpp_name or s.dst.tile.name)]
 
 
-def _gm_params(kernel: ir.Kernel) -> set[str]:
+def _gm_params(kernel: ir.Kernel, keys: set[tuple] | None = None, inside: bool = True) -> set[str]:
+    """The GM arguments the kernel's instructions access (with `keys`: those of the statements
+    with one of these source keys, or with `inside` False those of every other statement)."""
     out = set()
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.Instr):
+            if keys is not None and (_source_key(s) in keys) != inside:
+                continue
             for a in s.args:
                 if a.kind == "gm":
                     out.add(a.value.tensor.param)

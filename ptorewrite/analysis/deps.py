@@ -224,11 +224,18 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
         if space_cells is None:
             space_cells = cells[fp.space] = {}
         hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]
+        # GM handed over by a cross-core set after x, and a wait after that set, on every path:
+        # ordered by the protocol, as for the pairs the address test cannot pin down (`_may`).
+        handed = state.flagged.get(fp.space, -1) if state.flagged else -1
         for c in hit:
             for w in _latest(c.writers, d):
+                if getattr(w, "pos", -1) < handed and w.stmt.op not in CROSS_CORE_FLAGS:
+                    continue
                 deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
             if acc.write:
                 for r in _latest(c.readers, d):
+                    if getattr(r, "pos", -1) < handed and r.stmt.op not in CROSS_CORE_FLAGS:
+                        continue
                     deps.append(DynDep(r, d, "war", fp.space, acc.what))
         _update(space_cells, hit, acc, d)
 

@@ -36,7 +36,7 @@ from ptorewrite.analysis.bound_facts import (
     restrict,
     signed_params,
 )
-from ptorewrite.analysis.expr import Const, Expr, Linear, linear
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Linear, Var, linear
 
 MAX_DISTANCE = 16  # exact dependences farther apart than this many iterations are treated as "may"
 
@@ -54,6 +54,7 @@ class _Access:
     # `if`s and loops (`bound_facts`).
     known: dict[str, Interval] = field(default_factory=dict)
     bounds: dict[int, LoopBound] = field(default_factory=dict)  # id(For) -> its condition as a bound
+    instr_offset: Expr = field(default_factory=lambda: Const(0))  # the byte offset as written
 
 
 @dataclass
@@ -102,7 +103,7 @@ def _accesses(kernel: ir.Kernel) -> list[_Access]:
                     for write in (False, True):
                         if (a.writes if write else a.reads):
                             out.append(_Access(s, write, g.param, linear(g.offset_bytes), _extent(g), loops, guards,
-                                               known, bounds))
+                                               known, bounds, g.offset_bytes))
         elif isinstance(s, ir.Block):
             for x in s.stmts:
                 visit(x, loops, guards, known, inlined or s.inlined)
@@ -138,6 +139,9 @@ def classify(kernel: ir.Kernel) -> GmPairs:
             for b in group[i:]:
                 if not (a.write or b.write) or _never_overlap(a, b):
                     continue
+                if _same_ring_slots(a, b):
+                    out.exact |= {a.instr.uid, b.instr.uid}  # the slot each instance names decides
+                    continue
                 margins = _exact(a, b, runtime)
                 if margins is None:
                     out.may.setdefault(a.instr.uid, set()).add(b.instr.uid)
@@ -149,6 +153,39 @@ def classify(kernel: ir.Kernel) -> GmPairs:
                 for loop_id, d in margins.items():
                     out.margin[loop_id] = max(out.margin.get(loop_id, 0), d)
     return out
+
+
+def _ring_counters(e: Expr) -> set[tuple[str, int]] | None:
+    """(counter, SlotNum) of each `counter % SlotNum` in a FIFO slot's address (a counter is a
+    variable the FIFO lowering made: its name holds a '.'), or None when a counter occurs any
+    other way."""
+    out: set[tuple[str, int]] = set()
+
+    def visit(x: Expr) -> bool:
+        if isinstance(x, BinOp) and x.op == "%" and isinstance(x.lhs, Var) and "." in x.lhs.name and \
+                isinstance(x.rhs, Const) and isinstance(x.rhs.value, int) and x.rhs.value > 0:
+            out.add((x.lhs.name, x.rhs.value))
+            return True
+        if isinstance(x, Var):
+            return "." not in x.name
+        if isinstance(x, BinOp):
+            return visit(x.lhs) and visit(x.rhs)
+        return not any("." in v for v in x.free_vars())
+
+    return out if visit(e) else None
+
+
+def _same_ring_slots(a: _Access, b: _Access) -> bool:
+    """Two moves through the slots of one FIFO ring in GM (`counter % SlotNum` of one counter in
+    both addresses, nothing else varying but constants): each instance's slot is evaluated by the
+    planner from the counter's value there (`bounded`), and two instances that name one slot have
+    the ring's free wait between them (the pipe's own protocol), which orders them
+    (`deps.dynamic_deps`)."""
+    ca, cb = _ring_counters(a.instr_offset), _ring_counters(b.instr_offset)
+    if not ca or ca != cb or len(ca) != 1 or a.extent is None or b.extent is None:
+        return False
+    rest = {v for e in (a.instr_offset, b.instr_offset) for v in e.free_vars() if "." not in v}
+    return not rest
 
 
 MAX_MEETS = 64  # most loop-variable values at which a pair meets that `meets` lists

@@ -66,7 +66,6 @@ extern "C" __global__ AICORE void gm_fifo(__gm__ float *out, __gm__ half *a, __g
             set_flag(PIPE_M, PIPE_MTE1, (event_t)(p % 2));  // WAR lhs: M -> MTE1 (next iteration)
             set_flag(PIPE_M, PIPE_FIX, (event_t)((p % 2) + 2));  // RAW acc: M -> FIX
             wait_flag(PIPE_M, PIPE_FIX, (event_t)((p % 2) + 2));  // RAW acc: M -> FIX
-            pipe_barrier(PIPE_FIX);  // WAW pipe's slot: TSTORE -> TSTORE on PIPE_FIX
             TPUSH<Ring, TileAcc<float, 32, 32>, TileSplitAxis::TILE_UP_DOWN>(pipe, acc);
             set_flag(PIPE_FIX, PIPE_M, (event_t)(p % 2));  // WAR acc: FIX -> M (next iteration)
         }

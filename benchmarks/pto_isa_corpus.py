@@ -121,10 +121,25 @@ def host_values(row_path: str) -> list[str]:
 # What a row of the AUTO table needs said beside its outcome: kernel path -> the note.
 NOTES: dict[str, str] = {
     "kernels/automode/a2a3/flash_atten/fa_performance_kernel.cpp": (
-        "pto-isa's file does not compile at this commit: the body of its `INSTANTIATE_TFA` macro "
-        "(lines 766-790) has broken lines (`ate void LaunchTFA<`, `templ float* global_sum_out, ...`), so "
-        "clang stops where the macro is used (line 792) before any kernel is analysed. The a5 kernels, "
-        "whose macros are whole, stop with the cross-core error."),
+        "pto-isa's file does not compile as its build makes it at this commit: the body of its "
+        "`INSTANTIATE_TFA` macro (lines 766-790) has broken lines (`ate void LaunchTFA<`, `templ float* "
+        "global_sum_out, ...`), and `TFA_FOR_EACH_CASE(INSTANTIATE_TFA)` (line 792) expands it. The file is "
+        "read unmodified; what differs is the generated header: its `TFA_FOR_EACH_CASE` expands each case "
+        "(the generator's own, run with run.sh's QK_PRELOAD) through the benchmark's macro "
+        "`PTOREWRITE_INSTANTIATE_TFA` instead of the macro it is passed, which instantiates the "
+        "profiling `LaunchTFA` overload once per case with INTERMEDIATE_CHECK false, as the intended "
+        "macro's first line does (the INTERMEDIATE_CHECK true and the overloads without a profiling buffer "
+        "are not instantiated)."),
+}
+# Kernels whose own instantiation macro does not compile: the generated header's case list is
+# expanded through a macro of the benchmark's (kernel path -> (the macro's name, its definition)).
+CASE_EXPANSION: dict[str, tuple[str, str]] = {
+    "kernels/automode/a2a3/flash_atten/fa_performance_kernel.cpp": ("PTOREWRITE_INSTANTIATE_TFA", (
+        "#define PTOREWRITE_INSTANTIATE_TFA(S0, HEAD, S1, CUBE_S0, CUBE_S1, TILE_S1, QK_PRELOAD, CAUSAL_MASK) \\\n"
+        "    template void LaunchTFA<S0, HEAD, S1, CUBE_S0, CUBE_S1, TILE_S1, QK_PRELOAD, kFaCvFifoSize, false, \\\n"
+        "        CAUSAL_MASK, kFaCvFifoConsSyncPeriod>(uint16_t *, aclFloat16 *, aclFloat16 *, aclFloat16 *, \\\n"
+        "        aclFloat16 *, float *, float *, float *, float *, float *, float *, float *, uint8_t *, \\\n"
+        "        aclrtStream, uint8_t *);\n")),
 }
 # Hand-written kernels that do not compile at the pto-isa commit read: kernel path -> the evidence.
 _RENAMED = (
@@ -526,6 +541,23 @@ class Runner:
             self.generated[folder] = out
         return self.generated[folder]
 
+    def expanded_dir(self, folder: str, row_path: str) -> Path:
+        """The folder's generated header with its case list expanded through CASE_EXPANSION's macro."""
+        key = f"{folder}@{row_path}"
+        if key not in self.generated:
+            name, definition = CASE_EXPANSION[row_path]
+            text = (self.generated_dir(folder) / "generated_cases.h").read_text()
+            head, sep, rest = text.partition("#define TFA_FOR_EACH_CASE(MACRO)")
+            if not sep:
+                raise SystemExit(f"{folder}: the generated header has no TFA_FOR_EACH_CASE to expand")
+            body, nl, tail = rest.partition("\n\n")
+            out = self.tmp / (row_path.replace("/", "_") + ".cases")
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "generated_cases.h").write_text(head + definition + sep + body.replace("MACRO(", name + "(") +
+                                                   nl + tail)
+            self.generated[key] = out
+        return self.generated[key]
+
     def run(self, args: list[str]) -> Run:
         shown = " ".join(a.replace(str(self.pto), "$PTO").replace(str(self.tmp), "$BUILD") for a in args)
         t0 = time.monotonic()
@@ -561,7 +593,9 @@ def _base_flags(row_path: str, runner: Runner, folder: str | None) -> list[str]:
     flags = ["--arch", "a5"] if arch_of(row_path) == "a5" else []
     if folder is None:
         folder = next((g for m, g in GENERATED.items() if row_path.startswith(m + "/")), None)
-    if folder is not None:
+    if folder is not None and row_path in CASE_EXPANSION:
+        flags += ["-I", str(runner.expanded_dir(folder, row_path))]
+    elif folder is not None:
         flags += ["-I", str(runner.generated_dir(folder))]
     return flags
 

@@ -850,6 +850,7 @@ def test_unknown_instruction(capsys, name, message):
     ("template_entry.cpp", "TemplatedEntry(", "the kernel template 'TemplatedEntry' is not instantiated in this file"),
     ("view_used_after_loop.cpp", "dst, x); // after", "GlobalTensor 'dst' is re-pointed by the TASSIGN at line 9"),
     ("ffts_direct.cpp", "getFFTSMsg(0x0, 1)", "'ffts_cross_core_sync' with ffts mode 0"),
+    ("tsync_cvid.cpp", "pto::TSYNC_CVID(", "pto::TSYNC_CVID is not modelled: the cube core stores a slot number"),
 ])
 def test_unsupported_constructs(capsys, name, text, message):
     path = BAD / name
@@ -861,17 +862,23 @@ def test_unsupported_constructs(capsys, name, text, message):
     assert len(e.value.diagnostics) == 1 and e.value.diagnostics[0].loc.line == line_of(path, text)
 
 
-@pytest.mark.parametrize("name, text, what", [
-    ("cross_core.cpp", "TPUSH(x, dst);", "TPUSH"),
-    ("cross_core_objects.cpp", "TSync_Custom<SyncOpType::TSTORE_V2GM", "TSync_Custom"),
+@pytest.mark.parametrize("name, text, what, command", [
+    *(("cross_core.cpp", "TPUSH(x, dst);", "TPUSH", c) for c in ("ir", "check", "auto2manual")),
 ])
-@pytest.mark.parametrize("command", ["ir", "check", "auto2manual"])
 def test_cross_core_transfers_stop_with_a_located_error(capsys, tmp_path, name, text, what, command):
     path = BAD / name
     extra = ["-o", str(tmp_path / "out.cpp")] if command == "auto2manual" else []
     rc, out, err = run_cli(capsys, command, path, *extra)
     assert rc == 2 and out == "" and not (tmp_path / "out.cpp").exists()
     assert err.startswith(f"{where(path, text)}: error: cross-core TPUSH/TPOP are not supported yet ('{what}' here)")
+
+
+def test_a_flag_pair_of_one_core_type_only_stops_a_rewrite(capsys, tmp_path):
+    # The file names vector tiles only: the other cores the flag pair signals are never planned.
+    path = BAD / "cross_core_objects.cpp"
+    rc, out, err = run_cli(capsys, "auto2manual", path, "-o", str(tmp_path / "out.cpp"))
+    assert rc == 2 and out == "" and not (tmp_path / "out.cpp").exists()
+    assert err.startswith(f"{where(path, 'ready.record();')}: error: the vec core signals the other cores"), err
 
 
 def test_missing_file(capsys, tmp_path):

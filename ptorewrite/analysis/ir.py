@@ -435,6 +435,8 @@ class Kernel:
     # How the other cores of its cluster meet this kernel, for planning it alone (set by the
     # rewrite of a cluster; see analysis.cluster_view).
     cluster: object = None
+    # Where a helper calls a lambda the kernel passed it (parse.loops.call_closure).
+    lambda_calls: tuple[SourceRange, ...] = ()
 
     def instructions(self) -> Iterator[Instr]:
         for s in walk(self.body):

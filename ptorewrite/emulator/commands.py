@@ -246,7 +246,7 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     check_source(args.kernel, args.defines)  # refuse bad input before importing the analysis
     from ptorewrite.analysis import execution
     from ptorewrite.emulator import cluster, pipes
-    from ptorewrite.parse.frontend import signals_within_cluster
+    from ptorewrite.parse.frontend import is_cluster_kernel, signals_within_cluster
 
     # A manual tile placed past its buffer's end or misaligned is a bug of the kernel: reported as
     # an error, and the races and flags of the rest are still checked (exit 1, not a refusal).
@@ -256,7 +256,9 @@ def cmd_check(args, reporter: Reporter, frontend_options) -> int:
     status = 0
     for i, unit in enumerate(units):
         kernel = next(iter(unit.values()))
-        if kernel.mode != "manual":
+        if kernel.mode != "manual" and (args.core or not (len(unit) > 1 or is_cluster_kernel(kernel))):
+            # (an AUTO cluster runs too: its cores signal each other; races within a core are
+            # what its missing syncs leave)
             raise PtoError(f"{args.kernel} is an AUTO-mode kernel (no TASSIGN or sync); check takes manual kernels "
                            "(use `verify` to check an AUTO kernel's rewrite)")
         if len(units) > 1:

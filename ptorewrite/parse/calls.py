@@ -30,6 +30,7 @@ from ptorewrite.parse.values import (
     NAMESPACES,
     USE_DEFAULT,
     Binding,
+    Closure,
     Function,
     LoweringError,
     Ptr,
@@ -337,6 +338,8 @@ class CallInlining:
             return Binding("event", a)
         if isinstance(a, ScalarArray):
             return Binding("array", a)
+        if isinstance(a, Closure):
+            return Binding("closure", a)
         return Binding("value", a)
 
 

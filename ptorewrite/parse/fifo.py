@@ -90,7 +90,7 @@ class FifoLowering(A2a3FifoLowering):
         return st
 
     def _cross(self, kind: str, pipe: str, sem: int, loc: ir.SourceRange) -> ir.CrossSync:
-        self.manual = True
+        # The pipe's own flags (an AUTO kernel has them too): they do not make the kernel manual.
         return ir.CrossSync(kind, pipe, Const(sem), loc, self.via)
 
     def declare_pipe(self, t: ty.PipeType, name: str, init: list[cp.Node], scope: Scope, loc: ir.SourceRange,

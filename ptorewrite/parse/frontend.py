@@ -575,13 +575,10 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
         low = Lowering(tu, parsed.source, arch, reporter, objects, functions, user_files,
                        auto_mode=opts.auto_mode, top=parsed.top)
         low.core = core
-        # TPipe FIFOs are lowered to the cluster's flags (parse.fifo), and so are the a5 flag pairs and
-        # explicit-index FIFOs (parse.mpipe); a file written with pto-isa's AUTO-mode helpers is an AUTO
-        # kernel, read with them only as one (auto2manual). The rest stops here.
-        auto = opts.auto_mode or not low.auto_helpers
-        sync_objects = A5_SYNC_OBJECTS if arch.name == "a5" and auto else frozenset()
-        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | sync_objects if arch.name in
-                                     ("a5", "a2a3") else frozenset())
+        # TPipe FIFOs (parse.fifo, parse.fifo_a2a3), flag pairs and explicit-index FIFOs (parse.mpipe) are
+        # lowered to the cluster's flags, in AUTO files as in hand-written ones. The rest stops here.
+        cross = first_cross_core_use(entry, user_fns, modelled=FIFO_MODELLED | A5_SYNC_OBJECTS
+                                     if arch.name in ("a5", "a2a3") else frozenset())
         if cross is not None:
             c, name = cross
             raise PtoError(f"cross-core TPUSH/TPOP are not supported yet ('{name}' here): this kernel moves tiles "
@@ -592,6 +589,7 @@ def _lower_core(file: Path, opts: FrontendOptions, core: str, arch: ArchProfile,
             kernel = _lower_entry(low, entry, inst, core, arch, parsed)
             if inst is None:
                 kernel.launches = plain_launches.get(entry.extent.start.offset, ())
+            kernel.lambda_calls = tuple(low.lambda_calls)
         except PtoError as e:
             if first_pipe_work(entry, user_fns) is not None:
                 raise

@@ -20,7 +20,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, select, 
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
-from ptorewrite.parse.values import Binding, LaneContext, MultiBufferLoop, Scope
+from ptorewrite.parse.values import Binding, Closure, LaneContext, MultiBufferLoop, Scope
 
 # Compound assignments that give the variable's next value from its current one.
 _UPDATE_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>",
@@ -236,6 +236,28 @@ class LoopLowering:
             any(LoopLowering._mentions(x, var) for v in vars(node).values() if isinstance(v, tuple)
                 for x in v if isinstance(x, cp.Node))
 
+    def call_closure(self, closure: Closure, node: cp.Call, scope: Scope, loc: ir.SourceRange) -> ir.Block:
+        """`body(i)` where `body` is a lambda the kernel passed to a helper (a loop helper of its
+        own taking `class Body`): the lambda's statements with its parameters bound to the call's
+        arguments, in the scope the lambda was written in; one block, like a helper's body, whose
+        parameters name the caller's variables."""
+        lam = closure.node
+        if len(node.args) != len(lam.params):
+            raise self.error(f"this lambda takes {len(lam.params)} argument(s), the call gives {len(node.args)}",
+                             node.offset)
+        args = [self.eval(a, scope) for a in node.args]
+        inner = Scope(closure.scope)
+        names: dict[str, str] = {}
+        for (_, pname), a in zip(lam.params, args):
+            if pname:
+                inner.define(pname, self._param_binding(a))
+                if isinstance(a, Var):
+                    names[a.name] = pname
+        self.lambda_calls.append(loc)
+        with self.frame(closure.src, self.via + (loc,), f"lambda@{lam.offset}"):
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
+        return ir.Block(stmts, loc, uid=next(self._uid), inlined=True, param_names=names)
+
     def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
                             loc: ir.SourceRange) -> ir.For:
         """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
@@ -285,6 +307,22 @@ class LoopLowering:
         body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
         return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
                       cpp_var=f"{names[0]}.iter")
+
+    def lower_stages(self, node: cp.Call, scope: Scope) -> list[ir.Block]:
+        """`stages.run([&]() { ... }, [&]() { ... }, ...)`: pto-isa's MultiStaged calls each stage
+        function once, in the order given (its pragma between stages is a hint to the AUTO
+        compiler's scheduler, not an order the hardware keeps): each lambda body is one block at
+        its place in the file, run in turn with the caller's names (the lambdas capture by
+        reference)."""
+        if not node.args or not all(isinstance(a, cp.Lambda) for a in node.args):
+            raise self.error("MultiStaged::run takes its stages as lambdas written at the call", node.offset)
+        blocks = []
+        for lam in node.args:
+            if lam.params:
+                raise self.error("a MultiStaged stage takes no parameters", lam.offset)
+            stmts = self.lower_compound(self._lambda_body_cursor(lam), scope)
+            blocks.append(ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=next(self._uid)))
+        return blocks
 
     def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:
         """Which copy a per-lane tile uses in this iteration.

@@ -79,6 +79,7 @@ from ptorewrite.parse.values import (
     NULL_POINTER,
     ArrayPointer,
     Binding,
+    Closure,
     EventObject,
     Frame,
     Function,
@@ -93,6 +94,7 @@ from ptorewrite.parse.values import (
     RecordValue,
     ScalarAddress,
     Scope,
+    StageRunner,
     StructValue,
     TileChoice,
     TileConstruction,
@@ -208,6 +210,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
     auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
+    lambda_calls: list[ir.SourceRange] = field(default_factory=list)  # where a helper calls a kernel's lambda
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
     # a flag the rest of the function tests (see _lower_list).
@@ -285,6 +288,10 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                     kids += k.get_children()  # `pto::GlobalTensorDim::DIM_3`
                 elif k.kind == CursorKind.VAR_DECL and k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("lazy_value", k))
+                elif k.kind == CursorKind.ENUM_DECL and not k.is_scoped_enum():
+                    for e in k.get_children():  # `CV_CORE_SYNC` of `enum CVSyncMode`
+                        if e.kind == CursorKind.ENUM_CONSTANT_DECL and e.spelling not in scope.names:
+                            scope.define(e.spelling, Binding("value", Const(e.enum_value)))
                 elif k.kind == CursorKind.CLASS_TEMPLATE and k.spelling in LIBRARY_CONFIG_TYPES and \
                         k.spelling not in scope.names:
                     scope.define(k.spelling, Binding("class_template", [k]))
@@ -577,7 +584,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                                  f"{b.extra.repointed_at.line} inside a loop or condition; it cannot be used "
                                  "outside that block", offset)
             b.extra.used_in.add(tuple(self._loop_ids))
-        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct"):
+        if k in ("tile", "ref", "gm", "ptr", "multibuf", "mbctx", "event", "array", "struct", "closure"):
             return b.value
         if k == "funcs":
             return b.value
@@ -838,7 +845,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         return self.scalar_gm_read(ptr, self.node_text(node) or "ld_dev(...)", node.offset)
 
     def _eval_Lambda(self, node, scope):
-        return node
+        return Closure(node, scope, self.src)
 
     def _eval_TypeId(self, node: cp.TypeId, scope):
         return self.resolve_type(node, scope)
@@ -859,6 +866,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 # it only feeds data (a profile record) nothing needs it; where it would steer what
                 # runs, the run asks for it by this name.
                 return Var(self.unique_name(f"get_sys_cnt()@{self.src.line_col(node.offset)[0]}"))
+            if name == "TSYNC_CVID":
+                raise self.error("pto::TSYNC_CVID is not modelled: the cube core stores a slot number it derives "
+                                 "from its physical core id into the communication buffer and raises ffts flag 12, "
+                                 "and the vector cores wait for it and read the slot back; the slot (which GM FIFO "
+                                 "region the cluster uses) is known only on the device", node.offset)
             if name == "__cce_get_tile_ptr" and len(node.args) == 1:  # a tile handle's address
                 return self.eval(node.args[0], scope)
             if name == "ld_dev" and len(node.args) == 2:
@@ -1374,6 +1386,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(t, ty.MultiBufferType):
             scope.define(decl.name, Binding("multibuf", MultiBufferLoop(t.buffers, None)))
             return
+        if isinstance(t, ty.MultiStagedType):
+            scope.define(decl.name, Binding("multibuf", StageRunner(t.stages)))
+            return
         if isinstance(t, ty.OpaqueType) and t.text in SDMA_TYPES:
             self.declare_sdma(t.text, decl.name, decl.init or [], scope, self.range_of(group or d, include_semicolon=True),
                               decl.name_offset, out)
@@ -1885,6 +1900,11 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if isinstance(target, MultiBufferLoop):
                 out.append(self.lower_multibuffered(target, node, scope, loc))
                 return
+        if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name == "run":
+            target = self.eval(node.callee.base, scope)
+            if isinstance(target, StageRunner):
+                out.extend(self.lower_stages(node, scope))
+                return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and \
                 node.callee.name in TILE_MODE_SETTERS:
             self.lower_tile_mode(node, scope, loc)
@@ -2161,11 +2181,14 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if user is not None and user.kind == "funcs" and not (len(callee.parts) > 1 and callee.parts[0] == "pto"):
             out.extend(self.inline_call(user.value, callee, node, scope, loc))
             return
+        if user is not None and user.kind == "closure" and len(callee.parts) == 1:
+            out.append(self.call_closure(user.value, node, scope, loc))
+            return
         if name == "SYNCALL" or is_comm_call(callee, name):
             self.lower_comm(name, node, scope, loc, out)
             return
         if name in FIFO_CALLS and self.arch.name in ("a5", "a2a3"):
-            mpipe = self.mpipe_of_call(node, scope) if self.arch.name == "a5" else None
+            mpipe = self.mpipe_of_call(node, scope)
             if mpipe is not None:
                 self.lower_mpipe_call(name, mpipe, node, scope, loc, out)
             else:

@@ -124,6 +124,19 @@ def _steps(c2v: bool, path: str, flag: int) -> dict[str, tuple[str, str, str, tu
             "allocate": ("vec", "wait", "MTE3", (flag + 1,)), "free": ("cube", "set", "MTE1", freed_both)}
 
 
+def _a2a3_steps(c2v: bool, flag: int) -> dict[str, tuple[str, str, str, tuple[int, ...]]]:
+    """pto-isa's a2a3 TSync_Custom: the same four steps as ffts flags in mode 2. A set from the
+    cube core raises the flag on both vector cores; a cube-core wait (`wait_flag_dev`) passes once
+    both vector cores raised it; every wait stalls the whole core (PIPE_S)."""
+    both = (flag, flag + SECOND_VECTOR_CORE)
+    freed_both = (flag + 1, flag + 1 + SECOND_VECTOR_CORE)
+    if c2v:
+        return {"record": ("cube", "set", "FIX", both), "wait": ("vec", "wait", "S", (flag,)),
+                "allocate": ("cube", "wait", "S", freed_both), "free": ("vec", "set", "MTE2", (flag + 1,))}
+    return {"record": ("vec", "set", "MTE3", (flag,)), "wait": ("cube", "wait", "S", both),
+            "allocate": ("vec", "wait", "S", (flag + 1,)), "free": ("cube", "set", "MTE2", freed_both)}
+
+
 class MPipeLowering:
     """The TSync_Custom / TMPipe part of `lower.Lowering` (mixed in)."""
 
@@ -137,14 +150,19 @@ class MPipeLowering:
 
     def _cross_syncs(self, step, loc) -> list[ir.Stmt]:
         _, kind, pipe, sems = step
-        self.manual = True
-        return [ir.CrossSync(kind, pipe, Const(s), loc, self.via) for s in sems]
+        # The object's own flags (an AUTO kernel has them too): they do not make the kernel manual.
+        ffts = self.arch.name == "a2a3"
+        return [ir.CrossSync(kind, pipe, Const(s), loc, self.via, ffts=ffts) for s in sems]
 
     # -- TSync_Custom
 
     def declare_sync_object(self, t: ty.SyncCustomType, name: str, init: list[cp.Node], scope: Scope,
                             offset: int) -> SyncObject:
-        self._a5_only("TSync_Custom", offset)
+        if self.arch.name == "a2a3" and t.producer not in ("TSTORE_C2GM", "TSTORE_V2GM"):
+            raise self.error(f"a2a3's TSync_Custom has no producer SyncOpType::{t.producer} (TSTORE_C2GM or "
+                             "TSTORE_V2GM)", offset)
+        if self.arch.name not in ("a2a3", "a5"):
+            self._a5_only("TSync_Custom", offset)
         items = list(init)
         if len(items) == 1 and isinstance(items[0], cp.InitList):
             items = list(items[0].items)
@@ -161,7 +179,8 @@ class MPipeLowering:
         if step_name not in SIGNAL_STEPS or node.args:
             raise self.error(f"TSync_Custom has no step '.{step_name}()' the front end models (record, wait, "
                              "allocate, free)", node.offset)
-        step = _steps(obj.c2v, obj.path, obj.flag_id)[step_name]
+        step = (_a2a3_steps(obj.c2v, obj.flag_id) if self.arch.name == "a2a3" else
+                _steps(obj.c2v, obj.path, obj.flag_id))[step_name]
         if step[0] != self.core:
             side = "cube" if step[0] == "cube" else "vector"
             raise self.error(f"'{obj.name}.{step_name}()' of a {'cube-to-vector' if obj.c2v else 'vector-to-cube'} "
@@ -173,10 +192,16 @@ class MPipeLowering:
 
     def declare_mpipe(self, t: ty.MPipeType, name: str, init: list[cp.Node], scope: Scope, loc: ir.SourceRange,
                       offset: int, out: list[ir.Stmt]) -> MPipeObject:
-        self._a5_only("TMPipe", offset)
         kind = self._mpipe_kind(t, offset)
         gm = t.fifo_type == "GM_FIFO"
-        if len(init) != (2 if gm else 1):
+        if self.arch.name == "a2a3":
+            if not gm:
+                raise self.error(f"a2a3's TMPipe keeps its FIFO in GM (FIFOType::GM_FIFO), not {t.fifo_type}",
+                                 offset)
+            if len(init) != (1 if t.local_depth == 0 else 2):
+                raise self.error("an a2a3 TMPipe takes the GM FIFO, and a local FIFO base when LocalDepth > 0",
+                                 offset)
+        elif len(init) != (2 if gm else 1):
             raise self.error("a TMPipe through GM takes the GM FIFO and a local FIFO base" if gm else
                              "a TMPipe through UB or L1 takes the FIFO's base address", offset)
         if gm:
@@ -187,7 +212,7 @@ class MPipeLowering:
             if not isinstance(base, Ptr):
                 raise self.error("a TMPipe's GM FIFO must be a GM pointer derived from a kernel argument",
                                  init[0].offset)
-            local = self.scalar(init[1], scope) if t.local_depth > 0 else None
+            local = self.scalar(init[1], scope) if t.local_depth > 0 and len(init) > 1 else None
         else:
             # `(uint32_t)(uint64_t)tiles[0].data()`: relative to a tile whose address is set at run time.
             rel = self._relative_to_tile(init[0], scope)
@@ -232,7 +257,8 @@ class MPipeLowering:
 
     def _mpipe_step(self, p: MPipeObject, step_name: str, loc) -> list[ir.Stmt]:
         """One signalling step as this core compiles it (a step of the other core is compiled out)."""
-        step = _steps(p.c2v, p.kind.split("_")[1], p.type.flag_id)[step_name]
+        step = (_a2a3_steps(p.c2v, p.type.flag_id) if self.arch.name == "a2a3" else
+                _steps(p.c2v, p.kind.split("_")[1], p.type.flag_id))[step_name]
         return self._cross_syncs(step, loc) if step[0] == self.core else []
 
     def mpipe_end(self, p: MPipeObject, member: str, offset: int) -> MPipeEnd:
@@ -280,6 +306,8 @@ class MPipeLowering:
         if name == "TFREE":
             if len(node.args) != 1:
                 raise self.error("TFREE takes the pipe", node.offset)
+            if self.arch.name == "a2a3":
+                return  # a2a3's TFREE of a TMPipe does nothing: TPOP frees (when switched on)
             out.append(self._switched(p.ends["cons"].second_switch, self._mpipe_step(p, "free", loc), loc))
             return
         if name not in ("TPUSH", "TPOP") or len(node.args) != 2:
@@ -296,6 +324,9 @@ class MPipeLowering:
             raise self.error(f"{name} on this TMPipe takes a {want.tile_type} tile on the "
                              f"{'cube' if core == 'cube' else 'vector'} core", node.offset)
         text = self.node_text(node.args[0])
+        if self.arch.name == "a2a3":
+            self._a2a3_mpipe_call(p, producing, tile, text, node, loc, out)
+            return
         if producing:
             end = p.ends["prod"]
             out.append(self._switched(end.first_switch, self._mpipe_step(p, "allocate", loc), loc))
@@ -307,6 +338,76 @@ class MPipeLowering:
             if p.kind.endswith("gm"):
                 self._mpipe_pop_gm(p, end, tile, text, node, loc, out)
                 out.append(self._switched(end.second_switch, self._mpipe_step(p, "free", loc), loc))
+
+    def _a2a3_mpipe_call(self, p: MPipeObject, producing: bool, tile: ir.TileRef, text: str, node: cp.Call, loc,
+                         out: list[ir.Stmt]) -> None:
+        """pto-isa's a2a3 TPUSH / TPOP of a TMPipe (its FIFO in GM): allocate (wait) if switched on,
+        move the tile, step the end's tile index, record (free) if switched on. An entry holds
+        `factor` blocks side by side when one tile is `factor` times wider than the other: the
+        wider one moves in `factor` column strips, each strip a view of its bytes."""
+        prod, cons = p.type.prod, p.type.cons
+        end = p.ends["prod" if producing else "cons"]
+        out.append(self._switched(end.first_switch, self._mpipe_step(p, "allocate" if producing else "wait", loc),
+                                  loc))
+        self._full_valid(tile, node)
+        if producing:
+            esize = DTYPE_BYTES[prod.dtype]
+            if p.kind == "c2v_gm":  # the accumulator into one block of the entry (the kernel's entry offset)
+                factor = self._strips(cons.cols, prod.cols, node)
+                gm = self._mpipe_gm(p, self._mpipe_entry(end, factor * prod.rows * prod.cols * esize), prod.dtype,
+                                    prod.rows, prod.cols, loc, out)
+                out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", tile, text)], node, loc))
+            else:  # v2c_gm: the vector tile in strips as wide as the consumer's tile, block after block
+                factor = self._strips(prod.cols, cons.cols, node)
+                block = cons.rows * cons.cols * esize
+                at = self._mpipe_entry(end, factor * block)
+                for k in range(factor):
+                    gm = self._mpipe_gm(p, binop("+", at, Const(k * block)), prod.dtype, prod.rows, cons.cols, loc,
+                                        out)
+                    strip = self._strip(p, tile, cons.cols, k, loc, out) if factor > 1 else tile
+                    out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", strip, text)], node, loc))
+        else:
+            esize = DTYPE_BYTES[cons.dtype]
+            if p.local_base is not None and p.type.local_depth > 0 and not self.auto_mode:
+                local = binop("*", binop("%", Var(end.tile_id), Const(p.type.local_depth)),
+                              Const(int(cons.rows * cons.cols * esize)))
+                out.append(ir.TileAssign(tile, binop("+", p.local_base, local), loc, self.via))
+            if p.kind == "c2v_gm":  # this core's rows of each block, into column strips of the tile
+                factor = self._strips(cons.cols, prod.cols, node)
+                block = prod.rows * prod.cols * esize
+                at = self._mpipe_entry(end, factor * block)
+                for k in range(factor):
+                    gm = self._mpipe_gm(p, binop("+", at, Const(k * block)), cons.dtype, cons.rows, prod.cols, loc,
+                                        out)
+                    strip = self._strip(p, tile, prod.cols, k, loc, out) if factor > 1 else tile
+                    out.append(self._mpipe_move("TLOAD", [("tile", strip, text), ("gm", gm)], node, loc))
+            else:  # v2c_gm: the L1 tile whole from its block
+                gm = self._mpipe_gm(p, self._mpipe_entry(end, cons.rows * prod.cols * esize), cons.dtype, cons.rows,
+                                    cons.cols, loc, out)
+                out.append(self._mpipe_move("TLOAD", [("tile", tile, text), ("gm", gm)], node, loc))
+        out.append(ir.Assign(end.tile_id, binop("+", Var(end.tile_id), Const(1)), loc))
+        out.append(self._switched(end.second_switch, self._mpipe_step(p, "record" if producing else "free", loc),
+                                  loc))
+
+    def _strips(self, wide: int, narrow: int, node: cp.Call) -> int:
+        if narrow <= 0 or wide % narrow:
+            raise self.error(f"this TMPipe's tiles are {wide} and {narrow} columns wide; pto-isa moves the wider in "
+                             "strips as wide as the other, so one must divide the other", node.offset)
+        return wide // narrow
+
+    def _strip(self, p: MPipeObject, ref: ir.TileRef, cols: int, k: int, loc, out: list[ir.Stmt]) -> ir.TileRef:
+        """Columns [k * cols, (k + 1) * cols) of a row-major tile: a view of its bytes with the tile's
+        row pitch (pto-isa's sub-tile at a column byte offset)."""
+        t = ref.tile
+        decl = ir.TileDecl(
+            name=self.unique_name(f"{p.name}.strip"), tile_type=t.tile_type, dtype=t.dtype, rows=t.rows, cols=t.cols,
+            valid_rows=t.valid_rows, valid_cols=Const(cols), blayout=t.blayout, slayout=t.slayout, count=None,
+            loc=loc, type_text=f"{p.name} strip", cpp_name=f"{p.name}.strip", scope=self._scope_uid,
+            compact=t.compact, fractal=t.fractal)
+        self.tiles.append(decl)
+        strip = ir.TileRef(decl, None)
+        out.append(ir.AliasDef("TMPipe strip", strip, ref, Const(k * cols * DTYPE_BYTES[t.dtype]), loc, self.via))
+        return strip
 
     def _bind_entry(self, p: MPipeObject, slot: ir.TileRef, entry: Expr, loc) -> ir.Stmt:
         if isinstance(p.base, tuple):

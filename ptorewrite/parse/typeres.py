@@ -259,6 +259,8 @@ class TypeResolution:
                     return ty.make_global_tensor(args, text)
                 if name == "MultiBuffered":
                     return ty.MultiBufferType(int(args[0].const_value()))
+                if name == "MultiStaged":
+                    return ty.MultiStagedType(int(args[0].const_value()))
                 if name == "Range":
                     return ty.RangeType(tuple(int(a.const_value()) for a in args))
                 if name == "Event":

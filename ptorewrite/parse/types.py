@@ -161,6 +161,13 @@ class MultiBufferType:
 
 
 @dataclass(frozen=True)
+class MultiStagedType:
+    """pto-isa's `MultiStaged<N>`: `run(stage, stages...)` calls its stage functions in order."""
+
+    stages: int
+
+
+@dataclass(frozen=True)
 class RangeType:
     """`Range<N, M...>`: the iteration space of a MultiBuffered loop."""
 
@@ -242,7 +249,7 @@ class ClassType:
     scope: object  # its template parameters, bound
 
 
-ResolvedType = ClassType | PipeType | MPipeType | MPipeFifo | SyncCustomType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | RangeType
+ResolvedType = ClassType | PipeType | MPipeType | MPipeFifo | SyncCustomType | EventType | ScalarType | PointerType | TileType | DimsType | GmType | OpaqueType | MultiBufferType | MultiStagedType | RangeType
 
 DYNAMIC = -1
 
@@ -514,7 +521,7 @@ PTO_STRUCTS = frozenset({"MrgSortExecutedNumList", "TPipe::Producer", "TPipe::Co
 PTO_ARRAY_TYPES = {"TRandomKey": ArrayType("uint32", 2), "TRandomCounter": ArrayType("uint32", 4)}
 
 PTO_TYPE_TEMPLATES = frozenset(
-    {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "Range",
+    {"Tile", "Event", "GlobalTensor", "Shape", "Stride", "TileShape2D", "BaseShape2D", "MultiBuffered", "MultiStaged", "Range",
      "ConvTile", "ConvTileShape", "TPipe", "TMPipe", "TSync_Custom", *_ALIAS_TILES}
 )
 

@@ -105,6 +105,23 @@ class MultiBufferLoop:
     dims: tuple[int, ...] | None
 
 
+@dataclass(frozen=True, eq=False)
+class Closure:
+    """A lambda written in the kernel, as a value: its text and the scope it was written in (the
+    lambdas of kernels capture by reference, so a call runs its body with those names)."""
+
+    node: Any  # the parsed lambda (cparse.Lambda)
+    scope: Scope
+    src: Any  # the SourceFile its offsets count in
+
+
+@dataclass(frozen=True)
+class StageRunner:
+    """A `MultiStaged<N>` object: `run(f, fs...)` calls each stage function once, in order."""
+
+    stages: int
+
+
 @dataclass(frozen=True)
 class LaneContext:
     """The `ctx` a MultiBuffered body receives."""
@@ -276,6 +293,8 @@ def deduce_type(a):
         return ty.EventType(a.src_class, a.dst_class, True, Const(0))
     if isinstance(getattr(a, "type", None), (ty.MPipeType, ty.SyncCustomType)):  # parse.mpipe's objects
         return a.type
+    if isinstance(a, Closure):
+        return ty.OpaqueType("lambda")  # `class Body` deduced from a lambda argument
     if isinstance(a, Expr):
         # A scalar argument: its C++ type is not tracked; int or float by its value is enough for
         # the value helpers kernels deduce (`CeilDiv(a, b)`).

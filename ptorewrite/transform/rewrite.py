@@ -90,6 +90,16 @@ class FileRewrite:
     kernels: list[ir.Kernel] = field(default_factory=list)  # the kernels as planned (see planned_clusters)
 
 
+def refuse_lambda_calls(kernels: list[ir.Kernel]) -> None:
+    """A helper that calls a lambda the kernel passed it is read, not rewritten: the helper's code
+    does not see the tiles the lambda captures, so nothing can be placed there for them."""
+    call = next((loc for k in kernels for loc in k.lambda_calls), None)
+    if call is not None:
+        raise PtoError("a helper calls a lambda of the kernel here: the lambda's statements are read (`ir`, "
+                       "`check`), but a rewrite cannot yet place what they need, since the helper's code does not "
+                       "see the tiles the lambda captures", to_location(call))
+
+
 def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Reporter,
                     options: RewriteOptions | None = None) -> FileRewrite:
     """Rewrite every kernel of one file, each instantiation of a kernel template included.
@@ -105,6 +115,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
       what each needs.
     A statement only one of them runs (in its own body, the `if constexpr` branch of its
     instantiation) takes that one's lines."""
+    refuse_lambda_calls(kernels)
     options = options or RewriteOptions()
     kernels = planned_clusters(kernels)
     results = [rewrite(k, profile, reporter, _with_rings(options, k, profile)) for k in kernels]

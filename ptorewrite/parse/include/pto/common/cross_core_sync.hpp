@@ -1,7 +1,7 @@
 // ptorewrite parse-only headers: the cross-core signalling helpers pto-isa keeps under
 // pto/npu/<arch>/custom (flag objects a cube core and a vector core share, the slot a core
-// takes in a shared communication buffer). ptorewrite does not model cross-core transfers
-// yet; these declarations let kernels that use them parse, so the front end can say so.
+// takes in a shared communication buffer). The front end lowers the flag objects itself
+// (parse/mpipe.py); these declarations let kernels that use them parse.
 #ifndef PTOREWRITE_PTO_CROSS_CORE_SYNC_HPP
 #define PTOREWRITE_PTO_CROSS_CORE_SYNC_HPP
 
@@ -14,6 +14,12 @@ constexpr int kCvMaxCores = 25;
 
 // Who takes part in a cross-core barrier.
 enum CVSyncMode : uint16_t { C_ALL_CORE_SYNC = 0, V_ALL_CORE_SYNC = 0, V_SUBCORES_SYNC = 1, CV_CORE_SYNC = 2 };
+
+// The ffts configuration word: count base in bits 0..3, mode in bits 4..5, flag id in bits 8..11.
+PTO_INTERNAL constexpr uint16_t _getFFTSMsg(CVSyncMode mode, uint16_t flagId, uint16_t baseConst = 0x1)
+{
+    return (uint16_t)((baseConst & 0xf) + ((mode & 0x3) << 4) + ((flagId & 0xf) << 8));
+}
 
 // The slot of this core in a buffer shared by the cube and vector cores.
 template <int SlotBytes = kCvCommSlotBytes, int MaxCores = kCvMaxCores>

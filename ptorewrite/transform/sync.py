@@ -135,7 +135,8 @@ class _Planner:
             return None
         one = (cand.dst, cand.src) in self.one_id
         credits = credit_candidates(self.tree, cand, one)
-        for sib in (x for x in syncs if _same_text(x, cand) and x.event == cand.event):
+        copies = [x for x in syncs if _same_text(x, cand) and x.event == cand.event] if self._in_helper(cand) else []
+        for sib in copies:
             credits += credit_candidates(self.tree, cand, one, before=sib) + \
                 credit_candidates(self.tree, sib, one, before=cand)
         for credit in credits:
@@ -212,15 +213,22 @@ class _Planner:
             # call sites, an unrolled body) take the same id first: the text is written once, so
             # every copy must agree; the id's reuse between the copies is then made safe like any
             # reuse (credits), and only when it cannot be does the flag take an id of its own.
-            for event in [s.event for s in syncs if _same_text(s, cand)][:1] + [self.next_event]:
-                cand.event = event
+            shared = [s.event for s in syncs if _same_text(s, cand)][:1] if self._in_helper(cand) else []
+            for reuse in [True] * len(shared) + [False]:
+                cand.event = shared[0] if reuse else self.next_event
                 # A reused id may be made safe by flags placed later; anything else is final.
                 got = self._accept(syncs, cand, e, strict)
                 if got is not None:
-                    if event == self.next_event:
+                    if not reuse:
                         self.next_event += cand.slots
                     return got
         return self._widen(syncs, order, e, strict, costly)
+
+    def _in_helper(self, s: PlannedSync) -> bool:
+        """Whether both ends of `s` lie in the body of an inlined helper call (whose text other
+        call sites share); copies the trace makes of the kernel's own statements do not count."""
+        return all(any(isinstance(b, ir.Block) and b.inlined for b in self.tree.chain(x))
+                   for x in (s.set_at, s.wait_at) if x is not None)
 
     def _widen(self, syncs, order: Ordering, e: Edge, strict: bool, merges):
         before = None
@@ -253,7 +261,7 @@ class _Planner:
             fixed = False
             one = (s.dst, s.src) in self.one_id
             credits = credit_candidates(self.tree, s, one)
-            if isinstance(other, PlannedSync) and other is not s:  # two copies of the same lines
+            if isinstance(other, PlannedSync) and _same_text(s, other) and self._in_helper(s):  # copies of a helper
                 credits += credit_candidates(self.tree, s, one, before=other)
             for cand in credits:
                 cand.event = self.next_event

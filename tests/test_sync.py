@@ -329,7 +329,7 @@ def test_helper_inlined_twice_with_different_needs_is_a_located_error(capsys):
     assert main(["auto2manual", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert f"{path}:7:5: error: this statement is in a helper inlined at several call sites" in captured.err
+    assert f"{path}:13:5: error: this statement is in a helper inlined at several call sites" in captured.err
 
 
 RUNTIME_BRANCH = """\
@@ -456,3 +456,67 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
     manual = load_manual(tmp_path, text, "no_ids.cpp")
     v = verify(auto, manual, profile("a2a3"), {}, seed=1)
     assert v.equivalent and v.check.clean
+
+
+@pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output"])
+def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
+    # Both copies take the same lines inside the helper; what differs goes at the callers.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / f"{name}.cpp"
+    expected = path.with_name(f"{name}.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_called_twice_keeps_one_event_id_inside_it(capsys):
+    # The second call's load runs ahead of the first call's compute on MTE2, so the helper's
+    # flags would need another id there; the helper has one text, so both calls keep the same id
+    # and the caller returns it between them (set after the first call, waited before the second).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_twice.cpp"
+    expected = path.with_name("helper_twice.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("shift_rows(TileT"):text.index("extern")]
+    assert re.findall(r"(?:set|wait)_flag\([^)]*\)", helper) == [
+        "set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)", "wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)",
+        "set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)", "wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)"]
+    between = text[text.index("shift_rows(a, b"):text.index("shift_rows(c, d")]
+    assert "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // t consumed: V -> MTE2 (flag reuse)" in between
+    assert "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // t consumed: V -> MTE2 (flag reuse)" in between
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_copies_of_one_flag_get_one_event_id_together():
+    # Three flags on MTE2 -> V: `other` is planned first and must not share an id with the
+    # second copy of a helper's flag (their spans overlap); the two copies share one text, so
+    # both take the first id free for each of them (1), not 0 and 1 one at a time.
+    from types import SimpleNamespace
+
+    from ptorewrite.transform.sync_ids import _assign
+    from ptorewrite.transform.sync_model import PlannedSync
+
+    def at(offset):
+        return SimpleNamespace(loc=ir.SourceRange("k.cpp", 1, 1, 1, 2, offset, offset + 1))
+
+    def flag(set_offset, wait_offset):
+        return PlannedSync("flag", "MTE2", "V", at(set_offset), at(wait_offset), edge=None)
+
+    other, first, second = flag(10, 90), flag(20, 30), flag(20, 30)
+    apart = {frozenset((id(other), id(second)))}
+    assert _assign([other, first, second], "source", apart, 8) is None
+    assert (other.event, first.event, second.event) == (0, 1, 1)
+    # With no id free for both, each copy takes its own (the rewrite then names the helper).
+    apart |= {frozenset((id(first), id(second)))}
+    assert _assign([other, first, second], "source", apart, 8) is None
+    assert (other.event, first.event, second.event) == (0, 0, 1)

@@ -133,7 +133,13 @@ class _Planner:
             return trial, o
         if not strict or not _fixable(o):
             return None
-        for credit in credit_candidates(self.tree, cand, (cand.dst, cand.src) in self.one_id):
+        one = (cand.dst, cand.src) in self.one_id
+        credits = credit_candidates(self.tree, cand, one)
+        copies = [x for x in syncs if _same_text(x, cand) and x.event == cand.event] if self._in_helper(cand) else []
+        for sib in copies:
+            credits += credit_candidates(self.tree, cand, one, before=sib) + \
+                credit_candidates(self.tree, sib, one, before=cand)
+        for credit in credits:
             credit.event = self.next_event + cand.slots
             o2 = self.order(trial + [credit])
             if o2 is not None and not o2.flag_problems:
@@ -203,13 +209,26 @@ class _Planner:
         if got is not None:
             return got
         for cand in fresh:
-            cand.event = self.next_event
-            # A reused id may be made safe by flags placed later; anything else is final.
-            got = self._accept(syncs, cand, e, strict)
-            if got is not None:
-                self.next_event += cand.slots
-                return got
+            # The same lines at another copy of this source text (a helper inlined at several
+            # call sites, an unrolled body) take the same id first: the text is written once, so
+            # every copy must agree; the id's reuse between the copies is then made safe like any
+            # reuse (credits), and only when it cannot be does the flag take an id of its own.
+            shared = [s.event for s in syncs if _same_text(s, cand)][:1] if self._in_helper(cand) else []
+            for reuse in [True] * len(shared) + [False]:
+                cand.event = shared[0] if reuse else self.next_event
+                # A reused id may be made safe by flags placed later; anything else is final.
+                got = self._accept(syncs, cand, e, strict)
+                if got is not None:
+                    if not reuse:
+                        self.next_event += cand.slots
+                    return got
         return self._widen(syncs, order, e, strict, costly)
+
+    def _in_helper(self, s: PlannedSync) -> bool:
+        """Whether both ends of `s` lie in the body of an inlined helper call (whose text other
+        call sites share); copies the trace makes of the kernel's own statements do not count."""
+        return all(any(isinstance(b, ir.Block) and b.inlined for b in self.tree.chain(x))
+                   for x in (s.set_at, s.wait_at) if x is not None)
 
     def _widen(self, syncs, order: Ordering, e: Edge, strict: bool, merges):
         before = None
@@ -238,9 +257,13 @@ class _Planner:
             reuse = [p for p in order.flag_problems if p.kind == "unordered-reuse"]
             if not reuse:
                 return syncs
-            s = reuse[0].first
+            s, other = reuse[0].first, reuse[0].second
             fixed = False
-            for cand in credit_candidates(self.tree, s, (s.dst, s.src) in self.one_id):
+            one = (s.dst, s.src) in self.one_id
+            credits = credit_candidates(self.tree, s, one)
+            if isinstance(other, PlannedSync) and _same_text(s, other) and self._in_helper(s):  # copies of a helper
+                credits += credit_candidates(self.tree, s, one, before=other)
+            for cand in credits:
                 cand.event = self.next_event
                 o = self.order(syncs + [cand])
                 if o is None:
@@ -388,6 +411,16 @@ class _Planner:
             if all(cover.covered(e) for e in self.pt.same):
                 barriers = trial
         return barriers
+
+
+def _same_text(a: PlannedSync, b: PlannedSync) -> bool:
+    """Two flags written as the same lines: the same pipes and slots, set and waited at the same
+    source statements (two inlined copies of one helper's statements)."""
+    return a.kind == b.kind == "flag" and (a.src, a.dst, a.slots) == (b.src, b.dst, b.slots) \
+        and a.set_at is not None and b.set_at is not None and a.set_at is not b.set_at \
+        and a.set_at.loc is not None and a.wait_at.loc is not None \
+        and a.set_at.loc == b.set_at.loc and a.wait_at.loc == b.wait_at.loc \
+        and (a.slot is None) == (b.slot is None) and (a.ahead is None) == (b.ahead is None)
 
 
 def _fixable(o: Ordering) -> bool:

@@ -8,6 +8,11 @@ source pipe when they fit (shared ids across destinations have been reported to 
 then shared within a pipe pair, then never shared. When a pair cannot fit, the caller plans that
 pair again with one id per sync, and as a last resort orders a dependence with
 pipe_barrier(PIPE_ALL), with a warning.
+
+A helper inlined at several call sites has one source text, so the copies of one flag (the same
+pipes and slots, set and waited at the same source statements) are given one base id together:
+the first id every copy can take. When no id suits them all, each copy is given its own (and the
+emitted lines then differ between the call sites, which the rewrite refuses with a located error).
 """
 
 from __future__ import annotations
@@ -95,17 +100,49 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
     return False
 
 
+def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
+    """The flags grouped by the source text they are written as: the inlined copies of one flag
+    of a helper fall in one group; every other flag is a group of its own."""
+    groups: dict[tuple, list[PlannedSync]] = {}
+    for s in flags:
+        key = (s.src, s.dst, s.slots, _where(s.set_at), _where(s.wait_at))
+        groups.setdefault(key, []).append(s)
+    return list(groups.values())
+
+
+def _where(stmt) -> tuple[str, int, int] | None:
+    if stmt is None:
+        return None
+    if stmt.loc is None:  # a statement of no source text (a pipe's own step): itself alone
+        return ("", id(stmt), 0)
+    return (stmt.loc.file, stmt.loc.offset, stmt.loc.end_offset)
+
+
 def _assign(flags: list[PlannedSync], share: str, apart: set[frozenset[int]], num_ids: int) -> PlannedSync | None:
     """Ids for every flag under one sharing rule; returns the first flag that does not fit."""
     chosen: dict[int, range] = {}
-    for s in flags:
-        for base in range(num_ids - s.slots + 1):
-            ids = range(base, base + s.slots)
-            if all(_compatible(s, o, ids, chosen[id(o)], share, apart) for o in flags if id(o) in chosen):
-                chosen[id(s)] = ids
+
+    def fits(s: PlannedSync, ids: range) -> bool:
+        return all(_compatible(s, o, ids, chosen[id(o)], share, apart) for o in flags if id(o) in chosen)
+
+    for group in _copies(flags):
+        slots = group[0].slots
+        for base in range(num_ids - slots + 1):  # one id for every copy, the copies sharing it
+            ids = range(base, base + slots)
+            if all(fits(s, ids) and all(_compatible(s, o, ids, ids, share, apart) for o in group if o is not s)
+                   for s in group):
+                for s in group:
+                    chosen[id(s)] = ids
                 break
         else:
-            return s
+            for s in group:  # no common id: each copy its own
+                for base in range(num_ids - s.slots + 1):
+                    ids = range(base, base + s.slots)
+                    if fits(s, ids):
+                        chosen[id(s)] = ids
+                        break
+                else:
+                    return s
     for s in flags:
         s.event = chosen[id(s)].start
     return None

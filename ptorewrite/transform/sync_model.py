@@ -409,13 +409,15 @@ def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: boo
     return out
 
 
-def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool) -> list[PlannedSync]:
+def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool, before: PlannedSync | None = None) -> list[PlannedSync]:
     """Flags back from the destination pipe of `s` to its source that order each wait of `s`
-    before its next set: set right after the statement the wait precedes, waited right before
-    the statement the set follows (the hand-written reverse flag that returns the "credit").
-    Levels run out from the innermost block holding both; where the wait's statement comes
-    first, a forward flag in the same iteration, else a reverse flag of that block's loop."""
-    a, b = s.wait_at, s.set_at
+    (of `before`: another copy of the same lines, sharing its id) before its next set: set right
+    after the statement the wait precedes, waited right before the statement the set follows
+    (the hand-written reverse flag that returns the "credit"). Levels run out from the innermost
+    block holding both; where the wait's statement comes first, a forward flag in the same
+    iteration, else a reverse flag of that block's loop. Between two copies of a helper the
+    levels start at their call statements, so the credit's lines are the callers' own."""
+    a, b = (before or s).wait_at, s.set_at
     out: list[PlannedSync] = []
     block = tree.common_block(a, b)
     while True:

@@ -162,6 +162,67 @@ def test_guarded_matmul_and_store_after_the_loop_are_ordered(tmp_path):
     assert "pipe_barrier" not in out
 
 
+PHASED_TILES = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using MatT = Tile<TileType::Mat, half, 64, 64, BLayout::ColMajor, 64, 64, SLayout::RowMajor>;
+using LeftT = TileLeft<half, 64, 64>;
+using RightT = TileRight<half, 64, 64>;
+using AccT = TileAcc<float, 64, 64>;
+using GmIn = GlobalTensor<half, Shape<1, 1, 1, 64, 64>, Stride<1, 1, 1, 64, 1>>;
+using GmOut = GlobalTensor<float, Shape<1, 1, 1, 64, 64>, Stride<1, 1, 1, 64, 1>>;
+extern "C" __global__ AICORE void tiles(__gm__ float *c, __gm__ half *a, __gm__ half *b, int count)
+{
+    MatT aMat;
+    MatT bMat;
+    LeftT aLeft;
+    RightT bRight;
+    AccT acc;
+    for (int t = 0; t < count; ++t) {
+        GmIn gA(a + t * 4096);
+        GmIn gB(b + t * 4096);
+        GmOut gC(c + t * 4096);
+        TLOAD(aMat, gA);
+        TLOAD(bMat, gB);
+        TMOV(aLeft, aMat);
+        TMOV(bRight, bMat);
+        TMATMUL<AccPhase::Final>(acc, aLeft, bRight);
+        TSTORE<STPhase::Final>(gC, acc);
+    }
+}
+"""
+
+
+def _m_fix_flags(text: str) -> list[str]:
+    return re.findall(r"(?:set|wait)_flag\(PIPE_(?:M, PIPE_FIX|FIX, PIPE_M),.*", text)
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_a2a3_unit_flags_order_a_phased_result_and_its_store(tmp_path, count):
+    """a2a3: a final matmul publishes L0C through its unit flag and a final store waits for it
+    and clears it, which the next phased matmul waits for; the plan adds no M <-> FIX flag for
+    either direction, and the rewrite checks clean with the handshake modelled."""
+    _, text, _ = rewrite_file(write(tmp_path, "tiles.cpp", PHASED_TILES))
+    assert _m_fix_flags(text.decode()) == []
+    manual = load_manual(tmp_path, text, "tiles_manual.cpp")
+    result = check_kernel(manual, profile("a2a3"), {"count": count})
+    assert result.ok, (result.races[:2], result.flag_problems[:2])
+
+
+@pytest.mark.parametrize("arch,source", [
+    ("a5", PHASED_TILES),  # no unit flags modelled on a5
+    ("a2a3", PHASED_TILES.replace("TMATMUL<AccPhase::Final>", "TMATMUL")),  # an unphased matmul publishes nothing
+])
+def test_without_the_unit_flag_handshake_m_and_fix_are_flagged(tmp_path, arch, source):
+    _, text, _ = rewrite_file(write(tmp_path, "tiles.cpp", source), arch=arch)
+    flags = _m_fix_flags(text.decode())
+    assert any("RAW acc: M -> FIX" in f for f in flags), flags
+    assert any("acc: FIX -> M" in f for f in flags), flags
+    manual = load_manual(tmp_path, text, "tiles_manual.cpp", arch=arch)
+    result = check_kernel(manual, profile(arch), {"count": 3})
+    assert result.ok, (result.races[:2], result.flag_problems[:2])
+
+
 @pytest.mark.parametrize("name,entry", SAMPLE_KERNELS)
 def test_sample_output_is_race_free_and_balanced(tmp_path, name, entry):
     sample = ROOT / "samples" / name

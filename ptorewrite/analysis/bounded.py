@@ -67,6 +67,7 @@ from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.analysis.gm_pairs import GmPairs, classify, exact_address
 from ptorewrite.analysis.gm_pairs import _extent as gm_extent
 from ptorewrite.analysis.instructions import is_scratch, uses_hidden_scratch, window_position
+from ptorewrite.analysis.unit_flags import UnitFlags
 from ptorewrite.arch import TILE_TYPE_BUFFER, ArchProfile
 from ptorewrite.diagnostics import PtoError
 
@@ -147,6 +148,8 @@ class BoundedTrace:
     decisions: int = 0  # forks for a condition tested more than once (see `BoundedMachine._statements`)
     # op position -> uids of "may" partners this instance cannot meet (`BoundedMachine._apart`)
     apart: dict[int, frozenset[int]] = field(default_factory=dict)
+    # a2a3 L0C unit-flag steps (analysis.unit_flags): (position, "set"/"wait", src pipe, dst pipe, id)
+    handshakes: list[tuple[int, str, str, str, int]] = field(default_factory=list)
 
     def ctx_within(self, inner: int, outer: int) -> bool:
         """Every path through a point of context `inner` passed the points of context `outer`
@@ -212,6 +215,10 @@ class BoundedMachine(Machine):
         self.cluster = kernel.cluster
         if self.cluster is not None:
             gm.written |= self.cluster.shared_gm  # the other core writes them (or reads what this one writes)
+        # The hardware's M <-> FIX handshake of phased matmuls and stores orders an AUTO kernel's
+        # pipes as it does the manual rewrite's: the plan adds no sync it already gives.
+        self.unit_flags = UnitFlags() if arch.name == "a2a3" else None
+        self.handshakes: list[tuple[int, str, str, str, int]] = []
 
     def limit_error(self, need: int | None, static: bool = False) -> PtoError:
         depth, outer = _deepest_nest(self.kernel.body)
@@ -235,7 +242,7 @@ class BoundedMachine(Machine):
         self.block(self.kernel.body)
         return BoundedTrace(self.kernel, self.arch, self.items, self.ops, self.marker_index, self.controls,
                             self.ctx_parent, self.runs, self.gm, self.irregular, self.extra, self.check, self.short,
-                            self.decision_forks, self.apart)
+                            self.decision_forks, self.apart, self._finish_handshakes())
 
     def block(self, b: ir.Block) -> None:
         self._statements(b.stmts)
@@ -374,17 +381,21 @@ class BoundedMachine(Machine):
         fid = next(self._fork_ids)
         self._control("fork", fid)
         entry_env, entry_iters, entry_ctx, entry_rep = dict(self.env), list(self.iters), self.ctx, dict(self.gm_rep)
-        ends = []
+        entry_flags = self._flag_state()
+        ends, flag_ends = [], []
         for n, alt in enumerate(alternatives):
             if n:
                 self._control("alt", fid)
             self.env, self.iters, self.gm_rep = dict(entry_env), list(entry_iters), dict(entry_rep)
             self._env_copy = None
+            self._set_flag_state(entry_flags)
             self.ctx = next(self._ctx_ids)
             self.ctx_parent[self.ctx] = entry_ctx
             alt()
             ends.append(self.env)
+            flag_ends.append(self._flag_state())
         self._control("join", fid)
+        self._join_flag_states(flag_ends)
         self.ctx, self.iters, self.gm_rep = entry_ctx, entry_iters, entry_rep
         merged = dict(ends[0])
         for other in ends[1:]:
@@ -578,10 +589,11 @@ class BoundedMachine(Machine):
         fid = next(self._fork_ids)
         self._control("fork", fid)
         entry_ctx = self.ctx
-        ends = []
+        ends, flag_ends = [], []
         for k in range(h):
             self._control("exit", fid)
             ends.append(dict(self.env))
+            flag_ends.append(self._flag_state())
             ctx = next(self._ctx_ids)
             self.ctx_parent[ctx] = self.ctx
             self.ctx = ctx
@@ -595,6 +607,7 @@ class BoundedMachine(Machine):
             finally:
                 self.known = known
         self._control("join", fid)
+        self._join_flag_states([*flag_ends, self._flag_state()])
         self.ctx = entry_ctx
         merged = dict(self.env)
         for other in ends:
@@ -665,13 +678,47 @@ class BoundedMachine(Machine):
                 accesses.append(Access(fp, False, a.text))
             if a.writes:
                 accesses.append(Access(fp, True, a.text))
+        handshake = self.unit_flags is not None and s.pipe in ("M", "FIX")
+        if handshake:
+            l0c = [(a.write, (a.footprint.lo, a.footprint.hi)) for a in accesses if a.footprint.space == "L0C"]
+            writes, reads = [r for w, r in l0c if w], [r for w, r in l0c if not w]
+            self._handshake(self.unit_flags.before(s.pipe, s.template_args, writes, reads))
         op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx)
         self.items.append(op)
         self.ops.append(op)
+        if handshake:
+            self._handshake(self.unit_flags.after(s.pipe, s.template_args, writes, reads))
         if s.uid in self._meets:
             apart = self._apart(s)
             if apart:
                 self.apart[op.pos] = apart
+
+    # ------------------------------------------------------------------ L0C unit flags
+
+    def _handshake(self, steps) -> None:
+        for kind, src, dst, event in steps:
+            self.handshakes.append((self._next_pos(), kind, src, dst, event))
+
+    def _flag_state(self) -> dict | None:
+        return dict(self.unit_flags.regions) if self.unit_flags is not None else None
+
+    def _set_flag_state(self, regions: dict | None) -> None:
+        if self.unit_flags is not None:
+            self.unit_flags.regions = dict(regions)
+
+    def _join_flag_states(self, ends: list) -> None:
+        """After a join a region keeps its state when every path left it so; one the paths
+        disagree on is forgotten (no later step waits for it: fewer orderings, never more; a
+        signal some path left pending stays so, ordering nothing)."""
+        if self.unit_flags is None:
+            return
+        first = ends[0]
+        self.unit_flags.regions = {r: st for r, st in first.items() if all(e.get(r) == st for e in ends[1:])}
+
+    def _finish_handshakes(self) -> list[tuple[int, str, str, str, int]]:
+        if self.unit_flags is not None:
+            self._handshake(self.unit_flags.finish())
+        return self.handshakes
 
     def _apart(self, s: ir.Instr) -> frozenset[int]:
         """The "may" partners (outside the loop, see GmPairs.meets) this instance of `s` cannot

@@ -33,6 +33,7 @@ from ptorewrite.analysis.hb import (
     order_events,
     same_pipe_ordered,
 )
+from ptorewrite.analysis.unit_flags import is_unit_flag_event
 from ptorewrite.arch import PIPES, ArchProfile
 from ptorewrite.transform.sync_model import PlannedSync, event_value, guard_value, root_tiles
 
@@ -56,11 +57,32 @@ class PlanTrace:
         self.cross = [e for e in self.edges if e.cross_pipe]
         self.same = [e for e in self.edges if not e.cross_pipe and not self._program_order_suffices(e)]
         self._controls = [(c.pos, _CONTROL[c.kind], c.fork, 0, 0, None) for c in self.trace.controls]
+        self._forks = bool(self._controls)
+        self._handshake = False
         self._op_positions = [[] for _ in PIPES]
         for op in self.trace.ops:
             self._op_positions[PIPE_INDEX[op.pipe]].append(op.pos)
+        self._controls = self._with_handshake(self._controls)
         self._events: dict[tuple[int, int], list] = {}
         self._instances: dict[int, list[tuple[int, int, int, int]]] = {}
+
+    def _with_handshake(self, controls: list) -> list:
+        """The a2a3 L0C unit-flag steps (analysis.unit_flags) join every ordering asked for, as
+        the hardware issues them whatever syncs the plan adds. A region the paths into a join
+        leave in different states is forgotten there (`BoundedMachine._join_flag_states`): its
+        signal may stay pending, which orders nothing and is no problem of the plan's. A
+        handshake wait with nothing sure to wait for would order what the hardware may not:
+        then the steps are left out and the plan orders those accesses with syncs of its own."""
+        steps = [(pos, SET if kind == "set" else WAIT, PIPE_INDEX[src], PIPE_INDEX[dst], ev, None)
+                 for pos, kind, src, dst, ev in self.trace.handshakes]
+        if not steps:
+            return controls
+        events = sorted(controls + steps, key=itemgetter(0))
+        problems = order_events(events, True, self._op_positions, forks=self._forks).flag_problems
+        if any(p.kind == "wait-without-set" for p in problems if is_unit_flag_event(p.key[2])):
+            return controls
+        self._handshake = True
+        return events
 
     # ------------------------------------------------------------------ edges
 
@@ -137,7 +159,10 @@ class PlanTrace:
                 continue
             events.extend(self.sync_events(s))
         events.sort(key=itemgetter(0))
-        return order_events(events, check_flags, self._op_positions, forks=bool(self._controls))
+        order = order_events(events, check_flags, self._op_positions, forks=self._forks)
+        if self._handshake and order.flag_problems:
+            order.flag_problems[:] = [p for p in order.flag_problems if not is_unit_flag_event(p.key[2])]
+        return order
 
 
 class BarrierCover:

@@ -486,8 +486,11 @@ class Run:
 
     @property
     def first_diagnostic(self) -> str:
-        m = DIAG.search(self.stderr)
-        return m.group(0) if m else ""
+        """The first error of a run that failed (warnings come before it), else its first diagnostic."""
+        found = [m.group(0) for m in DIAG.finditer(self.stderr)]
+        if self.rc not in (0, 1):
+            found = [d for d in found if not d.split(": ", 1)[-1].startswith("warning")] or found
+        return found[0] if found else ""
 
 
 @dataclass
@@ -682,8 +685,8 @@ def first_diagnostic(row: Row) -> str:
     runs = [r for k, r in row.runs.items() if not k.startswith("check build ")]
     if outcome(row) in ("clean", "problems", "verified", "not verified"):
         run = runs[-1] if row.kind == "manual" else row.runs["verify"]
-    elif outcome(row) == "cross-core" and "auto2manual" in row.runs:
-        run = row.runs["auto2manual"]  # the located cross-core error, whatever `ir` said before it
+    elif row.kind == "auto" and "auto2manual" in row.runs and row.runs["auto2manual"].rc not in (0, 1):
+        run = row.runs["auto2manual"]  # what stopped the rewrite, whatever the optional `ir --pto-isa-root` said
     else:
         run = next((x for x in runs if x.rc not in (0, 1)), runs[-1])
     if run.rc is None:

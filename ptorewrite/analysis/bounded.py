@@ -837,6 +837,9 @@ class BoundedMachine(Machine):
     def _place(self, decl: ir.TileDecl, slot: int) -> Place:
         key = (id(decl), slot)
         p = self.places.get(key)
+        if p is None and self.cluster is not None and id(decl) in self.cluster.slot_places:
+            # A FIFO slot tile planned slot by slot: the pipe's address of that local slot.
+            p = self.places[key] = Place(TILE_TYPE_BUFFER[decl.tile_type], self.cluster.slot_places[id(decl)][slot])
         if p is None and self.cluster is not None and id(decl) in self.cluster.slot_tiles:
             ring = self.cluster.slot_tiles[id(decl)]  # a FIFO slot: the whole ring (or another core's)
             p = self.places[key] = Place(TILE_TYPE_BUFFER[decl.tile_type], ring.lo if ring is not None else 0)
@@ -876,7 +879,8 @@ class BoundedMachine(Machine):
         return big, (r0, c0, max(0, min(h, vr - r0)), max(0, min(w, vc - c0)))
 
     def _tile_fp(self, o: TileOperand, window, s) -> Footprint | None:
-        if self.cluster is not None and id(o.decl) in self.cluster.slot_tiles:
+        if self.cluster is not None and id(o.decl) in self.cluster.slot_tiles and \
+                id(o.decl) not in self.cluster.slot_places:
             return self.cluster.slot_tiles[id(o.decl)]
         wide = self.widened.get((id(o.decl), o.slot))
         if wide is not None:

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import BinOp, Const, Expr
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Var, binop
 from ptorewrite.analysis.footprint import Footprint, single
 from ptorewrite.arch import TILE_TYPE_BUFFER
 from ptorewrite.diagnostics import PtoError
@@ -69,6 +69,8 @@ class ClusterView:
     _ring_data: dict[tuple, tuple[list[Footprint], frozenset[str]]] = field(default_factory=dict)
     _ops: dict[int, ir.Instr] = field(default_factory=dict)
     _silent: set[int] = field(default_factory=set)  # ids of flags that touch nothing (`stalls_the_core`)
+    # Slot tiles planned slot by slot (`split_local_slots`): id(TileDecl) -> each local slot's address.
+    slot_places: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def reserved(self) -> dict[str, list[tuple[int, int]]]:
         out: dict[str, list[tuple[int, int]]] = {}
@@ -173,9 +175,8 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
         ring.tiles.append(t.cpp_name or t.name)
     for t in kernel.tiles:
         if id(t) in spans and id(t) not in slot_tiles:
-            buf, lo, hi, _ = spans[id(t)]
-            ring = next(r for r in rings if r.buffer == buf and r.lo <= lo and hi <= r.hi)
-            slot_tiles[id(t)] = single(buf, ring.lo, ring.hi)
+            buf, lo, hi, _ = spans[id(t)]  # every slot its counter can name (not the slots of
+            slot_tiles[id(t)] = single(buf, lo, hi)  # another ring between them)
     # An explicit-index FIFO's entry (TMPipe): an alias the lowering made of a tile of the other
     # core type's buffer, at the entry the producer writes; that core places the tile.
     views = set()  # own-buffer entries and strips: where the alias puts them, never placed on their own
@@ -210,9 +211,15 @@ def cluster_view(kernel: ir.Kernel, others: list[ir.Kernel]) -> ClusterView:
     # slots: only the flags of the operations that move through it hand it over.
     outside = set().union(*(_gm_params(k, _protocol_keys(k), inside=False) for k in [kernel, *others]))
     ring_gm = frozenset(shared - outside)
+    # The buffers of this core another core's FIFO operations point slot tiles into (a5: the
+    # producer moves into the consumer's slots). Slots only this core's own moves fill (a2a3: the
+    # consumer loads its local slots from the GM ring) are private to it: a flag does not hand them
+    # over, and the planner orders their accesses like any tile's.
+    handed = {TILE_TYPE_BUFFER[s.ref.tile.tile_type] for k in others for s in slot_assigns(k)} & own
     ring_data = {}
     for key in _protocol_keys(kernel):
-        local = [fp for t in _protocol_tiles(kernel, key) if (fp := slot_tiles.get(id(t))) is not None]
+        local = [fp for t in _protocol_tiles(kernel, key)
+                 if (fp := slot_tiles.get(id(t))) is not None and fp.space in handed]
         params = frozenset(_gm_params(kernel, {key}, inside=True) & ring_gm)
         if local or params:  # a flag that moves nothing (a5 TFREE, a custom sync): everything
             ring_data[key] = (local, params)
@@ -302,7 +309,121 @@ def planning_kernel(kernel: ir.Kernel, view: ClusterView) -> ir.Kernel:
             return replace(s, then=subst(s.then), other=subst(s.other) if s.other is not None else None)
         return s
 
-    return replace(kernel, body=subst(kernel.body), cluster=view)
+    planned = replace(kernel, body=subst(kernel.body), cluster=view)
+    split_local_slots(planned, view)
+    return planned
+
+
+class _NoSplit(Exception):
+    pass
+
+
+def split_local_slots(kernel: ir.Kernel, view: ClusterView) -> None:
+    """Plan the local slots of a ring in this core's buffer as a multi-buffer.
+
+    A pop points its tile at slot `counter % LocalSlotNum` and counts the tile (`counter += 1`),
+    as pto-isa's pipe does. Where every access to the tile follows its pop by a number of that
+    ring's counts known on every path (`_lags`: d, usually 1 after the pop and 0 in the pop's own
+    move), the tile there is slot `(counter - d) % LocalSlotNum`, an index the planner takes like
+    an array's: each slot gets its own place (the pipe's address of that slot) and its own event
+    ids, written with the pipe's own count (`pipe.cons.getTileId()`, transform.sync_emit). A tile
+    whose lag is not known somewhere (a pop on one path only, another tile popped from the ring in
+    between) stays the whole ring. The slot count is the declared one: the pipe's addresses."""
+    for s in slot_assigns(kernel):
+        t = s.ref.tile
+        if id(t) in view.slot_places or view.slot_tiles.get(id(t)) is None or t.count is not None:
+            continue
+        form = _slot_form(kernel, t)
+        if form is None:
+            continue
+        counter, addresses = form
+        try:
+            lags = _lags(kernel.body, t, counter)
+        except _NoSplit:
+            continue
+        n = len(addresses)
+        t.count = n
+        view.slot_places[id(t)] = tuple(addresses)
+        for x in kernel.instructions():
+            d = lags.get(id(x))
+            if d is None:
+                continue
+            count: Expr = Var(counter) if d == 0 else binop("-", Var(counter), Const(d))
+            ref = ir.TileRef(t, binop("%", count, Const(n)))
+            x.args = tuple(replace(a, value=ref) if a.kind == "tile" and a.value.tile is t else a for a in x.args)
+
+
+def _slot_form(kernel: ir.Kernel, t: ir.TileDecl) -> tuple[str, list[int]] | None:
+    """(the counter, the address of each local slot) when every pop points the tile at
+    `base + (counter % N) * size` with one counter and N >= 2 distinct addresses."""
+    forms = {(s.address, s.ref.index) for s in slot_assigns(kernel) if s.ref.tile is t}
+    if len(forms) != 1:
+        return None
+    address, index = forms.pop()
+    names = address.free_vars()
+    moduli = set(_moduli(address))
+    if index is not None or len(names) != 1 or len(moduli) != 1:
+        return None
+    (counter,), (n,) = names, moduli
+    try:
+        addresses = [address.eval({counter: k}) for k in range(2 * n)]
+    except Exception:  # noqa: BLE001 - an address the counter alone does not give
+        return None
+    if n < 2 or addresses[:n] != addresses[n:] or len(set(addresses[:n])) != n or \
+            not all(isinstance(a, int) for a in addresses):
+        return None
+    return counter, addresses[:n]
+
+
+def _lags(body: ir.Block, t: ir.TileDecl, counter: str) -> dict[int, int]:
+    """id(instruction) -> how many times the ring's counter has counted since the pop that
+    pointed `t` where the instruction accesses it, the same on every path to it; _NoSplit when
+    some access has no such number."""
+    lags: dict[int, int] = {}
+    step_one = binop("+", Var(counter), Const(1))
+
+    def join(a, b):
+        return a if a == b else None
+
+    def run(stmts, d, record):
+        for x in stmts:
+            d = step(x, d, record)
+        return d
+
+    def step(x, d, record):
+        if isinstance(x, ir.TileAssign):
+            return 0 if x.ref.tile is t else d
+        if isinstance(x, ir.AliasDef):
+            if x.src.tile is t or x.dst.tile is t:
+                raise _NoSplit
+            return d
+        if isinstance(x, ir.Assign):
+            if x.var != counter:
+                return d
+            return d + 1 if d is not None and x.value == step_one else None
+        if isinstance(x, ir.Instr):
+            if record and any(a.value.tile is t for a in x.tile_args) and \
+                    (d is None or lags.setdefault(id(x), d) != d):
+                raise _NoSplit
+            return d
+        if isinstance(x, ir.Block):
+            return run(x.stmts, d, record)
+        if isinstance(x, ir.If):
+            return join(run(x.then.stmts, d, record), run(x.other.stmts, d, record) if x.other is not None else d)
+        if isinstance(x, ir.For):
+            entry = d
+            for _ in range(4):  # the lattice is a number or unknown: two rounds reach the fixpoint
+                nxt = join(d, run(x.body.stmts, entry, False))
+                if nxt == entry:
+                    break
+                entry = nxt
+            else:
+                entry = None
+            return join(d, run(x.body.stmts, entry, record))
+        return d
+
+    run(body.stmts, None, True)
+    return lags
 
 
 def _grouped(stmts: list[ir.Stmt], protocol, subst) -> list[ir.Stmt]:

@@ -78,6 +78,15 @@ class PipeObject:
     waited: str = ""  # a2a3, IR scalar: the producer's waits for a free slot
 
 
+@dataclass(frozen=True, eq=False)
+class PipeEnd:
+    """`pipe.prod` or `pipe.cons` of a TPipe, read through its getters: `getTileId()` is that end's
+    tile count (the rewrite writes a ring's local slot with it, transform.sync_emit)."""
+
+    pipe: PipeObject
+    role: str  # "prod" or "cons"
+
+
 class FifoLowering(A2a3FifoLowering):
     """The TPipe part of `lower.Lowering` (mixed in); a2a3 pipes are lowered by `fifo_a2a3`."""
 
@@ -88,6 +97,16 @@ class FifoLowering(A2a3FifoLowering):
         if st is None:
             st = self.__dict__["_fifo_pipes"] = []
         return st
+
+    def pipe_end(self, p: PipeObject, member: str, offset: int) -> PipeEnd:
+        if member not in ("prod", "cons"):
+            raise self.error(f"a TPipe has no member '{member}' the front end models (prod, cons)", offset)
+        return PipeEnd(p, member)
+
+    def pipe_end_value(self, end: PipeEnd, name: str, offset: int) -> Expr:
+        if name == "getTileId":
+            return Var(end.pipe.pushed if end.role == "prod" else end.pipe.popped)
+        raise self.error(f"'.{name}()' of a TPipe end is not modelled (getTileId is)", offset)
 
     def _cross(self, kind: str, pipe: str, sem: int, loc: ir.SourceRange) -> ir.CrossSync:
         # The pipe's own flags (an AUTO kernel has them too): they do not make the kernel manual.

@@ -50,7 +50,7 @@ from ptorewrite.parse.consteval import ConstEvaluation, ScalarArray
 from ptorewrite.parse.cursor_text import enum_names, enum_values, is_mutable_reference, param_count_fits
 from ptorewrite.parse.effects import EffectLowering
 from ptorewrite.parse.events import EventLowering
-from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering
+from ptorewrite.parse.fifo import FIFO_CALLS, QUANT_REGISTER_CALLS, FifoLowering, PipeEnd, PipeObject
 from ptorewrite.parse.guards import skipped_ranges
 from ptorewrite.parse.loops import LoopLowering, has_jump
 from ptorewrite.parse.mpipe import MPipeEnd, MPipeLowering, MPipeObject, SyncObject
@@ -609,6 +609,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.sdma_member(base, node.name, node.offset)
         if isinstance(base, MPipeObject):
             return self.mpipe_end(base, node.name, node.offset)
+        if isinstance(base, PipeObject):
+            return self.pipe_end(base, node.name, node.offset)
         raise self.error(f"member access '.{node.name}' is not supported here", node.offset)
 
     def _eval_Binary(self, node: cp.Binary, scope):
@@ -965,6 +967,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             return self.scalar_tile_read(base, node.args[0], scope, node.offset, text)
         if isinstance(base, MPipeEnd):
             return self.mpipe_end_value(base, name, node.offset)
+        if isinstance(base, PipeEnd) and not node.args:
+            return self.pipe_end_value(base, name, node.offset)
         if isinstance(base, ir.TileRef) and name in ("GetValidRow", "GetValidCol") and not node.args:
             t = base.tile
             v = t.valid_rows if name == "GetValidRow" else t.valid_cols

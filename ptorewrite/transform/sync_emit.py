@@ -32,9 +32,16 @@ _GETTERS = {"allocate": "getAllocateStatus()", "record": "getRecordStatus()", "w
             "free": "getFreeStatus()", "tile_id": "getTileId()", "sub_tile_id": "getSubTileId()"}
 
 
+# A TPipe's tile counts (parse.fifo: `pipe.pushed`, `pipe.popped`) through its ends' getters.
+_PIPE_COUNT = re.compile(r"^(.+)\.(pushed|popped)$")
+
+
 def _state_spelling(name: str) -> str:
     m = _FIFO_STATE.match(name)
-    return name if m is None else f"{m.group(1)}.{m.group(2)}.{_GETTERS[m.group(3)]}"
+    if m is not None:
+        return f"{m.group(1)}.{m.group(2)}.{_GETTERS[m.group(3)]}"
+    m = _PIPE_COUNT.match(name)
+    return name if m is None else f"{m.group(1)}.{'prod' if m.group(2) == 'pushed' else 'cons'}.getTileId()"
 
 
 def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:

@@ -309,12 +309,15 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
     """(set's slot, wait's slot, slots) to try, most precise first: one index expression at both
     ends, then the two ends' own expressions of one tile array (two spellings of the same slot:
     `buf[pp]` loaded, `buf[(pp == 0) ? 1 : 0]` read after `pp` flipped; the trace decides whether
-    they name the same bytes), then one id."""
+    they name the same bytes), then one end's expression at both (a FIFO's local slot is
+    `(counter % N)` in the pop's own move and `((counter - 1) % N)` after it, and a set after the
+    pop is written where the counter has already counted it), then one id."""
     out: list[tuple[Expr | None, Expr | None, int]] = []
     if not one_id:
         same = [(i, i, n) for si, i, n in _slot_pairs(e) if si == i]
         other = [(si, i, n) for si, i, n in _slot_pairs(e) if si != i]
-        for v in same[:1] + other[:2]:
+        either = [v for si, i, n in other[:1] for v in ((i, i, n), (si, si, n))]
+        for v in same[:1] + other[:2] + either:
             if v not in out:
                 out.append(v)
     out.append((None, None, 1))

@@ -69,13 +69,18 @@ struct TPipe {
         return tileCount / SyncPeriod -
                (tileCount > SlotNum ? (tileCount - 1) / SyncPeriod - (SlotNum - 1) / SyncPeriod : 0);
     }
-    // The two ends as the implementation keeps them (a kernel may declare one; it is not used).
+    // The two ends as the implementation keeps them: `getTileId()` is an end's tile count so far
+    // (a rewrite names a ring's local slot with the consumer's).
     struct Producer {
         AICORE Producer() {}
+        AICORE int getTileId() const;
     };
     struct Consumer {
         AICORE Consumer() {}
+        AICORE int getTileId() const;
     };
+    Producer prod;
+    Consumer cons;
     template <typename... Args>
     AICORE TPipe(Args... args)
     {

@@ -82,25 +82,27 @@ extern "C" __global__ AICORE void gm_fifo(__gm__ float *out, __gm__ half *a, __g
         Half popped;
         Half exps;
         set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: popped free at start (V -> MTE2)
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime: popped free at start (V -> MTE2)
         set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // prime: exps free at start (MTE3 -> V)
         set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // prime: exps free at start (MTE3 -> V)
         for (int p = 0; p < PANELS; p++) {
             GmHalf gOut(out + (p * 32 + get_subblockid() * 16) * 32);
             TASSIGN(exps, 0x1800 + (p % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)
-            wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR popped: V -> MTE2 (next iteration)
+            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(pipe.cons.getTileId() % 2));  // WAR popped: V -> MTE2 (next iteration)
             TPOP<Ring, Half, TileSplitAxis::TILE_UP_DOWN>(pipe, popped);
-            set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW popped: MTE2 -> V
+            set_flag(PIPE_MTE2, PIPE_V, (event_t)((pipe.cons.getTileId() - 1) % 2));  // RAW popped: MTE2 -> V
             wait_flag(PIPE_MTE3, PIPE_V, (event_t)(p % 2));  // WAR exps: MTE3 -> V (next iteration)
-            wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW popped: MTE2 -> V
+            wait_flag(PIPE_MTE2, PIPE_V, (event_t)((pipe.cons.getTileId() - 1) % 2));  // RAW popped: MTE2 -> V
             TEXP(exps, popped);
-            set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR popped: V -> MTE2 (next iteration)
-            set_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 1));  // RAW exps: V -> MTE3
+            set_flag(PIPE_V, PIPE_MTE2, (event_t)((pipe.cons.getTileId() - 1) % 2));  // WAR popped: V -> MTE2 (next iteration)
+            set_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 2));  // RAW exps: V -> MTE3
             TFREE<Ring, TileSplitAxis::TILE_UP_DOWN>(pipe);
-            wait_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 1));  // RAW exps: V -> MTE3
+            wait_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 2));  // RAW exps: V -> MTE3
             TSTORE(gOut, exps);
             set_flag(PIPE_MTE3, PIPE_V, (event_t)(p % 2));  // WAR exps: MTE3 -> V (next iteration)
         }
         wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: popped (V -> MTE2)
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // drain: popped (V -> MTE2)
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // drain: exps (MTE3 -> V)
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // drain: exps (MTE3 -> V)
     }

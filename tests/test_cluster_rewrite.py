@@ -20,7 +20,8 @@ from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewri
 
 KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
-         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3")]
+         ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3"),
+         ("a2a3_ring_lags", "a2a3")]
 
 
 def run(capsys, *argv):
@@ -47,6 +48,57 @@ def test_the_expected_rewrite_checks_clean_on_every_core(capsys, name, arch):
     assert status == 0, out + err
     assert "(cluster: cube, vec0, vec1 run together): 0 race(s), 0 flag problem(s)" in out
     assert "error" not in err
+
+
+@pytest.mark.parametrize("name, arch", [c for c in CASES if c[1] == "a2a3"])
+def test_the_expected_rewrite_computes_what_the_auto_kernel_computes(capsys, name, arch):
+    status, out, err = run(capsys, "verify", "--arch", arch, KERNELS / f"{name}.cpp", KERNELS / f"{name}.manual.cpp")
+    assert status == 0, out + err
+    assert "outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out
+
+
+def _vector_lines(text: str) -> list[str]:
+    body = text[text.index("if constexpr (VEC_SIDE)"):]
+    return [line.strip().split("  //")[0] for line in body.splitlines() if "_flag(" in line]
+
+
+def test_a_rings_local_slots_get_an_event_id_each_from_the_pipes_count():
+    # The vector core's pop fills local slot n % 2 of the ring (n: the tiles popped before it):
+    # the pop waits only until the slot it fills was read, two pops ago, and the reads after the
+    # pop name the slot the pop filled, one count back. So the next pop runs while the
+    # exponent of this tile is still being taken.
+    lines = _vector_lines((KERNELS / "a2a3_gm_fifo.manual.cpp").read_text())
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(pipe.cons.getTileId() % 2));" in lines
+    assert "set_flag(PIPE_MTE2, PIPE_V, (event_t)((pipe.cons.getTileId() - 1) % 2));" in lines
+    assert "set_flag(PIPE_V, PIPE_MTE2, (event_t)((pipe.cons.getTileId() - 1) % 2));" in lines
+    # Both slots primed and drained (the declared local slot count: TPipe's default of 2).
+    assert lines.count("set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);") == 1
+    assert lines.count("set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);") == 1
+    assert lines.count("wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);") == 1
+
+
+def test_a_tile_read_two_pops_behind_its_ring_names_its_slot_two_counts_back():
+    lines = _vector_lines((KERNELS / "a2a3_ring_lags.manual.cpp").read_text())
+    assert "set_flag(PIPE_V, PIPE_MTE2, (event_t)((pairs.cons.getTileId() - 2) % 2));" in lines
+    # The scale tile is popped on even panels only and read on every one: how many pops lie
+    # between its pop and a read depends on the path, so its ring's slots share one id.
+    assert not any("scales.cons" in line for line in lines)
+    assert "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);" in lines
+
+
+def test_a_wrong_slot_in_the_rewrite_is_found(capsys, tmp_path):
+    # `check` evaluates the pipe's count where the rewrite reads it: the pop's wait naming the
+    # other slot breaks the rotation of the two ids.
+    text = (KERNELS / "a2a3_gm_fifo.manual.cpp").read_text()
+    good = "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(pipe.cons.getTileId() % 2));"
+    assert good in text
+    path = tmp_path / "gm_fifo.cpp"
+    path.write_text(text.replace(good, "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((pipe.cons.getTileId() + 1) % 2));"))
+    status, out, err = run(capsys, "check", "--arch", "a2a3", path)
+    # The slot-0 wait of the second pop is gone: the read's set for slot 0 then finds its flag
+    # still set (a lost signal).
+    n = line_of(text, "set_flag(PIPE_V, PIPE_MTE2, (event_t)((pipe.cons.getTileId() - 1) % 2));")
+    assert status == 1 and f"gm_fifo.cpp:{n}:13: error: deadlock: set_flag(PIPE_V, PIPE_MTE2, 0)" in err, out + err
 
 
 def test_a_ring_flag_hands_over_its_own_ring_only(capsys, tmp_path):

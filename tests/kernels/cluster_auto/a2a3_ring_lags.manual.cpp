@@ -1,0 +1,131 @@
+// AUTO cluster kernel (a2a3): two rings whose vector-side tiles sit a different number of pops
+// behind their ring's count. The cube core pushes each product twice into `pairs` and, every
+// other panel, once into `scales`. Each vector core pops both copies (`first` is read after
+// `second` was popped: two counts behind), adds them, and scales the sum by the last tile
+// popped from `scales`, which on odd panels was popped one panel earlier (how far behind
+// depends on the path: that ring's slots are not told apart).
+#include <pto/pto-inst.hpp>
+#include <pto/common/fifo.hpp>
+
+using namespace pto;
+
+#if defined(__DAV_C220_CUBE__)
+constexpr bool CUBE_SIDE = true;
+#else
+constexpr bool CUBE_SIDE = false;
+#endif
+#if defined(__DAV_C220_VEC__)
+constexpr bool VEC_SIDE = true;
+#else
+constexpr bool VEC_SIDE = false;
+#endif
+
+#ifndef PANELS
+#define PANELS 4
+#endif
+
+extern "C" __global__ AICORE void ring_lags(__gm__ float *out, __gm__ half *a, __gm__ half *b,
+                                            __gm__ float *pairRing, __gm__ float *scaleRing)
+{
+    using PairRing = TPipe<0, Direction::DIR_C2V, 32 * 32 * sizeof(float), 2>;
+    using ScaleRing = TPipe<2, Direction::DIR_C2V, 32 * 32 * sizeof(float), 2>;
+    PairRing pairs((__gm__ void *)pairRing, 0x0, 0x0);
+    ScaleRing scales((__gm__ void *)scaleRing, 0x2000, 0x0);
+    if constexpr (CUBE_SIDE) {
+        using Panel = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
+        using GmPanel = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
+        Panel lhsL1;
+        Panel rhsL1;
+        TASSIGN(rhsL1, 0x1000);  // L1 2 KiB
+        TileLeft<half, 32, 32> lhs;
+        TileRight<half, 32, 32> rhs;
+        TASSIGN(rhs, 0x0);  // L0B 2 KiB
+        TileAcc<float, 32, 32> acc;
+        GmPanel gRhs(b);
+        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0);  // prime: lhsL1 free at start (MTE1 -> MTE2)
+        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);  // prime: lhsL1 free at start (MTE1 -> MTE2)
+        set_flag(PIPE_M, PIPE_MTE1, EVENT_ID0);  // prime: lhs free at start (M -> MTE1)
+        set_flag(PIPE_M, PIPE_MTE1, EVENT_ID1);  // prime: lhs free at start (M -> MTE1)
+        set_flag(PIPE_FIX, PIPE_M, EVENT_ID0);  // prime: acc free at start (FIX -> M)
+        set_flag(PIPE_FIX, PIPE_M, EVENT_ID1);  // prime: acc free at start (FIX -> M)
+        TLOAD(rhsL1, gRhs);
+        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);  // RAW rhsL1: MTE2 -> MTE1
+        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);  // RAW rhsL1: MTE2 -> MTE1
+        TMOV(rhs, rhsL1);
+        for (int p = 0; p < PANELS; p++) {
+            GmPanel gLhs(a + p * 32 * 32);
+            TASSIGN(lhsL1, (p % 2) * 0x800);  // L1 2 x 2 KiB, one copy per iteration (multi-buffered)
+            TASSIGN(lhs, (p % 2) * 0x800);  // L0A 2 x 2 KiB, one copy per iteration (multi-buffered)
+            TASSIGN(acc, (p % 2) * 0x1000);  // L0C 2 x 4 KiB, one copy per iteration (multi-buffered)
+            wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(p % 2));  // WAR lhsL1: MTE1 -> MTE2 (next iteration)
+            TLOAD(lhsL1, gLhs);
+            set_flag(PIPE_MTE2, PIPE_MTE1, (event_t)(p % 2));  // RAW lhsL1: MTE2 -> MTE1
+            wait_flag(PIPE_M, PIPE_MTE1, (event_t)(p % 2));  // WAR lhs: M -> MTE1 (next iteration)
+            wait_flag(PIPE_MTE2, PIPE_MTE1, (event_t)(p % 2));  // RAW lhsL1: MTE2 -> MTE1
+            TMOV(lhs, lhsL1);
+            set_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(p % 2));  // WAR lhsL1: MTE1 -> MTE2 (next iteration)
+            set_flag(PIPE_MTE1, PIPE_M, (event_t)((p % 2) + 2));  // RAW lhs, rhs: MTE1 -> M
+            wait_flag(PIPE_FIX, PIPE_M, (event_t)(p % 2));  // WAR acc: FIX -> M (next iteration)
+            wait_flag(PIPE_MTE1, PIPE_M, (event_t)((p % 2) + 2));  // RAW lhs, rhs: MTE1 -> M
+            TMATMUL(acc, lhs, rhs);
+            set_flag(PIPE_M, PIPE_MTE1, (event_t)(p % 2));  // WAR lhs: M -> MTE1 (next iteration)
+            set_flag(PIPE_M, PIPE_FIX, (event_t)((p % 2) + 2));  // RAW acc: M -> FIX
+            wait_flag(PIPE_M, PIPE_FIX, (event_t)((p % 2) + 2));  // RAW acc: M -> FIX
+            TPUSH<PairRing, TileAcc<float, 32, 32>, TileSplitAxis::TILE_UP_DOWN>(pairs, acc);
+            TPUSH<PairRing, TileAcc<float, 32, 32>, TileSplitAxis::TILE_UP_DOWN>(pairs, acc);
+            if (p % 2 == 0) {
+                TPUSH<ScaleRing, TileAcc<float, 32, 32>, TileSplitAxis::TILE_UP_DOWN>(scales, acc);
+            }
+            set_flag(PIPE_FIX, PIPE_M, (event_t)(p % 2));  // WAR acc: FIX -> M (next iteration)
+        }
+        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0);  // drain: lhsL1 (MTE1 -> MTE2)
+        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);  // drain: lhsL1 (MTE1 -> MTE2)
+        wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID0);  // drain: lhs (M -> MTE1)
+        wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID1);  // drain: lhs (M -> MTE1)
+        wait_flag(PIPE_FIX, PIPE_M, EVENT_ID0);  // drain: acc (FIX -> M)
+        wait_flag(PIPE_FIX, PIPE_M, EVENT_ID1);  // drain: acc (FIX -> M)
+    }
+    if constexpr (VEC_SIDE) {
+        using Half = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
+        using GmHalf = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
+        Half first;
+        Half second;
+        Half scale;
+        Half sum;
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: first, second free at start (V -> MTE2)
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime: first, second free at start (V -> MTE2)
+        set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // prime: sum free at start (MTE3 -> V)
+        set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // prime: sum free at start (MTE3 -> V)
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: scale free at start (V -> MTE2)
+        for (int p = 0; p < PANELS; p++) {
+            GmHalf gOut(out + (p * 32 + get_subblockid() * 16) * 32);
+            TASSIGN(sum, 0x3800 + (p % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)
+            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(pairs.cons.getTileId() % 2));  // WAR first, second: V -> MTE2 (next iteration)
+            TPOP<PairRing, Half, TileSplitAxis::TILE_UP_DOWN>(pairs, first);
+            TPOP<PairRing, Half, TileSplitAxis::TILE_UP_DOWN>(pairs, second);
+            set_flag(PIPE_MTE2, PIPE_V, (event_t)((pairs.cons.getTileId() - 1) % 2));  // RAW first, second: MTE2 -> V
+            wait_flag(PIPE_MTE3, PIPE_V, (event_t)(p % 2));  // WAR sum: MTE3 -> V (next iteration)
+            wait_flag(PIPE_MTE2, PIPE_V, (event_t)((pairs.cons.getTileId() - 1) % 2));  // RAW first, second: MTE2 -> V
+            TADD(sum, first, second);
+            set_flag(PIPE_V, PIPE_MTE2, (event_t)((pairs.cons.getTileId() - 2) % 2));  // WAR first, second: V -> MTE2 (next iteration)
+            if (p % 2 == 0) {
+                wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR scale: V -> MTE2 (next iteration)
+                TPOP<ScaleRing, Half, TileSplitAxis::TILE_UP_DOWN>(scales, scale);
+                set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW scale: MTE2 -> V
+            }
+            if ((p % 2) == 0) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW scale: MTE2 -> V
+            pipe_barrier(PIPE_V);  // RAW sum: TADD -> TMUL on PIPE_V
+            TMUL(sum, sum, scale);
+            if (((p + 1) % 2) == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR scale: V -> MTE2 (next iteration)
+            set_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 3));  // RAW sum: V -> MTE3
+            wait_flag(PIPE_V, PIPE_MTE3, (event_t)((p % 2) + 3));  // RAW sum: V -> MTE3
+            TSTORE(gOut, sum);
+            set_flag(PIPE_MTE3, PIPE_V, (event_t)(p % 2));  // WAR sum: MTE3 -> V (next iteration)
+        }
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: first, second (V -> MTE2)
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // drain: first, second (V -> MTE2)
+        wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // drain: sum (MTE3 -> V)
+        wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // drain: sum (MTE3 -> V)
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // drain: scale (V -> MTE2)
+    }
+}

@@ -316,7 +316,10 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
     if not one_id:
         same = [(i, i, n) for si, i, n in _slot_pairs(e) if si == i]
         other = [(si, i, n) for si, i, n in _slot_pairs(e) if si != i]
-        either = [v for si, i, n in other[:1] for v in ((i, i, n), (si, si, n))]
+        # Only for an index of a FIFO's own count (a name no C++ variable has: analysis.cluster_view):
+        # elsewhere the two spellings name one slot and a third guess only costs overlap.
+        either = [v for si, i, n in other[:1] if any("." in x for x in si.free_vars() | i.free_vars())
+                  for v in ((i, i, n), (si, si, n))]
         for v in same[:1] + other[:2] + either:
             if v not in out:
                 out.append(v)

@@ -115,10 +115,6 @@ REASONS = {
     "gemm_performance": "the output tile's L0C is released by a reverse FIX -> M flag primed before the "
                         "loops and drained after them (two more scalar statements, one cycle each) where the "
                         "hand-written kernel sets and waits FIX -> M right after each store",
-    "flash_attention": "a FIFO slot tile's accesses count on its whole ring, so each vector core pops the "
-                       "next score tile only after every read of the last one, where the twin double-buffers "
-                       "the S ring's two UB slots (flags by t % 2); a hand edit of the rewrite that does so "
-                       "times 20,040 and 3,015 cycles (docs/design.md \"Rewriting a cluster\")",
 }
 
 

@@ -35,7 +35,7 @@ from ptorewrite.analysis.hb import (
 )
 from ptorewrite.analysis.unit_flags import is_unit_flag_event
 from ptorewrite.arch import PIPES, ArchProfile
-from ptorewrite.transform.sync_model import PlannedSync, event_value, guard_value, root_tiles
+from ptorewrite.transform.sync_model import BadEventId, PlannedSync, event_value, guard_value, root_tiles
 
 PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 _CONTROL = {"fork": FORK, "alt": ALT, "exit": EXIT, "join": JOIN}
@@ -136,7 +136,12 @@ class PlanTrace:
                 for m in idx((id(stmt), where), ()):
                     if guard is not None and not guard_value(guard, m.env, m.forced):
                         continue
-                    ev = s.event + (event_value(slot, m.env, m.forced) if slot is not None else 0)
+                    k = event_value(slot, m.env, m.forced) if slot is not None else 0
+                    if not 0 <= k < s.slots:
+                        # Not one of its slots here (a FIFO count read before the pop it names):
+                        # in C++ another id, or a negative one.
+                        raise BadEventId(f"slot {k} of {s.slots}")
+                    ev = s.event + k
                     out.append((m.pos + off, kind, a, b, ev, s))
             if s.prime_at is not None:
                 for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):

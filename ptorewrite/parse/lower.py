@@ -209,7 +209,6 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
-    auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
     lambda_calls: list[ir.SourceRange] = field(default_factory=list)  # where a helper calls a kernel's lambda
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
@@ -323,7 +322,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
                 # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
-                self.auto_helpers = True
+                # The file's cross-core objects and flags are read as in any other kernel.
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 if k == CursorKind.NAMESPACE and c.spelling:

@@ -1,10 +1,8 @@
 // A cube -> vector FIFO (a5): the cube core computes TILES products of 32x32 float and pushes
 // each into a TPipe of DEPTH slots; each vector core pops its 16-row half of the first POPS of
 // them, scales it, frees the slot and stores the result.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
 
 #ifndef TILES
 #define TILES 4
@@ -14,17 +12,6 @@ using namespace pto;
 #endif
 #ifndef DEPTH
 #define DEPTH 2
-#endif
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
 #endif
 
 extern "C" __global__ AICORE void fifo_c2v(__gm__ float *out, __gm__ half *a, __gm__ half *b)

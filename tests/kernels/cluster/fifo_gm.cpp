@@ -2,21 +2,8 @@
 // with TALLOC, stores its 32x32 float product there itself and announces it with TPUSH; each
 // vector core pops its 16-row half of the slot as a GlobalTensor, loads it, doubles it, stores
 // the result and frees the slot.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_gm(__gm__ float *out, __gm__ half *a, __gm__ half *b, __gm__ float *ring)
 {

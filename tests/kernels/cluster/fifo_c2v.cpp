@@ -21,28 +21,13 @@ extern "C" __global__ AICORE void fifo_c2v(__gm__ float *out, __gm__ half *a, __
     using Fifo = TPipe<0, Direction::DIR_C2V, 16 * 32 * sizeof(float), DEPTH>;
     Fifo fifo((__gm__ void *)nullptr, 0x0, 0x0);
     if constexpr (ON_CUBE) {
-        using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-        using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
         MatT aMat;
         MatT bMat;
-        TileLeft<half, 32, 32> aLeft;
-        TileRight<half, 32, 32> bRight;
+        LeftT aLeft;
+        RightT bRight;
         Product product;
-        TASSIGN(aMat, 0x0);
-        TASSIGN(bMat, 0x800);
-        TASSIGN(aLeft, 0x0);
-        TASSIGN(bRight, 0x0);
+        LoadOperands(aMat, bMat, aLeft, bRight, a, b);
         TASSIGN(product, 0x0);
-        GmIn gA(a);
-        GmIn gB(b);
-        TLOAD(aMat, gA);
-        TLOAD(bMat, gB);
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        TMOV(aLeft, aMat);
-        TMOV(bRight, bMat);
-        set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-        wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
         for (int t = 0; t < TILES; ++t) {
             TMATMUL(product, aLeft, bRight);
             set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);

@@ -235,6 +235,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _tile_levels: dict = field(default_factory=dict)  # id(tile) -> control level of its declaration
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
+    _gm_read_names: dict[tuple, str] = field(default_factory=dict)  # (text, param, byte offset) -> value name
     _stack: list[Frame] = field(default_factory=list)
     _loop_vars: list[str] = field(default_factory=list)
     _loop_ids: list[int] = field(default_factory=list)  # one id per loop instance (names repeat)
@@ -827,9 +828,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         # (an instruction writes the argument) the race check orders it (see frontend).
         self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
                                                 self.src.range(offset, offset), self.via, uid=next(self._uid)))
-        self.gm_read_values.add(text)
-        self.element_values.add(text)
-        return Var(text)
+        # Reads spelled alike name one value only where they read the same address (a helper
+        # inlined with other pointers reads other bytes: another value, `text#2`).
+        key = (text, ptr.param, base)
+        name = self._gm_read_names.get(key)
+        if name is None:
+            name = self._gm_read_names[key] = self.unique_name(text)
+        self.gm_read_values.add(name)
+        self.element_values.add(name)
+        return Var(name)
 
     def device_load(self, node: cp.Call, scope: Scope) -> Var:
         """`ld_dev(p, 0)`: the scalar unit reads the element at `p` straight from GM, past its data

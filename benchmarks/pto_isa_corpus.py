@@ -87,13 +87,16 @@ GENERATED = {
 # Run-time values `check` needs that only a kernel's host code knows (a user checking the kernel
 # passes them with --set): kernel folder -> (NAME, VALUE) as pto-isa's own host program (main.cpp,
 # run.sh defaults: 2 ranks, this rank's id as given) launches it at the sizes its CMake build sets.
+# A GM read spelled like an earlier one at other bytes is a value of its own (`*ptr#2`: ready_queue.hpp
+# reads a chunk flag and a summary counter, both `*ptr`; `r->num_ranks#2`: another rank's flag matrix).
 _ALLGATHER_COMPUTE = (  # rank 1 of 2, so that block 0 computes a row group streamed from rank 0
     ("chunk_flags->num_ranks", 2), ("chunk_flags->my_rank", 1), ("chunk_flags->epoch", 1),
-    ("chunk_flags->chunk_size", 4), ("chunk_flags->num_chunks_per_src", 16), ("*ptr", 1),
+    ("chunk_flags->chunk_size", 4), ("chunk_flags->num_chunks_per_src", 16), ("*ptr", 1), ("*ptr#2", 1),
     ("launch_block_count", 24))
 _ALLGATHER_COMM = (
     ("blockNum", 48), ("hcclCtxRaw->rankNum", 2), ("hcclCtxRaw->rankId", 0), ("r->num_ranks", 2),
-    ("chunkFlags->chunk_size", 4), ("chunkFlags->num_chunks_per_src", 16), ("r->num_chunks_per_src", 16),
+    ("r->num_ranks#2", 2), ("chunkFlags->chunk_size", 4), ("chunkFlags->num_chunks_per_src", 16),
+    ("r->num_chunks_per_src", 16), ("r->num_chunks_per_src#2", 16),
     ("chunkFlags@peer", 0), ("ctx->windowsIn[ctx->rankId]", 0), ("ctx->windowsIn[pe]", 0))
 HOST_VALUES = {
     f"kernels/manual/{arch}/{name}": values for arch in ("a2a3", "a5") for name, values in (

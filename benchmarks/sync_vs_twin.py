@@ -60,7 +60,8 @@ def sync_lines(text: str) -> int:
 
 def baseline_sync_lines(commit: str, samples: list[Path]) -> dict[str, int | str]:
     """Sync lines in auto2manual's output of each sample, by the code at `commit` (run from a
-    copy of its package; its own output, not ours)."""
+    copy of its package that `git archive` writes into a temporary folder: no checkout of the
+    commit is needed; its own output, not ours)."""
     out: dict[str, int | str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "ptorewrite"], check=True,
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="COMMIT", help="also count the sync lines of the rewrite at COMMIT")
     args = ap.parse_args(argv)
     rows = []
-    # A cluster sample (code for both core types) is not rewritten yet.
+    # One core's trace per kernel: a cluster sample (code for both core types) runs its cores
+    # together, and benchmarks/run.py compares it with its twin in RESULTS.md.
     samples = sorted(p for p in (ROOT / "samples").iterdir() if (p / "auto.cpp").is_file()
                      and not ("__DAV_CUBE__" in (p / "auto.cpp").read_text()
                               and "__DAV_VEC__" in (p / "auto.cpp").read_text()))

@@ -243,9 +243,9 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
     # The headers first: a build that watches the kernel's output then finds its headers ready.
     for h, data in headers.items():
         if h in places:
-            outputs.write_if_changed(places[h], data, mode_from=h)
+            outputs.write_if_changed(places[h], data)
     if args.in_place:
-        outputs.write_if_changed(args.kernel, text, mode_from=args.kernel)
+        outputs.write_if_changed(args.kernel, text)
     elif args.output and args.output != "-":
         outputs.write_if_changed(args.output, text)
     if args.diff:
@@ -371,7 +371,7 @@ def cmd_manual2auto(args: argparse.Namespace, reporter: Reporter) -> int:
 
     stripped = manual_to_auto(args.kernel, frontend_options(args, auto_mode=False), reporter)
     if args.in_place:
-        outputs.write_if_changed(args.kernel, stripped.text, mode_from=args.kernel)
+        outputs.write_if_changed(args.kernel, stripped.text)
     elif args.output and args.output != "-":
         outputs.write_if_changed(args.output, stripped.text)
     else:

@@ -6,20 +6,45 @@ from __future__ import annotations
 
 import difflib
 import os
-import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
 
 
-def write_atomically(path: str, data: bytes, mode_from: str | None = None) -> None:
-    """Write a temporary file next to `path`, then rename it over `path`."""
+def _umask() -> int:
+    """The process's file mode creation mask. Linux states it in /proc/self/status; elsewhere it
+    is read by setting it and setting it back (the only portable way)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: str) -> int:
+    """The permission bits `path` gets when written as `open(path, "w")` would write it: a file
+    that is there keeps its own, a new one gets 0666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write a temporary file next to `path`, then rename it over `path`. The result has the
+    mode an ordinary write would leave (`_mode_for`), not the temporary file's private 0600."""
     directory = os.path.dirname(os.path.abspath(path))
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".ptorewrite-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if mode_from is not None and os.path.exists(mode_from):
-            shutil.copymode(mode_from, tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -27,7 +52,7 @@ def write_atomically(path: str, data: bytes, mode_from: str | None = None) -> No
         raise
 
 
-def write_if_changed(path: str, data: bytes, mode_from: str | None = None) -> bool:
+def write_if_changed(path: str, data: bytes) -> bool:
     """Write `data` to `path` unless the file already holds exactly these bytes (its time stamp
     then stays as it is, so a build that depends on it has nothing to redo). True if written."""
     try:
@@ -36,7 +61,7 @@ def write_if_changed(path: str, data: bytes, mode_from: str | None = None) -> bo
                 return False
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         pass
-    write_atomically(path, data, mode_from)
+    write_atomically(path, data)
     return True
 
 

@@ -5,6 +5,7 @@ deleted alone, is reported at its own line or at the lines it pairs with."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,13 @@ FLAG = re.compile(r"\b(?:set|wait)_flag\((PIPE_\w+),\s*(PIPE_\w+),\s*(\w+)\)")
 FIFO = re.compile(r"\b(TALLOC|TPUSH|TPOP|TFREE)<|\bTPipe<|\b(hand_to_vectors|take_half)<|\b[sop]?(Slot|Part|slot|part)\)")
 LINES = KERNEL.read_text().splitlines(True)
 SYNC_LINES = [n for n, line in enumerate(LINES, 1) if SYNC.match(line)]
+
+
+@pytest.fixture(autouse=True)
+def _preambles_beside_copies(tmp_path):
+    """The cluster kernels include "cluster_preambles.hpp" from their own folder: an edited copy a
+    test writes into tmp_path finds it beside it there too."""
+    shutil.copy(KERNEL.parent / "cluster_preambles.hpp", tmp_path)
 
 
 def run(capsys, path: Path) -> tuple[int, str]:

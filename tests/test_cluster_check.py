@@ -3,6 +3,7 @@ set_intra_block / wait_intra_block as real synchronisation between them."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,13 @@ from ptorewrite.cli import main
 
 CLUSTER = Path(__file__).parent / "kernels" / "cluster"
 HANDOFF = CLUSTER / "handoff.cpp"
+
+
+@pytest.fixture(autouse=True)
+def _preambles_beside_copies(tmp_path):
+    """The cluster kernels include "cluster_preambles.hpp" from their own folder: an edited copy a
+    test writes into tmp_path finds it beside it there too."""
+    shutil.copy(CLUSTER / "cluster_preambles.hpp", tmp_path)
 
 
 def run(capsys, *argv):
@@ -402,7 +410,7 @@ def test_an_a2a3_producer_waits_for_the_free_signals_of_both_vector_cores(capsys
 
 
 def test_an_a2a3_tfree_deleted_hangs_the_talloc_that_reuses_the_slot(capsys, tmp_path):
-    path, text = edited(tmp_path, A2A3_GM, "TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);", "")
+    path, text = edited(tmp_path, A2A3_GM, "TFREE<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);", "")
     status, _, err = run(capsys, "check", "--arch", "a2a3", path)
     assert status == 1
     assert (f"{path}:{line_of(text, 'TALLOC<Fifo')}:13: error: deadlock: wait_flag_dev(3) on cube is never "
@@ -410,7 +418,7 @@ def test_an_a2a3_tfree_deleted_hangs_the_talloc_that_reuses_the_slot(capsys, tmp
 
 
 def test_an_a2a3_slot_freed_before_its_load_races_on_gm(capsys, tmp_path):
-    load, free = "            TLOAD(x, part);\n", "            TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);\n"
+    load, free = "            TLOAD(x, part);\n", "            TFREE<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);\n"
     path, text = edited(tmp_path, A2A3_GM, load + free, free + load)
     status, _, err = run(capsys, "check", "--arch", "a2a3", path)
     assert status == 1
@@ -713,7 +721,7 @@ def test_a2a3_explicit_index_fifo_through_gm(capsys, tmp_path):
     body = [ln.strip() for ln in out.split("body:")[1].splitlines()]
     # The constructor's credit; then per pop: the whole-core wait, this core's rows of both blocks
     # into the two column strips of x, the index stepped, the free on MTE2.
-    assert "set_intra_block(MTE2, semaphore 3)  @21:5" in body
+    assert "set_intra_block(MTE2, semaphore 3)  @18:5" in body
     i = body.index(f"wait_intra_block(S, semaphore 2)  @{pop}:9")
     assert body[i + 1:i + 10] == [
         f"fifo@entry = (((fifo.cons.tile_id % 2) * 8192) + fifo.cons.entryOffset)  @{pop}:9",

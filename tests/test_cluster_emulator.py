@@ -4,6 +4,7 @@ cross-core flags and FIFOs real, in the data run as in the check and the timing.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,13 @@ from ptorewrite.parse.invocation import FrontendOptions
 CLUSTER = Path(__file__).parent / "kernels" / "cluster"
 HANDOFF, HANDOFF_AUTO = CLUSTER / "handoff.cpp", CLUSTER / "handoff_auto.cpp"
 RING, RING_AUTO = CLUSTER / "a2a3_fifo_c2v.cpp", CLUSTER / "a2a3_fifo_c2v_auto.cpp"
+
+
+@pytest.fixture(autouse=True)
+def _preambles_beside_copies(tmp_path):
+    """The cluster kernels include "cluster_preambles.hpp" from their own folder: an edited copy a
+    test writes into tmp_path finds it beside it there too."""
+    shutil.copy(CLUSTER / "cluster_preambles.hpp", tmp_path)
 
 
 def run(capsys, *argv):

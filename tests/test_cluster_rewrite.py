@@ -257,6 +257,7 @@ def test_an_explicit_index_fifo_rewrites_with_its_entries_placed_for_both_core_t
             if not line.strip().startswith(("TASSIGN(", "set_flag(", "wait_flag(", "pipe_barrier("))]
     auto, out = tmp_path / f"{name}.cpp", tmp_path / f"{name}.manual.cpp"
     auto.write_text("".join(kept))
+    (tmp_path / "cluster_preambles.hpp").write_text((manual.parent / "cluster_preambles.hpp").read_text())
     status, _, err = run(capsys, "auto2manual", "--arch", "a5", auto, "-o", out)
     assert status == 0, err
     text = out.read_text()

@@ -262,3 +262,43 @@ def test_accumulation_needs_no_barrier_but_a_fresh_product_over_it_does(tmp_path
     r = check_text(CUBE.replace("    pipe_barrier(PIPE_M);\n", ""), tmp_path)
     assert sorted((x.kind, x.first.name, x.second.name) for x in r.races) == [
         ("waw", "TMATMUL", "TMATMUL"), ("waw", "TMATMUL_ACC", "TMATMUL")]
+
+
+UNPHASED_STORE = ROOT / "tests" / "kernels" / "unit_flag_store_without_phase.cpp"
+
+
+def _check_cli(capsys, path, count):
+    from ptorewrite.cli import main
+
+    status = main(["check", "--set", f"count={count}", str(path)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_store_without_its_phase_is_named_as_the_reason_the_next_matmul_hangs(capsys, tmp_path):
+    """a2a3: a final matmul sets its accumulator's unit flag and only a store with STPhase::Final
+    clears it. With an unphased store the second pass's matmul hangs on its check: reported once,
+    at that matmul, naming the store, not as a lost signal and a flag left set besides."""
+    path = UNPHASED_STORE
+    status, out, err = _check_cli(capsys, path, 3)
+    assert status == 1 and "0 race(s), 1 flag problem(s)" in out, out + err
+    assert err == (
+        f"{path}:37:9: error: deadlock: this matmul's unit-flag check waits until the accumulator at L0C byte 0x0 "
+        "is read out, but the TSTORE at 40:9 that reads the earlier result has no STPhase::Final: a store clears "
+        "the unit flag only with that phase, so the flag the final matmul at 37:9 set stays set and PIPE_M hangs "
+        "here (give the store STPhase::Final, or drop the phases and order PIPE_M and PIPE_FIX with flags)\n"
+        f"{path}:40:9: note: the TSTORE without STPhase::Final\n"
+        f"{path}:37:9: note: the matmul with AccPhase::Final that set the flag\n")
+    # One pass does not hang; the flag is left set at the end, and the store is named there too.
+    status, out, err = _check_cli(capsys, path, 1)
+    assert status == 1 and err == (
+        f"{path}:37:9: error: the accumulator at L0C byte 0x0 published here (AccPhase::Final) is never read out "
+        "by a store with STPhase::Final: its unit flag is still set when the kernel ends (the TSTORE at 40:9 "
+        "reads it without that phase, which leaves the flag set)\n"
+        f"{path}:40:9: note: the TSTORE without STPhase::Final\n")
+    # With its phase the store clears the flag: clean at every trip count.
+    fixed = tmp_path / path.name
+    fixed.write_text(path.read_text().replace("TSTORE(gC, acc);", "TSTORE<STPhase::Final>(gC, acc);"))
+    for count in (0, 1, 3):
+        status, out, err = _check_cli(capsys, fixed, count)
+        assert status == 0 and "0 race(s), 0 flag problem(s)" in out, (count, out, err)

@@ -108,3 +108,16 @@ def test_a_reference_to_a_struct_in_gm_reads_its_members_where_they_are_used(cap
     assert str(loop.stop) == "tilingGm+4->rows"
     assert cli_main(["check", "--set", "tilingGm+4->rows=3", "--set", "tilingGm+4->stride=64", str(path)]) == 0
     assert "0 race(s), 0 flag problem(s) (6 instructions" in capsys.readouterr().out
+
+
+def test_reads_spelled_alike_are_one_value_only_where_they_read_the_same_bytes(capsys):
+    """A helper's `*count`, inlined for two count arguments, is two run-time values (`*count`,
+    `*count#2`), each given on its own; the helper's second read of the same count is the first's
+    value again (no third name)."""
+    path = LANG / "gm_reads_alike.cpp"
+    k = load_kernel(str(path), FrontendOptions(auto_mode=False))
+    assert k.runtime_values == ("*count", "*count#2")
+    assert cli_main(["check", "--set", "*count=2", "--set", "*count#2=3", str(path)]) == 0
+    assert "(10 instructions and 22 syncs issued)" in capsys.readouterr().out  # 2 + 3 rows, a barrier each
+    assert cli_main(["check", "--set", "*count=2", "--set", "*count#2=0", str(path)]) == 0
+    assert "(4 instructions and 9 syncs issued)" in capsys.readouterr().out  # the second call copies nothing

@@ -4,6 +4,7 @@ quoted include looks in the including file's folder first, so the output uses th
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -92,10 +93,27 @@ def test_stdout_cannot_hold_the_headers(capsys):
 
 def test_in_place_rewrites_the_header_too(capsys, tmp_path):
     kernel = _copy_kernel(tmp_path / "k")
+    header = kernel.parent / "scale_rows.hpp"
+    header.chmod(0o604)
     status, _, err = run(capsys, "auto2manual", "-i", kernel)
     assert status == 0, err
     assert kernel.read_bytes() == (EXPECTED / "scale_rows.cpp").read_bytes()
-    assert (kernel.parent / "scale_rows.hpp").read_bytes() == (EXPECTED / "scale_rows.hpp").read_bytes()
+    assert header.read_bytes() == (EXPECTED / "scale_rows.hpp").read_bytes()
+    assert header.stat().st_mode & 0o777 == 0o604  # rewritten in place: its own mode
+
+
+def test_the_header_copy_gets_the_mode_of_a_new_file(capsys, tmp_path):
+    kernel = _copy_kernel(tmp_path / "k")
+    (kernel.parent / "scale_rows.hpp").chmod(0o600)
+    out = tmp_path / "out" / "scale_rows.cpp"
+    out.parent.mkdir()
+    old = os.umask(0o027)
+    try:
+        status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    finally:
+        os.umask(old)
+    assert status == 0, err
+    assert [p.stat().st_mode & 0o777 for p in (out, out.parent / "scale_rows.hpp")] == [0o640, 0o640]
 
 
 def test_output_in_the_headers_folder_would_overwrite_it(capsys, tmp_path):

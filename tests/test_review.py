@@ -1,9 +1,10 @@
 """Reviewable output of auto2manual: --diff (applied by patch and git apply, byte for byte),
---check (1 on a stale file, 0 on a fresh one), --depfile, and outputs left untouched when their
-text does not change."""
+--check (1 on a stale file, 0 on a fresh one), --depfile, outputs left untouched when their
+text does not change, and the permission bits of what is written."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -157,3 +158,34 @@ def test_cmake_dir_and_version(capsys):
     with pytest.raises(SystemExit):
         main(["--version"])
     assert capsys.readouterr().out.startswith("ptorewrite 0.")
+
+
+@pytest.fixture
+def umask():
+    """Sets the process's umask for one test and puts the old one back."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o002], ids=oct)
+def test_a_new_output_gets_the_mode_the_umask_gives(capsys, tmp_path, umask, mask):
+    umask(mask)
+    out, dep = tmp_path / "out.cpp", tmp_path / "out.d"
+    status, _, err = run(capsys, ["auto2manual", SAMPLES / "vec_add" / "auto.cpp", "-o", out, "--depfile", dep])
+    assert status == 0, err
+    assert (out.stat().st_mode & 0o777, dep.stat().st_mode & 0o777) == (0o666 & ~mask, 0o666 & ~mask)
+
+
+def test_rewriting_keeps_the_mode_of_the_file_it_replaces(capsys, tmp_path, umask):
+    umask(0o022)
+    src = tmp_path / "auto.cpp"
+    shutil.copy(SAMPLES / "vec_add" / "auto.cpp", src)
+    src.chmod(0o751)
+    assert run(capsys, ["auto2manual", "-i", src])[0] == 0
+    assert "TASSIGN" in src.read_text() and src.stat().st_mode & 0o777 == 0o751
+    out = tmp_path / "out.cpp"
+    out.write_text("old")
+    out.chmod(0o640)
+    assert run(capsys, ["auto2manual", SAMPLES / "vec_add" / "auto.cpp", "-o", out])[0] == 0
+    assert "TASSIGN" in out.read_text() and out.stat().st_mode & 0o777 == 0o640

@@ -51,7 +51,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ptorewrite.analysis.execution import Access, Step, Trace, located
-from ptorewrite.analysis.unit_flags import is_unit_flag_event, region_of
+from ptorewrite.analysis.unit_flags import STORE_PHASES, is_unit_flag_event, region_of
 from ptorewrite.arch import CROSS_CORE_SEMAPHORE_LIMIT, ArchProfile
 from ptorewrite.diagnostics import Diagnostic, to_location
 
@@ -89,7 +89,8 @@ def _via_notes(step: Step) -> tuple[Diagnostic, ...]:
 @dataclass
 class FlagProblem:
     # "never-set", "lost", "unordered-reuse", "set-at-end", "stuck"; across the cores of a cluster
-    # also "overflow" and "left-raised" (a warning: no wait of this kernel hangs on it)
+    # also "overflow" and "left-raised" (a warning: no wait of this kernel hangs on it); for L0C unit
+    # flags also "unphased-read" (`_unit_flag_causes`)
     kind: str
     steps: tuple[Step, ...]  # the step reported first, then related ones
 
@@ -132,6 +133,17 @@ class FlagProblem:
         """The L0C unit-flag handshake (analysis.unit_flags), said in its own terms."""
         s = self.steps[0]
         at = f"L0C byte {region_of(s.event):#x}"
+        notes: tuple[Diagnostic, ...] = ()
+        if self.kind == "unphased-read":
+            store, final = self.steps[1], self.steps[2]
+            msg = (f"deadlock: this matmul's unit-flag check waits until the accumulator at {at} is read out, but "
+                   f"the {store.name} at {_where(store)} that reads the earlier result has no STPhase::Final: a "
+                   f"store clears the unit flag only with that phase, so the flag the final matmul at "
+                   f"{_where(final)} set stays set and PIPE_M hangs here (give the store STPhase::Final, or "
+                   "drop the phases and order PIPE_M and PIPE_FIX with flags)")
+            notes = (Diagnostic("note", f"the {store.name} without STPhase::Final", to_location(store.loc)),
+                     Diagnostic("note", "the matmul with AccPhase::Final that set the flag", to_location(final.loc)))
+            return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
         if self.kind in ("never-set", "stuck") and s.dst == "FIX":
             msg = (f"deadlock: this store's unit-flag check waits for a matmul with AccPhase::Final to publish the "
                    f"accumulator at {at}, and none does before it is needed, so PIPE_FIX hangs here")
@@ -141,10 +153,14 @@ class FlagProblem:
         elif self.kind == "set-at-end":
             msg = (f"the accumulator at {at} published here (AccPhase::Final) is never read out by a store with "
                    "STPhase::Final: its unit flag is still set when the kernel ends")
+            if len(self.steps) > 1:
+                store = self.steps[1]
+                msg += f" (the {store.name} at {_where(store)} reads it without that phase, which leaves the flag set)"
+                notes = (Diagnostic("note", f"the {store.name} without STPhase::Final", to_location(store.loc)),)
         else:
             msg = (f"deadlock: the unit flag of the accumulator at {at} is set again before the earlier result "
                    "was read out")
-        return Diagnostic("error", msg, to_location(s.loc), _via_notes(s))
+        return Diagnostic("error", msg, to_location(s.loc), notes + _via_notes(s))
 
     def _cross_diagnostic(self) -> Diagnostic:
         s = self.steps[0]
@@ -250,6 +266,58 @@ def match_flags(trace: Trace) -> tuple[dict[int, int], list[FlagProblem]]:
     if trace.cores:
         _match_cross(trace, matches, problems)
     return matches, problems
+
+
+def _unphased_reads(steps: list[Step], published: Step, until: int) -> list[Step]:
+    """The stores of `published`'s core issued after it (and before step `until`) that read the
+    accumulator it published without STPhase::Final: they read the result but leave its unit flag set."""
+    final = next((x for x in reversed(steps[:published.index]) if x.kind == "op" and x.core == published.core
+                  and x.pipe == "M"), None)
+    if final is None:
+        return []
+    written = [a.footprint for a in final.accesses if a.write and a.footprint.space.endswith("L0C")]
+    out = []
+    for x in steps[published.index + 1:until]:
+        if x.kind != "op" or x.core != published.core or x.pipe != "FIX":
+            continue
+        if any(t.replace(" ", "").removeprefix("pto::") in STORE_PHASES for t in x.stmt.template_args or ()):
+            continue
+        if any(not a.write and a.footprint.space == w.space and a.footprint.lo < w.hi and w.lo < a.footprint.hi
+               for a in x.accesses for w in written):
+            out.append(x)
+    return out
+
+
+def _unit_flag_causes(steps: list[Step], flags: list[FlagProblem]) -> list[FlagProblem]:
+    """L0C unit-flag problems said by their cause. A phased matmul whose check never passes
+    because a store read the previous result out without STPhase::Final becomes "unphased-read",
+    with that store and the final matmul that set the flag; the hardware stops there, so the same
+    flag's later lost signal and its set still pending at the end are consequences, not reported
+    again. A result left published at the end names such a store too."""
+    hung: dict[tuple[str, int], int] = {}  # (core, event) -> the hanging wait's index
+    out = []
+    for p in flags:
+        w = p.steps[0]
+        if p.kind in ("never-set", "stuck") and w.kind == "wait" and is_unit_flag_event(w.event) and w.dst == "M":
+            published = next((x for x in reversed(steps[:w.index]) if x.kind == "set" and x.core == w.core
+                              and x.src == "M" and x.event == w.event), None)
+            stores = _unphased_reads(steps, published, w.index) if published is not None else []
+            if stores:
+                hung[(w.core, w.event)] = w.index
+                p = FlagProblem("unphased-read", (w, stores[0], published))
+        out.append(p)
+    kept = []
+    for p in out:
+        s = p.steps[0]
+        hang = hung.get((s.core, s.event)) if is_unit_flag_event(s.event) and s.kind == "set" else None
+        if hang is not None and (p.kind == "set-at-end" or (p.kind == "lost" and s.index > hang)):
+            continue
+        if p.kind == "set-at-end" and is_unit_flag_event(s.event) and len(p.steps) == 1:
+            stores = _unphased_reads(steps, s, len(steps))
+            if stores:
+                p = FlagProblem("set-at-end", (s, stores[0]))
+        kept.append(p)
+    return kept
 
 
 # ---------------------------------------------------------------------------------- order
@@ -452,6 +520,7 @@ def check(trace: Trace) -> CheckResult:
     flags.extend(FlagProblem("stuck", (steps[i], steps[matches[i]])) for i in roots)
     seen_flags = set()
     flags = [p for p in flags if not (p.key() in seen_flags or seen_flags.add(p.key()))]
+    flags = _unit_flag_causes(steps, flags)
     flags.sort(key=lambda p: p.steps[0].index)
 
     all_lanes = lanes(trace)

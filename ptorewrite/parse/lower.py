@@ -209,7 +209,6 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     params: list[ir.Param] = field(default_factory=list)
     runtime_values: list[str] = field(default_factory=list)
     manual: bool = False
-    auto_helpers: bool = False  # the user's files define pto-isa's AUTO-mode helpers (namespace pto_auto)
     lambda_calls: list[ir.SourceRange] = field(default_factory=list)  # where a helper calls a kernel's lambda
     prologue: list[ir.Stmt] = field(default_factory=list)  # run first in the entry (event id counters)
     # `return` statements below the top level of a function (in a loop or a branch): lowered with
@@ -236,6 +235,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
     _tile_levels: dict = field(default_factory=dict)  # id(tile) -> control level of its declaration
     _uid: itertools.count = field(default_factory=lambda: itertools.count(1))
     _names: dict[str, int] = field(default_factory=dict)
+    _gm_read_names: dict[tuple, str] = field(default_factory=dict)  # (text, param, byte offset) -> value name
     _stack: list[Frame] = field(default_factory=list)
     _loop_vars: list[str] = field(default_factory=list)
     _loop_ids: list[int] = field(default_factory=list)  # one id per loop instance (names repeat)
@@ -323,7 +323,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if k == CursorKind.NAMESPACE and c.spelling == "pto_auto":
                 # pto-isa's AUTO kernels ship their own copy of the MultiBuffered helper next to the
                 # kernel; the front end models MultiBuffered and Range itself, whichever copy is read.
-                self.auto_helpers = True
+                # The file's cross-core objects and flags are read as in any other kernel.
                 continue
             if k in (CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL, CursorKind.LINKAGE_SPEC):
                 if k == CursorKind.NAMESPACE and c.spelling:
@@ -830,9 +830,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         # (an instruction writes the argument) the race check orders it (see frontend).
         self._scalar_unit_reads.append(ir.Instr(ir.SCALAR_LOAD, "S", (ir.Arg("raw", region, "r", text),), (),
                                                 self.src.range(offset, offset), self.via, uid=next(self._uid)))
-        self.gm_read_values.add(text)
-        self.element_values.add(text)
-        return Var(text)
+        # Reads spelled alike name one value only where they read the same address (a helper
+        # inlined with other pointers reads other bytes: another value, `text#2`).
+        key = (text, ptr.param, base)
+        name = self._gm_read_names.get(key)
+        if name is None:
+            name = self._gm_read_names[key] = self.unique_name(text)
+        self.gm_read_values.add(name)
+        self.element_values.add(name)
+        return Var(name)
 
     def device_load(self, node: cp.Call, scope: Scope) -> Var:
         """`ld_dev(p, 0)`: the scalar unit reads the element at `p` straight from GM, past its data

@@ -6,21 +6,8 @@
 // The three rings are used through GlobalTensors (TALLOC / TPUSH / TPOP / TFREE), inside helpers
 // that take the slot by reference; the accumulators hand over to the fixpipe through their unit
 // flags (AccPhase::Final / STPhase::Final) instead of M <-> FIX flags.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 constexpr int BLOCKS = 4;
 constexpr int ROWS = 32;

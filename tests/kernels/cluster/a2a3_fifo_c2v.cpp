@@ -2,21 +2,8 @@
 // each product into a two-slot ring in GM; each vector core pops its 16-row half into one of
 // its two local UB slots, adds one and stores it. The ring's ffts flags are the only signals
 // between the cores; every other order is the cores' own flags.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_a2a3_c2v(__gm__ float *out, __gm__ half *a, __gm__ half *b,
                                                 __gm__ float *ring)

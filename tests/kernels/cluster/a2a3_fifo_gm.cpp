@@ -2,37 +2,20 @@
 // two-slot GM ring with TALLOC, stores each of four 32x32 products there itself and announces it
 // with TPUSH; each vector core pops its 16-row half of the slot as a GlobalTensor, loads it,
 // frees the slot, doubles the rows and stores them.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_a2a3_gm(__gm__ float *out, __gm__ half *a, __gm__ half *b,
                                                __gm__ float *ring)
 {
     using Fifo = TPipe<2, Direction::DIR_C2V, 32 * 32 * sizeof(float), 2>;
-    using SlotView = GlobalTensor<float, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
-    using HalfView = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
     Fifo fifo((__gm__ void *)ring, 0x0, 0x0);
     if constexpr (ON_CUBE) {
-        using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-        using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
         MatT aMat;
         MatT bMat;
-        TileLeft<half, 32, 32> aLeft;
-        TileRight<half, 32, 32> bRight;
-        TileAcc<float, 32, 32> product;
+        LeftT aLeft;
+        RightT bRight;
+        AccT product;
         TASSIGN(aMat, 0x0);
         TASSIGN(bMat, 0x800);
         TASSIGN(aLeft, 0x0);
@@ -60,10 +43,10 @@ extern "C" __global__ AICORE void fifo_a2a3_gm(__gm__ float *out, __gm__ half *a
             set_flag(PIPE_M, PIPE_MTE1, EVENT_ID1);
             set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
             wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
-            SlotView slot;
-            TALLOC<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
+            GmW slot;
+            TALLOC<Fifo, GmW, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
             TSTORE(slot, product);
-            TPUSH<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
+            TPUSH<Fifo, GmW, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
             set_flag(PIPE_FIX, PIPE_M, EVENT_ID1);
         }
         wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0);
@@ -71,7 +54,6 @@ extern "C" __global__ AICORE void fifo_a2a3_gm(__gm__ float *out, __gm__ half *a
         wait_flag(PIPE_FIX, PIPE_M, EVENT_ID1);
     }
     if constexpr (ON_VEC) {
-        using HalfT = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
         HalfT x;
         HalfT y;
         TASSIGN(x, 0x0);
@@ -79,12 +61,12 @@ extern "C" __global__ AICORE void fifo_a2a3_gm(__gm__ float *out, __gm__ half *a
         set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
         set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);
         for (int i = 0; i < 4; i++) {
-            HalfView gOut(out + (i * 32 + get_subblockid() * 16) * 32);
-            HalfView part;
-            TPOP<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
+            GmHalf gOut(out + (i * 32 + get_subblockid() * 16) * 32);
+            GmHalf part;
+            TPOP<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
             wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
             TLOAD(x, part);
-            TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
+            TFREE<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
             set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
             wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
             wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);

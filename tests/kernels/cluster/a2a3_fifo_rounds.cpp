@@ -3,26 +3,10 @@
 // 16-row half of each, doubles it and stores it. The pipe's destructor at the helper's end makes
 // the cube core wait for the free signal its pushes did not take, so the next round's pipe starts
 // on slots the vector cores are done with.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
 
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
-
 using Fifo = TPipe<2, Direction::DIR_C2V, 32 * 32 * sizeof(float), 2>;
-using SlotView = GlobalTensor<float, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
-using HalfView = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
-using HalfT = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
 
 template <typename Acc>
 AICORE inline void round(__gm__ float *ring, __gm__ float *out, Acc &product, HalfT &x, HalfT &y)
@@ -30,18 +14,18 @@ AICORE inline void round(__gm__ float *ring, __gm__ float *out, Acc &product, Ha
     Fifo fifo((__gm__ void *)ring, 0x0, 0x0);
     for (int i = 0; i < 2; i++) {
         if constexpr (ON_CUBE) {
-            SlotView slot;
-            TALLOC<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
+            GmW slot;
+            TALLOC<Fifo, GmW, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
             TSTORE(slot, product);
-            TPUSH<Fifo, SlotView, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
+            TPUSH<Fifo, GmW, TileSplitAxis::TILE_UP_DOWN>(fifo, slot);
         }
         if constexpr (ON_VEC) {
-            HalfView gOut(out + (i * 32 + get_subblockid() * 16) * 32);
-            HalfView part;
-            TPOP<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
+            GmHalf gOut(out + (i * 32 + get_subblockid() * 16) * 32);
+            GmHalf part;
+            TPOP<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
             wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
             TLOAD(x, part);
-            TFREE<Fifo, HalfView, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
+            TFREE<Fifo, GmHalf, TileSplitAxis::TILE_UP_DOWN>(fifo, part);
             set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
             wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
             wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);
@@ -58,33 +42,18 @@ AICORE inline void round(__gm__ float *ring, __gm__ float *out, Acc &product, Ha
 extern "C" __global__ AICORE void fifo_a2a3_rounds(__gm__ float *out, __gm__ half *a, __gm__ half *b,
                                                    __gm__ float *ring)
 {
-    TileAcc<float, 32, 32> product;
+    AccT product;
     HalfT x;
     HalfT y;
     TASSIGN(product, 0x0);
     TASSIGN(x, 0x0);
     TASSIGN(y, 0x1000);
     if constexpr (ON_CUBE) {
-        using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-        using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
         MatT aMat;
         MatT bMat;
-        TileLeft<half, 32, 32> aLeft;
-        TileRight<half, 32, 32> bRight;
-        TASSIGN(aMat, 0x0);
-        TASSIGN(bMat, 0x800);
-        TASSIGN(aLeft, 0x0);
-        TASSIGN(bRight, 0x0);
-        GmIn gA(a);
-        GmIn gB(b);
-        TLOAD(aMat, gA);
-        TLOAD(bMat, gB);
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        TMOV(aLeft, aMat);
-        TMOV(bRight, bMat);
-        set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-        wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
+        LeftT aLeft;
+        RightT bRight;
+        LoadOperands(aMat, bMat, aLeft, bRight, a, b);
         TMATMUL(product, aLeft, bRight);
         set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
         wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);

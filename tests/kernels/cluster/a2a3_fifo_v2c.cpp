@@ -1,21 +1,8 @@
 // A vector -> cube FIFO on a2a3 (DIR_V2C): each vector core adds one to its 16-row half of four
 // 32x32 blocks and pushes it into a two-slot ring in GM; the cube core pops each whole block into
 // one of two local L1 slots and multiplies it by a fixed left operand.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_a2a3_v2c(__gm__ float *out, __gm__ half *a, __gm__ half *b,
                                                 __gm__ half *ring)

@@ -5,9 +5,7 @@
 // hand after the second. Each vector core pops its 16 rows of both blocks into one 16x64 tile
 // (two column strips) and halves them into `out`. The signals are ffts flags: the cube core's
 // waits stall the whole core until both vector cores freed.
-#include <pto/pto-inst.hpp>
-
-using namespace pto;
+#include "cluster_preambles.hpp"
 
 constexpr int TILES = 3;
 constexpr int BLOCK = 32 * 32;
@@ -15,17 +13,14 @@ constexpr int BLOCK = 32 * 32;
 extern "C" __global__ AICORE void a2a3_mpipe_c2v(__gm__ float *out, __gm__ float *ring, __gm__ half *a,
                                                  __gm__ half *b)
 {
-    using AccT = TileAcc<float, 32, 32>;
     using RowsT = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, 16, 64>;
     using Fifo = TMPipe<2, FIFOType::GM_FIFO, 2, 2, AccT, RowsT, false, 0>;
     Fifo fifo(ring);
 #if defined(__DAV_C220_CUBE__)
-    using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-    using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
     MatT aMat;
     MatT bMat;
-    TileLeft<half, 32, 32> aLeft;
-    TileRight<half, 32, 32> bRight;
+    LeftT aLeft;
+    RightT bRight;
     AccT product;
     TASSIGN(aMat, 0x0);
     TASSIGN(bMat, 0x800);

@@ -1,10 +1,8 @@
 // A cube -> vector FIFO (a5): the cube core computes TILES products of 32x32 float and pushes
 // each into a TPipe of DEPTH slots; each vector core pops its 16-row half of the first POPS of
 // them, scales it, frees the slot and stores the result.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
 
 #ifndef TILES
 #define TILES 4
@@ -16,17 +14,6 @@ using namespace pto;
 #define DEPTH 2
 #endif
 
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
-
 extern "C" __global__ AICORE void fifo_c2v(__gm__ float *out, __gm__ half *a, __gm__ half *b)
 {
     using Product = TileAcc<float, 32, 32>;
@@ -34,28 +21,13 @@ extern "C" __global__ AICORE void fifo_c2v(__gm__ float *out, __gm__ half *a, __
     using Fifo = TPipe<0, Direction::DIR_C2V, 16 * 32 * sizeof(float), DEPTH>;
     Fifo fifo((__gm__ void *)nullptr, 0x0, 0x0);
     if constexpr (ON_CUBE) {
-        using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-        using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
         MatT aMat;
         MatT bMat;
-        TileLeft<half, 32, 32> aLeft;
-        TileRight<half, 32, 32> bRight;
+        LeftT aLeft;
+        RightT bRight;
         Product product;
-        TASSIGN(aMat, 0x0);
-        TASSIGN(bMat, 0x800);
-        TASSIGN(aLeft, 0x0);
-        TASSIGN(bRight, 0x0);
+        LoadOperands(aMat, bMat, aLeft, bRight, a, b);
         TASSIGN(product, 0x0);
-        GmIn gA(a);
-        GmIn gB(b);
-        TLOAD(aMat, gA);
-        TLOAD(bMat, gB);
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        TMOV(aLeft, aMat);
-        TMOV(bRight, bMat);
-        set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-        wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
         for (int t = 0; t < TILES; ++t) {
             TMATMUL(product, aLeft, bRight);
             set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);

@@ -1,22 +1,9 @@
 // A cube -> vector FIFO (a5) whose pushes go through the fixpipe: the cube core computes a 16x32
 // float product and pushes it converted to half (FixpipeParams), scaled per channel by a Scaling
 // tile, into one slot; the first vector core pops it, adds one and stores the result.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
 #include <pto/common/fixpipe.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_fixpipe(__gm__ half *out, __gm__ half *a, __gm__ half *b,
                                                __gm__ uint64_t *scale)

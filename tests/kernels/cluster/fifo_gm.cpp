@@ -2,21 +2,8 @@
 // with TALLOC, stores its 32x32 float product there itself and announces it with TPUSH; each
 // vector core pops its 16-row half of the slot as a GlobalTensor, loads it, doubles it, stores
 // the result and frees the slot.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_gm(__gm__ float *out, __gm__ half *a, __gm__ half *b, __gm__ float *ring)
 {
@@ -25,28 +12,13 @@ extern "C" __global__ AICORE void fifo_gm(__gm__ float *out, __gm__ half *a, __g
     using HalfView = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
     Fifo fifo((__gm__ void *)(uint64_t)ring, 0x0, 0x0);
     if constexpr (ON_CUBE) {
-        using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-        using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
         MatT aMat;
         MatT bMat;
-        TileLeft<half, 32, 32> aLeft;
-        TileRight<half, 32, 32> bRight;
-        TileAcc<float, 32, 32> product;
-        TASSIGN(aMat, 0x0);
-        TASSIGN(bMat, 0x800);
-        TASSIGN(aLeft, 0x0);
-        TASSIGN(bRight, 0x0);
+        LeftT aLeft;
+        RightT bRight;
+        AccT product;
+        LoadOperands(aMat, bMat, aLeft, bRight, a, b);
         TASSIGN(product, 0x0);
-        GmIn gA(a);
-        GmIn gB(b);
-        TLOAD(aMat, gA);
-        TLOAD(bMat, gB);
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-        TMOV(aLeft, aMat);
-        TMOV(bRight, bMat);
-        set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-        wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
         TMATMUL(product, aLeft, bRight);
         set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
         wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);

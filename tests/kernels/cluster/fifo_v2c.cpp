@@ -1,21 +1,8 @@
 // A vector -> cube FIFO (a5): each vector core loads its 16-row half of a 32x32 float matrix,
 // turns it into the fractal layout and pushes it into a TPipe (DIR_V2C, the halves meet in one
 // L1 slot); the cube core pops the whole matrix, multiplies it by itself and stores the product.
-#include <pto/pto-inst.hpp>
+#include "cluster_preambles.hpp"
 #include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#ifdef __DAV_CUBE__
-constexpr bool ON_CUBE = true;
-#else
-constexpr bool ON_CUBE = false;
-#endif
-#ifdef __DAV_VEC__
-constexpr bool ON_VEC = true;
-#else
-constexpr bool ON_VEC = false;
-#endif
 
 extern "C" __global__ AICORE void fifo_v2c(__gm__ float *out, __gm__ float *in)
 {

@@ -2,29 +2,22 @@
 // explicit-index FIFO of two entries (`TMPipe` with a VEC_FIFO): the kernel names each tile's
 // entry itself (setTileId), the cube core waits for a free entry from the second tile on, and
 // each vector core frees its half of an entry once its vector work has read it.
-#include <pto/pto-inst.hpp>
-
-using namespace pto;
+#include "cluster_preambles.hpp"
 
 constexpr int TILES = 4;
-constexpr int HALF = 16 * 32;
 
 extern "C" __global__ AICORE void mpipe_c2v(__gm__ float *out, __gm__ half *a, __gm__ half *b)
 {
-    using AccT = TileAcc<float, 32, 32>;
-    using HalfT = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
     using Fifo = TMPipe<0, FIFOType::VEC_FIFO, 2, 2, AccT, HalfT, false, 0>;
     HalfT entries[2];
     TASSIGN(entries[0], 0x0);
     TASSIGN(entries[1], 0x800);
     Fifo fifo((uint32_t)(uint64_t)entries[0].data());
 #if defined(__DAV_CUBE__)
-    using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-    using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
     MatT aMat;
     MatT bMat;
-    TileLeft<half, 32, 32> aLeft;
-    TileRight<half, 32, 32> bRight;
+    LeftT aLeft;
+    RightT bRight;
     AccT product;
     TASSIGN(aMat, 0x0);
     TASSIGN(bMat, 0x800);
@@ -54,7 +47,6 @@ extern "C" __global__ AICORE void mpipe_c2v(__gm__ float *out, __gm__ half *a, _
     fifo.prod.allocate();  // the last tile's free (the destructor takes the one before)
 #endif
 #if defined(__DAV_VEC__)
-    using GmHalf = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
     HalfT y;
     TASSIGN(y, 0x1000);
     int sub = get_subblockid();

@@ -3,26 +3,19 @@
 // a pointer argument is null is known only at run time: `check` runs both outcomes.
 // Semaphore 0 says "product ready" (cube -> vector core; 16 names the second vector core on the
 // cube side), semaphore 1 says "half consumed" (vector -> cube; 17 for the second vector core).
-#include <pto/pto-inst.hpp>
-
-using namespace pto;
+#include "cluster_preambles.hpp"
 
 constexpr int ROUNDS = 2;
-constexpr int HALF = 16 * 32;
 
 extern "C" __global__ AICORE void optional_left(__gm__ float *out, __gm__ float *ws, __gm__ half *a, __gm__ half *b,
                                                   __gm__ half *a2)
 {
 #if defined(__DAV_CUBE__)
-    using MatA = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-    using MatB = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
-    using GmIn = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
-    using GmW = GlobalTensor<float, Shape<1, 1, 1, 32, 32>, Stride<1, 1, 1, 32, 1>>;
-    MatA aMat;
-    MatB bMat;
-    TileLeft<half, 32, 32> aLeft;
-    TileRight<half, 32, 32> bRight;
-    TileAcc<float, 32, 32> product;
+    MatT aMat;
+    MatT bMat;
+    LeftT aLeft;
+    RightT bRight;
+    AccT product;
     TASSIGN(aMat, 0x0);
     TASSIGN(bMat, 0x800);
     TASSIGN(aLeft, 0x0);
@@ -62,8 +55,6 @@ extern "C" __global__ AICORE void optional_left(__gm__ float *out, __gm__ float 
     wait_intra_block(PIPE_FIX, 17);
 #endif
 #if defined(__DAV_VEC__)
-    using HalfT = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;
-    using GmHalf = GlobalTensor<float, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
     HalfT x;
     TASSIGN(x, 0x0);
     int sub = get_subblockid();

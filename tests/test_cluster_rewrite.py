@@ -21,7 +21,7 @@ from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewri
 KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
          ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3"),
-         ("a2a3_ring_lags", "a2a3")]
+         ("a2a3_ring_lags", "a2a3"), ("a2a3_unit_flag_push", "a2a3")]
 
 
 def run(capsys, *argv):
@@ -267,3 +267,64 @@ def test_an_explicit_index_fifo_rewrites_with_its_entries_placed_for_both_core_t
         assert f"TASSIGN(entries[{k}], {addr});" in before
     status, out_text, err = run(capsys, "check", "--arch", "a5", out)
     assert status == 0 and "0 race(s), 0 flag problem(s)" in out_text, out_text + err
+
+
+UNIT_FLAG_PUSH = KERNELS / "a2a3_unit_flag_push.cpp"
+
+
+def test_a_push_through_a_unit_flag_fifo_is_a_phased_store(capsys):
+    # pto-isa's TMPipe built with EN_UNIT_FLAG stores the accumulator it pushes with
+    # STPhase::Final: the store waits for the final matmul's unit flag and clears it.
+    text = UNIT_FLAG_PUSH.read_text()
+    push = line_of(text, "TPUSH(acc, fifo);")
+    status, out, err = run(capsys, "ir", "--core", "cube", UNIT_FLAG_PUSH)
+    assert status == 0, err
+    assert f"TSTORE<STPhase::Final>(out gm fifo.entry, acc)  [FIX]  @{push}:13" in out
+
+
+def test_the_unit_flags_order_a_pushed_accumulator_with_its_matmuls(capsys, tmp_path):
+    # The final matmul publishes the accumulator and the push's phased store reads it out, so
+    # the rewrite has no M -> FIX flag before the push and no FIX -> M flag before the next
+    # panel's matmul (the unit flags are the hardware's handshake, whatever syncs are added).
+    text = (KERNELS / "a2a3_unit_flag_push.manual.cpp").read_text()
+    assert "PIPE_M, PIPE_FIX" not in text and "PIPE_FIX, PIPE_M" not in text
+    status, out, err = run(capsys, "verify", "--arch", "a2a3", UNIT_FLAG_PUSH, KERNELS / "a2a3_unit_flag_push.manual.cpp")
+    assert status == 0 and "outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out, out + err
+    # The same rewrite through a FIFO without EN_UNIT_FLAG: its push is a plain store, nothing
+    # orders it with the matmuls, and the final matmuls' flags are never cleared.
+    plain = tmp_path / "plain_push.cpp"
+    plain.write_text(text.replace("Product, Half, true, 0>", "Product, Half, false, 0>"))
+    status, out, err = run(capsys, "check", "--arch", "a2a3", plain)
+    assert status == 1, out + err
+    push = line_of(text, "TPUSH(acc, fifo);")
+    assert f"plain_push.cpp:{push}:13: error: data race (RAW) on cube:L0C" in err
+    assert "needs cube.M -> cube.FIX" in err
+    assert "is never read out by a store with STPhase::Final" in err
+    # Without EN_UNIT_FLAG and phases, the same kernel is planned with both flags.
+    auto = tmp_path / "plain_auto.cpp"
+    auto.write_text(UNIT_FLAG_PUSH.read_text().replace("Product, Half, true, 0>", "Product, Half, false, 0>")
+                    .replace("<AccPhase::Partial>", "").replace("<AccPhase::Final>", ""))
+    out_path = tmp_path / "plain_auto.manual.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", auto, "-o", out_path)
+    assert status == 0, err
+    rewritten = out_path.read_text()
+    assert "// RAW acc: M -> FIX" in rewritten and "// WAR acc: FIX -> M (next iteration)" in rewritten
+
+
+def test_a_push_through_a_unit_flag_ring_is_a_phased_store(capsys, tmp_path):
+    # pto-isa's a2a3 TPipe takes EN_UNIT_FLAG too (its seventh argument): an accumulator's plain
+    # push is then a store with STPhase::Final, and the rewrite leaves the M <-> FIX order to it.
+    src = (KERNELS / "a2a3_gm_fifo.cpp").read_text()
+    kernel = tmp_path / "ring_unit_flag.cpp"
+    kernel.write_text(src.replace("32 * 32 * sizeof(float), 2>", "32 * 32 * sizeof(float), 2, 2, false, true>")
+                      .replace("TMATMUL(acc, lhs, rhs);", "TMATMUL<AccPhase::Final>(acc, lhs, rhs);"))
+    push = line_of(src, "TPUSH<Ring")
+    status, out, err = run(capsys, "ir", "--core", "cube", "--arch", "a2a3", kernel)
+    assert status == 0, err
+    assert f"TSTORE<STPhase::Final>(out gm pipe.slot, acc)  [FIX]  @{push}:13" in out, out
+    out_path = tmp_path / "ring_unit_flag.manual.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", kernel, "-o", out_path)
+    assert status == 0, err
+    assert "PIPE_M, PIPE_FIX" not in out_path.read_text() and "PIPE_FIX, PIPE_M" not in out_path.read_text()
+    status, out, err = run(capsys, "check", "--arch", "a2a3", out_path)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in out, out + err

@@ -316,3 +316,24 @@ def test_a_condition_whose_variable_changes_between_its_tests_is_two_decisions(t
     for n in (0, 1, 2, 3, 7):
         for mode in (0, 1, 2):
             assert_verified(auto, manual, {"n": n, "mode": mode})
+
+
+def test_a_reuse_credit_for_a_flag_with_both_ends_at_one_inlined_helper_call():
+    # A reverse flag set after an inlined helper's body and waited before it in the next
+    # iteration (pto-isa's a2a3 AUTO flash attention at S1 = 8192: a WAR on the K tile across
+    # its QK helper) has both ends at that block: the credit returning its event id is a reverse
+    # flag of the loop around the call, not an error inside the block.
+    from types import SimpleNamespace
+
+    from ptorewrite.analysis import ir
+    from ptorewrite.analysis.expr import Const
+    from ptorewrite.transform.sync_model import PlannedSync, Tree, credit_candidates
+
+    loc = ir.SourceRange("k.cpp", 3, 5, 3, 20, 0, 0)
+    helper = ir.Block([ir.Assign("x", Const(1), loc)], loc, inlined=True)
+    loop = ir.For("i", Const(0), Const(4), Const(1), ir.Block([helper], loc), loc)
+    tree = Tree.of(SimpleNamespace(body=ir.Block([loop], loc)))
+    flag = PlannedSync("flag", "MTE1", "MTE2", helper, helper, SimpleNamespace(what="kMatTile"), reverse_loop=loop)
+    credits = credit_candidates(tree, flag, one_id=True)
+    assert [(c.src, c.dst, c.set_at, c.wait_at, c.reverse_loop) for c in credits] == [
+        ("MTE2", "MTE1", helper, helper, loop)]

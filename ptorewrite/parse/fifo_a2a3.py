@@ -207,6 +207,7 @@ class A2a3FifoLowering:
         slot = binop("+", Const(self._entry(p, direction)),
                      binop("*", binop("%", n, Const(p.type.slot_num)), Const(p.type.slot_size)))
         tiles = [(src, self.node_text(node.args[1]))]
+        targs: tuple[str, ...] = ()
         if direction == "DIR_C2V":
             # pto-isa stores the whole accumulator whatever the split: the vector cores take their halves.
             dtype, rows, cols, stride = s.dtype, vr, vc, vc
@@ -218,6 +219,10 @@ class A2a3FifoLowering:
                     tiles.append(fixpipe["scales"])
             view = self._slot_view(p, dtype, rows, cols, stride, slot, loc)
             op = "TSTORE_FP" if len(tiles) > 1 else "TSTORE"
+            # EN_UNIT_FLAG: pto-isa's plain accumulator push is a store with STPhase::Final (the unit-flag
+            # handshake, analysis.unit_flags); a push through a fixpipe configuration takes its phase from that.
+            if fixpipe is None and p.type.unit_flag:
+                targs = ("STPhase::Final",)
         else:
             e = elem_bytes(s.dtype)
             part = {"TILE_NO_SPLIT": Const(0), "TILE_UP_DOWN": binop("*", binop("*", vr, vc), Const(e)),
@@ -225,7 +230,7 @@ class A2a3FifoLowering:
             stride = binop("*", vc, Const(2)) if split == "TILE_LEFT_RIGHT" else vc
             view = self._slot_view(p, s.dtype, vr, vc, stride, binop("+", slot, binop("*", sub, part)), loc)
             op = "TSTORE"
-        out.append(self._gm_move(op, view, f"{p.name}'s slot", tiles, node, loc))
+        out.append(self._gm_move(op, view, f"{p.name}'s slot", tiles, node, loc, targs=targs))
         out.append(ir.Assign(p.pushed, binop("+", n, ONE), loc))
         out.extend(self._a2a3_record(p, loc))
 
@@ -343,14 +348,15 @@ class A2a3FifoLowering:
         return g
 
     def _gm_move(self, op_name: str, view: ir.GmTensor, view_text: str, tiles, node: cp.Call, loc,
-                 gm_first: bool = True) -> ir.Instr:
+                 gm_first: bool = True, targs: tuple[str, ...] = ()) -> ir.Instr:
         op = lookup(op_name, self.arch)
         kinds = [t.tile.tile_type for t, _ in tiles]
         accesses = tile_accesses(op, kinds, self.arch.name)
         tile_args = [ir.Arg("tile", t, a, text) for (t, text), a in zip(tiles, accesses)]
         gm = ir.Arg("gm", ir.GmRef(view), op.gm[0], view_text)
         args = [gm] + tile_args if gm_first else tile_args[:1] + [gm] + tile_args[1:]
-        return ir.Instr(op.name, pipe_of(op, kinds, self.arch), tuple(args), (), loc, self.via, uid=next(self._uid))
+        return ir.Instr(op.name, pipe_of(op, kinds, self.arch), tuple(args), targs, loc, self.via,
+                        uid=next(self._uid))
 
 
 def _valid(valid: Expr | None, full: int) -> Expr:

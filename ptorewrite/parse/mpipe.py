@@ -31,7 +31,9 @@ nothing moves (the tile is the kernel's, at the address it gave it) and TFREE(pi
 moves:
 
 - accumulator -> GM (cube): TSTORE of the accumulator into its entry (entries are
-  Tile_S1 / Cube_S1 accumulators wide).
+  Tile_S1 / Cube_S1 accumulators wide), with STPhase::Final when the pipe's EN_UNIT_FLAG is
+  true, as pto-isa's push stores it: on a2a3 that store takes part in the L0C unit-flag
+  handshake (analysis.unit_flags) like a kernel's own phased TSTORE.
 - accumulator -> UB (cube): TMOV on FIX into a vector tile at the entry, split by rows between
   the two vector cores when the consumer tile has fewer rows (DualModeSplitM), by columns when it
   has fewer columns (DualModeSplitN), whole to the first with one vector core.
@@ -110,6 +112,13 @@ class MPipeObject:
     @property
     def c2v(self) -> bool:
         return self.kind.startswith("c2v")
+
+
+def _acc_store_phase(t) -> tuple[str, ...]:
+    """The store of an accumulator into a GM FIFO carries STPhase::Final when the pipe is built with
+    EN_UNIT_FLAG (pto-isa's TMPipe and TPipe pass it to TSTORE): on a2a3 it then waits for the
+    matmul's unit flag and clears it (analysis.unit_flags)."""
+    return ("STPhase::Final",) if t.unit_flag else ()
 
 
 def _steps(c2v: bool, path: str, flag: int) -> dict[str, tuple[str, str, str, tuple[int, ...]]]:
@@ -360,7 +369,8 @@ class MPipeLowering:
                 factor = self._strips(cons.cols, prod.cols, node)
                 gm = self._mpipe_gm(p, self._mpipe_entry(end, factor * prod.rows * prod.cols * esize), prod.dtype,
                                     prod.rows, prod.cols, loc, out)
-                out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", tile, text)], node, loc))
+                out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", tile, text)], node, loc,
+                                            targs=_acc_store_phase(p.type)))
             else:  # v2c_gm: the vector tile in strips as wide as the consumer's tile, block after block
                 factor = self._strips(prod.cols, cons.cols, node)
                 block = cons.rows * cons.cols * esize
@@ -436,7 +446,8 @@ class MPipeLowering:
             factor = cons.cols // prod.cols
             gm = self._mpipe_gm(p, self._mpipe_entry(end, int(factor * prod.rows * prod.cols * esize)), prod.dtype,
                                 prod.rows, prod.cols, loc, out)
-            out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", src, text)], node, loc))
+            out.append(self._mpipe_move("TSTORE", [("gm", gm), ("tile", src, text)], node, loc,
+                                        targs=_acc_store_phase(t)))
             return
         if p.kind == "v2c_gm":
             if prod.cols != cons.cols:

@@ -187,7 +187,7 @@ class EventType:
 @dataclass(frozen=True)
 class PipeType:
     """pto-isa's cross-core FIFO `TPipe<FlagID, Direction, SlotSize, SlotNum, LocalSlotNum = 2,
-    IsNoSplit = false, ...>` (see parse.fifo)."""
+    IsNoSplit = false, EN_UNIT_FLAG = false>` (see parse.fifo)."""
 
     flag_id: int
     direction: str  # the Direction enumerator, e.g. "DIR_C2V"
@@ -195,6 +195,7 @@ class PipeType:
     slot_num: int
     no_split: bool
     local_slot_num: int = 2  # a2a3: the consumer's on-chip slots (its copy of each tile)
+    unit_flag: bool = False  # EN_UNIT_FLAG: an accumulator's push is a store with STPhase::Final
 
     @property
     def sync_period(self) -> int:
@@ -213,7 +214,7 @@ class SyncCustomType:
 
 @dataclass(frozen=True)
 class MPipeType:
-    """pto-isa's a5 `TMPipe<FlagID, FIFOType, Depth, SyncPeriod, ProducerTile, ConsumerTile,
+    """pto-isa's `TMPipe<FlagID, FIFOType, Depth, SyncPeriod, ProducerTile, ConsumerTile,
     EN_UNIT_FLAG = false, LocalDepth = 2, VecCubeRatio = V2C1_VECS>` (see parse.mpipe)."""
 
     flag_id: int
@@ -224,6 +225,7 @@ class MPipeType:
     cons: TileType
     local_depth: int
     vec_cores: int  # 2 for V2C1_VECS, else 1
+    unit_flag: bool = False  # EN_UNIT_FLAG: an accumulator's push is a store with STPhase::Final
 
 
 @dataclass(frozen=True)
@@ -472,7 +474,8 @@ def make_pipe(args: list) -> PipeType:
         raise TypeError("the direction must be a Direction constant")
     no_split = bool(_int(args[5])) if len(args) > 5 else False
     local = _int(args[4]) if len(args) > 4 else 2
-    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split, local)
+    unit_flag = bool(_int(args[6])) if len(args) > 6 else False
+    return PipeType(_int(args[0]), d, _int(args[2]), _int(args[3]), no_split, local, unit_flag)
 
 
 SYNC_OPS = ("TSTORE_C2GM", "TSTORE_V2GM", "TMOV_C2UB", "TINSERT_V2L1", "TLOAD")
@@ -500,8 +503,9 @@ def make_mpipe(args: list) -> MPipeType:
     local = _int(args[7]) if len(args) > 7 else 2
     ratio = _enum_value(args[8], "VecCubeRatio", ("V1C1_VEC0", "V1C1_VEC1", "V2C1_VECS")) if len(args) > 8 \
         else "V2C1_VECS"
+    unit_flag = bool(_int(args[6])) if len(args) > 6 else False
     return MPipeType(_int(args[0]), _enum_value(args[1], "FIFOType", FIFO_TYPES), _int(args[2]), _int(args[3]),
-                     prod, cons, local, 2 if ratio == "V2C1_VECS" else 1)
+                     prod, cons, local, 2 if ratio == "V2C1_VECS" else 1, unit_flag)
 
 
 def _enum_value(v, enum: str, names: tuple[str, ...]) -> str:

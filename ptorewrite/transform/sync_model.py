@@ -425,7 +425,11 @@ def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool, before: PlannedS
     levels start at their call statements, so the credit's lines are the callers' own."""
     a, b = (before or s).wait_at, s.set_at
     out: list[PlannedSync] = []
-    block = tree.common_block(a, b)
+    block: ir.Block | None = tree.common_block(a, b)
+    while block is a or block is b:  # an end placed at a block (an inlined helper's body): levels start above it
+        block = next((x for x in tree.chain(block)[1:] if isinstance(x, ir.Block)), None)
+        if block is None:
+            return out
     while True:
         ca, cb = tree.child_of(block, a), tree.child_of(block, b)
         forward = ca is not cb and tree.order[id(ca)] < tree.order[id(cb)]

@@ -299,7 +299,7 @@ def test_the_unit_flags_order_a_pushed_accumulator_with_its_matmuls(capsys, tmp_
     push = line_of(text, "TPUSH(acc, fifo);")
     assert f"plain_push.cpp:{push}:13: error: data race (RAW) on cube:L0C" in err
     assert "needs cube.M -> cube.FIX" in err
-    assert "is never read out by a store with STPhase::Final" in err
+    assert f"the TSTORE at {push}:13 that reads the earlier result has no STPhase::Final" in err
     # Without EN_UNIT_FLAG and phases, the same kernel is planned with both flags.
     auto = tmp_path / "plain_auto.cpp"
     auto.write_text(UNIT_FLAG_PUSH.read_text().replace("Product, Half, true, 0>", "Product, Half, false, 0>")

@@ -91,24 +91,49 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
-    _check_shared_helpers(out)
+    _check_shared_helpers(kernel, tree, out)
     return _dedupe([ins for _, ins in out])
 
 
-def _check_shared_helpers(out: list[tuple[ir.Stmt, Insertion]]) -> None:
-    """A helper inlined at several call sites has one source text: every inlined copy must
-    need the same lines at the same place, or the edit would be wrong for some of them."""
+def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]]) -> None:
+    """A helper inlined at several call sites has one source text: every inlined copy of a
+    statement must need the same lines next to it, a copy that needs none included, or the edit
+    would be wrong for some of them."""
+    copies: dict[tuple, list[ir.Stmt]] = {}
+    for s in ir.walk(kernel.body):
+        if getattr(s, "loc", None) is not None:
+            copies.setdefault(_text_of(s), []).append(s)
     by_place: dict[tuple[int, str], dict[int, set[str]]] = {}
-    stmts: dict[int, ir.Stmt] = {}
+    owner: dict[tuple[int, str], ir.Stmt] = {}
     for stmt, ins in out:
         by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(stmt), set()).add(ins.code)
-        stmts[id(stmt)] = stmt
-    for per_copy in by_place.values():
-        if len(per_copy) > 1 and len({frozenset(v) for v in per_copy.values()}) > 1:
-            stmt = stmts[next(iter(per_copy))]
+        owner.setdefault((ins.anchor, ins.where), stmt)
+    for place, per_copy in by_place.items():
+        stmt = owner[place]
+        every = copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]
+        if len(every) < 2:
+            continue
+        lines = {id(c): frozenset(per_copy.get(id(c), ())) for c in every}
+        if len(set(lines.values())) > 1:
+            a = next(c for c in every if lines[id(c)])
+            b = next(c for c in every if lines[id(c)] != lines[id(a)])
             raise PtoError("this statement is in a helper inlined at several call sites that need different "
-                           "synchronization inside it; inline the helper by hand or give each call its own "
-                           "helper", stmt.loc)
+                           f"synchronization inside it (the copy {_called_at(tree, a)} needs "
+                           f"{_shown(lines[id(a)])}, the copy {_called_at(tree, b)} needs {_shown(lines[id(b)])}); "
+                           "inline the helper by hand or give each call its own helper", stmt.loc)
+
+
+def _text_of(s: ir.Stmt) -> tuple:
+    return (type(s).__name__, s.loc.file, s.loc.offset, s.loc.end_offset)
+
+
+def _called_at(tree: Tree, s: ir.Stmt) -> str:
+    calls = [a.loc.short for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined and a.loc is not None]
+    return "called at " + " from ".join(calls) if calls else "at the top level"
+
+
+def _shown(lines: frozenset[str]) -> str:
+    return "; ".join(sorted(lines)) if lines else "nothing"
 
 
 def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int) -> Insertion:

@@ -88,7 +88,7 @@ class CallInlining:
         # A helper call stays one statement at the call site: synchronization around it is
         # written at the call, where the caller's names are in scope.
         return [ir.Block(body, loc, uid=next(self._uid), inlined=True,
-                         param_names=self._param_names(fn, inner))]
+                         param_names=self._param_names(fn, inner), param_values=self._param_values(fn, inner))]
 
     # -- helpers used as values that run on the core
 
@@ -208,6 +208,24 @@ class CallInlining:
                 out.setdefault(b.value, p.spelling)
             elif b.kind == "value" and isinstance(b.value, Var):
                 out.setdefault(b.value.name, p.spelling)
+        return out
+
+    @staticmethod
+    def _param_values(fn: Function, inner: Scope) -> dict[str, Expr]:
+        """What each scalar parameter of a helper holds at this call: parameter name -> the
+        caller's value (an expression of the caller's variables, or the variable a reference
+        names)."""
+        out: dict[str, Expr] = {}
+        for p in fn.cursor.get_children():
+            if p.kind != CursorKind.PARM_DECL:
+                continue
+            b = inner.names.get(p.spelling)
+            if b is None:
+                continue
+            if b.kind == "mutable" and isinstance(b.value, str):
+                out[p.spelling] = Var(b.value)
+            elif b.kind == "value" and isinstance(b.value, Expr):
+                out[p.spelling] = b.value
         return out
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):

@@ -40,6 +40,7 @@ from ptorewrite.analysis.hb import Ordering
 from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.transform.edits import Insertion
+from ptorewrite.transform.helper_copies import harmonize
 from ptorewrite.transform.sync_check import BarrierCover, PlanTrace
 from ptorewrite.transform.sync_emit import conservative_insertions, emit
 from ptorewrite.transform.sync_ids import EventsExhausted, allocate_events
@@ -493,6 +494,7 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
         flags: list[PlannedSync] = []
         try:
             flags = planner.flags()
+            flags = harmonize(pt, tree, flags, lambda message, where: planner.warnings.append((message, where)))
             allocate_events(pt, flags, NUM_EVENT_IDS)
         except EventsExhausted as x:
             pair = x.pair

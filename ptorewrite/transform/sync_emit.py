@@ -18,6 +18,9 @@ def _strip(text: str) -> str:
 
 def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> str:
     slot_expr = s.id_expr(wait)
+    if s.spelled_slot is not None:  # one text for every copy of a helper
+        slot_expr = s.spelled_wait_slot if wait and s.spelled_wait_slot is not None else s.spelled_slot
+        names = {v: v[1:] for v in slot_expr.free_vars()}
     if slot_expr is None:
         return f"EVENT_ID{s.event}"
     if s.event:

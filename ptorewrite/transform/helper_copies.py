@@ -28,7 +28,6 @@ What still differs is left to the emitter, which stops with a located error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from ptorewrite.analysis import ir
@@ -36,16 +35,15 @@ from ptorewrite.analysis.expr import Expr, Var, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
 from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates
 
-Warn = Callable[[str, object], None]
 
-
-def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warn: Warn) -> list[PlannedSync]:
+def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: list) -> list[PlannedSync]:
     """The flags with the copies of each helper statement given the same lines where the
-    checked plan allows it (see the module doc)."""
+    checked plan allows it (see the module doc); what each step costs is added to `warnings`
+    as (message, location)."""
     copies = _copies_by_text(tree, pt.kernel)
     if not any(len(v) > 1 for v in copies.values()):
         return flags
-    h = _Harmony(pt, tree, copies, warn)
+    h = _Harmony(pt, tree, copies, warnings)
     flags = h.id_forms(flags)
     flags = h.missing_flags(flags)
     flags = h.boundary_ends(flags)
@@ -102,8 +100,11 @@ def from_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:
 
 
 class _Harmony:
-    def __init__(self, pt: PlanTrace, tree: Tree, copies: dict[tuple, list[ir.Stmt]], warn: Warn):
-        self.pt, self.tree, self.copies, self.warn = pt, tree, copies, warn
+    def __init__(self, pt: PlanTrace, tree: Tree, copies: dict[tuple, list[ir.Stmt]], warnings: list):
+        self.pt, self.tree, self.copies, self.warnings = pt, tree, copies, warnings
+
+    def warn(self, message: str, where) -> None:
+        self.warnings.append((message, where))
 
     def shared(self, s: ir.Stmt | None) -> bool:
         k = text_of(s) if s is not None else None

@@ -494,7 +494,7 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
         flags: list[PlannedSync] = []
         try:
             flags = planner.flags()
-            flags = harmonize(pt, tree, flags, lambda message, where: planner.warnings.append((message, where)))
+            flags = harmonize(pt, tree, flags, planner.warnings)
             allocate_events(pt, flags, NUM_EVENT_IDS)
         except EventsExhausted as x:
             pair = x.pair

@@ -127,9 +127,12 @@ class _Harmony:
             first, second = p.first, p.second
             if p.kind != "unordered-reuse" or not isinstance(first, PlannedSync):
                 return None
-            credits = credit_candidates(self.tree, first, False)
-            if isinstance(second, PlannedSync) and second is not first:
-                credits += credit_candidates(self.tree, first, False, before=second)
+            try:
+                credits = credit_candidates(self.tree, first, False)
+                if isinstance(second, PlannedSync) and second is not first:
+                    credits += credit_candidates(self.tree, first, False, before=second)
+            except KeyError:  # one end holds the other (a flag moved to a call): no credit fits
+                return None
             base = self.fresh(flags)
             for c in credits:
                 c.event = base

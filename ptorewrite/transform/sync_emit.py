@@ -51,8 +51,13 @@ def _id_text(e: Expr, names: dict[str, str]) -> str:
     return f"(event_t)({_strip(cpp_text(e, names))})"
 
 
-def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Insertion]:
-    """Insert-only edits for the planned syncs, each with a short reason."""
+def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, ran: frozenset[int] | None = None,
+         check_copies: bool = True) -> list[Insertion]:
+    """Insert-only edits for the planned syncs, each with a short reason. `ran`: the ids of the
+    instructions the kernel runs (a copy of a helper none of whose instructions run, such as a
+    call in a loop of no iterations at this instantiation, needs no particular lines);
+    `check_copies`: whether the copies of a helper's statements must agree (not for a part of
+    a plan shown alone)."""
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
@@ -94,14 +99,18 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
-    _check_shared_helpers(kernel, tree, out)
+    if check_copies:
+        _check_shared_helpers(kernel, tree, out, ran)
     return _dedupe([ins for _, ins in out])
 
 
-def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]]) -> None:
+def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]],
+                          ran: frozenset[int] | None = None) -> None:
     """A helper inlined at several call sites has one source text: every inlined copy of a
     statement must need the same lines next to it, a copy that needs none included, or the edit
-    would be wrong for some of them."""
+    would be wrong for some of them. A copy is the statement in one inlined body of the helper
+    (the statements one source statement lowers to, such as a TPOP's wait, copy and release,
+    count as one); a copy none of whose instructions run needs nothing in particular."""
     copies: dict[tuple, list[ir.Stmt]] = {}
     for s in ir.walk(kernel.body):
         if getattr(s, "loc", None) is not None:
@@ -109,21 +118,39 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt
     by_place: dict[tuple[int, str], dict[int, set[str]]] = {}
     owner: dict[tuple[int, str], ir.Stmt] = {}
     for stmt, ins in out:
-        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(stmt), set()).add(ins.code)
+        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(_body_of(tree, stmt)), set()).add(ins.code)
         owner.setdefault((ins.anchor, ins.where), stmt)
     for place, per_copy in by_place.items():
         stmt = owner[place]
-        every = copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]
+        every: dict[int, ir.Stmt] = {}
+        for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
+            body = id(_body_of(tree, c))
+            if body in per_copy or ran is None or _runs(tree, c, ran):
+                every.setdefault(body, c)
         if len(every) < 2:
             continue
-        lines = {id(c): frozenset(per_copy.get(id(c), ())) for c in every}
+        lines = {b: frozenset(per_copy.get(b, ())) for b in every}
         if len(set(lines.values())) > 1:
-            a = next(c for c in every if lines[id(c)])
-            b = next(c for c in every if lines[id(c)] != lines[id(a)])
+            a = next(b for b in every if lines[b])
+            b = next(b for b in every if lines[b] != lines[a])
             raise PtoError("this statement is in a helper inlined at several call sites that need different "
-                           f"synchronization inside it (the copy {_called_at(tree, a)} needs "
-                           f"{_shown(lines[id(a)])}, the copy {_called_at(tree, b)} needs {_shown(lines[id(b)])}); "
+                           f"synchronization inside it (the copy {_called_at(tree, every[a])} needs "
+                           f"{_shown(lines[a])}, the copy {_called_at(tree, every[b])} needs {_shown(lines[b])}); "
                            "inline the helper by hand or give each call its own helper", stmt.loc)
+
+
+def _body_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
+    """The inlined helper body (or the kernel's own body) a statement is in: its copy."""
+    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), tree.chain(s)[-1])
+
+
+def _runs(tree: Tree, s: ir.Stmt, ran: frozenset[int]) -> bool:
+    """Whether some instruction of s (of the helper body around it, when s has none) runs."""
+    instrs = [x for x in ir.walk(s) if isinstance(x, ir.Instr)]
+    if not instrs:
+        around = next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), None)
+        instrs = [x for x in ir.walk(around) if isinstance(x, ir.Instr)] if around is not None else []
+    return not instrs or any(id(x) in ran for x in instrs)
 
 
 def _text_of(s: ir.Stmt) -> tuple:

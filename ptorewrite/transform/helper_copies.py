@@ -33,6 +33,7 @@ from dataclasses import replace
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, Var, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
+from ptorewrite.transform.sync_emit import reached
 from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates
 
 
@@ -46,6 +47,7 @@ def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: lis
     h = _Harmony(pt, tree, copies, warnings)
     flags = h.id_forms(flags)
     flags = h.missing_flags(flags)
+    flags = h.prune(flags)
     flags = h.boundary_ends(flags)
     return flags
 
@@ -102,6 +104,67 @@ def from_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:
 class _Harmony:
     def __init__(self, pt: PlanTrace, tree: Tree, copies: dict[tuple, list[ir.Stmt]], warnings: list):
         self.pt, self.tree, self.copies, self.warnings = pt, tree, copies, warnings
+
+    def body(self, s: ir.Stmt) -> ir.Stmt:
+        """The inlined helper body (or the kernel's body) s is in: the copy it belongs to."""
+        return helper_of(self.tree, s) or self.tree.chain(s)[-1]
+
+    def runs(self, s: ir.Stmt) -> bool:
+        return reached(self.tree, s)
+
+    def identity(self, f: PlannedSync) -> tuple:
+        """What f is written as: its pipes, the statements of its ends, its ids and guards."""
+        def guard(e, at):
+            h = in_helper_terms(self.tree, e, at) if e is not None else None
+            return None if e is None else cpp_text(h) if h is not None else ("?", id(f))
+        return (f.kind, f.src, f.dst, text_of(f.set_at) if f.set_at is not None else None, text_of(f.wait_at),
+                self.form(f) if f.kind == "flag" else None, guard(f.set_guard, f.set_at),
+                guard(f.wait_guard, f.wait_at))
+
+    def lacking_bodies(self, flags: list[PlannedSync], f: PlannedSync) -> list[ir.Stmt]:
+        """One statement like f's set for each running copy of the helper that has no flag
+        written like f: the copies to add f to."""
+        mine = self.identity(f)
+        have = {id(self.body(g.set_at)) for g in flags if g.set_at is not None and self.identity(g) == mine}
+        out: dict[int, ir.Stmt] = {}
+        depth = len(self.tree.chain(f.set_at))
+        for c in self.copies.get(text_of(f.set_at), ()):
+            b = id(self.body(c))
+            if b in have or not self.runs(c):
+                continue
+            if b not in out or len(self.tree.chain(c)) == depth:
+                out[b] = c
+        return list(out.values())
+
+    def consistent(self, flags: list[PlannedSync], f: PlannedSync) -> bool:
+        return not self.lacking_bodies(flags, f)
+
+    # -- pruning -----------------------------------------------------------------------------------
+
+    def prune(self, flags: list[PlannedSync]) -> list[PlannedSync]:
+        """Flags at a helper's statements whose removal (every copy of one at once) leaves the
+        plan checked: a flag another copy's wider flag now covers, one a copy alone had."""
+        groups: dict[tuple, list[PlannedSync]] = {}
+        for f in flags:
+            if f.kind == "flag" and f.set_at is not None and (self.shared(f.set_at) or self.shared(f.wait_at)):
+                groups.setdefault(self.identity(f), []).append(f)
+        ordered = sorted(groups.values(), key=lambda g: self.consistent(flags, g[0]))
+        for group in ordered:
+            if self.consistent(flags, group[0]) and all(self.consistent(flags, g) for g in flags
+                                                        if g.set_at is not None and self.shared(g.set_at)):
+                break
+            drop = {id(g) for g in group}
+            trial = [g for g in flags if id(g) not in drop]
+            if self.strict(trial):
+                flags = trial
+        return flags
+
+    def strict(self, flags: list[PlannedSync]) -> bool:
+        try:
+            order = self.pt.order(flags)
+        except BadEventId:
+            return False
+        return not order.flag_problems and not self.pt.unordered(order, self.pt.cross)
 
     def warn(self, message: str, where) -> None:
         self.warnings.append((message, where))
@@ -239,16 +302,16 @@ class _Harmony:
     def missing_flags(self, flags: list[PlannedSync]) -> list[PlannedSync]:
         for f in list(flags):
             if f.kind != "flag" or f.set_at is None or f.ahead is not None or not self.shared(f.set_at) \
-                    or not self.shared(f.wait_at):
+                    or not self.shared(f.wait_at) or f.set_guard is not None or f.wait_guard is not None:
                 continue
             block = self.common_helper(f.set_at, f.wait_at)
-            if block is None or not self.lacking(flags, f, "set"):
+            if block is None or not self.lacking_bodies(flags, f):
                 continue
             inside = [x for x in (f.prime_at, f.reverse_loop) if x is not None]
             if any(block not in self.tree.chain(x) for x in inside):
                 continue
             added = []
-            for t in self.lacking(flags, f, "set"):
+            for t in self.lacking_bodies(flags, f):
                 other = self.same_depth_block(t, f.set_at, block)
                 if other is None:
                     break

@@ -65,7 +65,6 @@ class SyncPlan:
     syncs: list[PlannedSync]
     edges: list[Edge]
     extra: int = 0  # periods added to every loop's margin before the plan settled
-    ran: frozenset[int] | None = None  # ids of the instructions the trace runs
 
 
 def _key(e: Edge) -> tuple:
@@ -480,7 +479,7 @@ def _plan_syncs_on(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, 
         problem = _check(check, syncs)
         if problem is None:
             _name_operands(base, syncs)
-            return SyncPlan(syncs, base.edges, extra, frozenset(id(op.stmt) for op in base.trace.ops)), base
+            return SyncPlan(syncs, base.edges, extra), base
         base = PlanTrace(kernel, arch, address_of, gm, extra + 1, decisions=decisions)
     raise PtoError("internal error: the synchronization pattern does not settle within "
                    f"{MAX_EXTRA_PERIODS} loop periods: {problem}", kernel.body.stmts[0].loc if kernel.body.stmts else None)
@@ -575,7 +574,7 @@ def _warn_irregular(pt: PlanTrace, reporter: Reporter) -> None:
 
 def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insertion]:
     """Insert-only edits for the planned syncs, each with a short reason."""
-    return emit(kernel, plan.syncs, main, plan.ran)
+    return emit(kernel, plan.syncs, main)
 
 
 def pipe_graph(plan: SyncPlan):

@@ -51,13 +51,10 @@ def _id_text(e: Expr, names: dict[str, str]) -> str:
     return f"(event_t)({_strip(cpp_text(e, names))})"
 
 
-def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, ran: frozenset[int] | None = None,
-         check_copies: bool = True) -> list[Insertion]:
-    """Insert-only edits for the planned syncs, each with a short reason. `ran`: the ids of the
-    instructions the kernel runs (a copy of a helper none of whose instructions run, such as a
-    call in a loop of no iterations at this instantiation, needs no particular lines);
-    `check_copies`: whether the copies of a helper's statements must agree (not for a part of
-    a plan shown alone)."""
+def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: bool = True) -> list[Insertion]:
+    """Insert-only edits for the planned syncs, each with a short reason. `check_copies`:
+    whether the copies of a helper's statements must agree (not for a part of a plan shown
+    alone)."""
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
@@ -100,17 +97,17 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, ran: frozenset[
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
     if check_copies:
-        _check_shared_helpers(kernel, tree, out, ran)
+        _check_shared_helpers(kernel, tree, out)
     return _dedupe([ins for _, ins in out])
 
 
-def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]],
-                          ran: frozenset[int] | None = None) -> None:
+def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]]) -> None:
     """A helper inlined at several call sites has one source text: every inlined copy of a
     statement must need the same lines next to it, a copy that needs none included, or the edit
     would be wrong for some of them. A copy is the statement in one inlined body of the helper
     (the statements one source statement lowers to, such as a TPOP's wait, copy and release,
-    count as one); a copy none of whose instructions run needs nothing in particular."""
+    count as one); a copy in a loop of no iterations (at this instantiation) never runs and needs
+    nothing in particular."""
     copies: dict[tuple, list[ir.Stmt]] = {}
     for s in ir.walk(kernel.body):
         if getattr(s, "loc", None) is not None:
@@ -125,7 +122,7 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt
         every: dict[int, ir.Stmt] = {}
         for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
             body = id(_body_of(tree, c))
-            if body in per_copy or ran is None or _runs(tree, c, ran):
+            if body in per_copy or reached(tree, c):
                 every.setdefault(body, c)
         if len(every) < 2:
             continue
@@ -144,13 +141,9 @@ def _body_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
     return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), tree.chain(s)[-1])
 
 
-def _runs(tree: Tree, s: ir.Stmt, ran: frozenset[int]) -> bool:
-    """Whether some instruction of s (of the helper body around it, when s has none) runs."""
-    instrs = [x for x in ir.walk(s) if isinstance(x, ir.Instr)]
-    if not instrs:
-        around = next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), None)
-        instrs = [x for x in ir.walk(around) if isinstance(x, ir.Instr)] if around is not None else []
-    return not instrs or any(id(x) in ran for x in instrs)
+def reached(tree: Tree, s: ir.Stmt) -> bool:
+    """Whether control can reach s: not inside a loop of no iterations."""
+    return not any(isinstance(a, ir.For) and a.trip_count() == 0 for a in tree.chain(s)[1:])
 
 
 def _text_of(s: ir.Stmt) -> tuple:

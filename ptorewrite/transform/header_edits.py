@@ -50,7 +50,7 @@ def rewritten_headers(kernels: Sequence[ir.Kernel], per_kernel: Sequence[Sequenc
         if other is None:
             merged += wanted[first][place]
             continue
-        split = _split(place, [kernels[j] for j in runs], [wanted[j].get(place, []) for j in runs])
+        split = split_on_helper_template(place, [kernels[j] for j in runs], [wanted[j].get(place, []) for j in runs])
         if split is not None:
             merged += split
             continue
@@ -81,7 +81,7 @@ def _instances(kernel: ir.Kernel, place: tuple[str, int, int, str]) -> set[ir.Te
     return out or None
 
 
-def _split(place: tuple[str, int, int, str], kernels: list[ir.Kernel],
+def split_on_helper_template(place: tuple[str, int, int, str], kernels: list[ir.Kernel],
            wanted: list[list[Insertion]]) -> list[Insertion] | None:
     """`if constexpr` branches at a header statement that give each instantiation of the helper
     template around it its own lines, or None where that cannot be written: a kernel runs the
@@ -106,12 +106,22 @@ def _split(place: tuple[str, int, int, str], kernels: list[ir.Kernel],
     if not differ or any(params[n][0] != "value" or any(not i.args[n] for i in insts) for n in differ):
         return None
 
+    def separates(ns: list[int]) -> bool:
+        seen: dict[tuple[str, ...], tuple[str, ...]] = {}
+        return all(seen.setdefault(tuple(i.args[n] for n in ns), lines[i]) == lines[i] for i in insts)
+
+    for n in list(differ):  # test only the parameters the lines depend on
+        if len(differ) > 1 and separates([m for m in differ if m != n]):
+            differ.remove(n)
+
     def condition(inst: ir.TemplateInstance) -> str:
         return " && ".join(f"{params[n][1]} == {inst.args[n]}" for n in differ)
 
     groups: dict[tuple[str, ...], list[str]] = {}
     for inst in sorted(insts, key=lambda i: i.args):
-        groups.setdefault(lines[inst], []).append(condition(inst))
+        conds = groups.setdefault(lines[inst], [])
+        if condition(inst) not in conds:
+            conds.append(condition(inst))
     file, start, end, where = place
     out: list[Insertion] = []
     branches = [(conds, items[key]) for key, conds in groups.items() if items[key]]

@@ -576,6 +576,25 @@ def test_helper_copies_with_reused_ub_keep_one_text(capsys):
     assert "outputs equivalent" in capsys.readouterr().out
 
 
+def test_helper_template_lines_are_split_on_its_own_parameter(capsys):
+    # AddOneKernel<true> loads inside add_one<true>, AddOneKernel<false> before the call: the wait
+    # inside the helper is for the first only, under the helper's own parameter.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_template_per_instantiation.cpp"
+    expected = path.with_name("helper_template_per_instantiation.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("add_one(RowsT"):text.index("template <bool LOAD_IN_HELPER>")]
+    assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in helper
+    assert "LOAD_IN_HELPER" not in helper
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert capsys.readouterr().out.count("0 race(s), 0 flag problem(s)") == 2
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert capsys.readouterr().out.count("outputs equivalent") == 2
+
+
 def test_helper_called_twice_keeps_one_event_id_inside_it(capsys):
     # The second call's load runs ahead of the first call's compute on MTE2, so the helper's
     # flags would need another id there; the helper has one text, so both calls keep the same id

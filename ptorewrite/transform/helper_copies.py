@@ -49,6 +49,7 @@ def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: lis
     flags = h.missing_flags(flags)
     flags = h.prune(flags)
     flags = h.boundary_ends(flags)
+    flags = h.shared_ids(flags)
     return flags
 
 
@@ -350,6 +351,50 @@ class _Harmony:
                     return a
                 n += 1
         return None
+
+    # -- 5. one id for flags that share a line ---------------------------------------------------
+
+    def shared_ids(self, flags: list[PlannedSync]) -> list[PlannedSync]:
+        """Flags of different copies that share one end's line (the wait inside the helper, the
+        sets at each call) must share its id: given one provisional id, with a credit between
+        them where one copy's set could land before the other's wait; where no credit makes that
+        safe, the shared end goes to each call instead."""
+        from ptorewrite.transform.sync_ids import _copies
+
+        for group in _copies([f for f in flags if f.kind == "flag"]):
+            if len(group) < 2 or len({f.event for f in group}) < 2 or len({f.slots for f in group}) > 1:
+                continue
+            base = self.fresh(flags)
+            trial = [replace(f, event=base) if any(f is g for g in group) else f for f in flags]
+            settled = self.settle(trial)
+            if settled is not None:
+                flags = settled
+                continue
+            moved = []
+            for f in group:
+                ends = {}
+                for end, at in (("set", f.set_at), ("wait", f.wait_at)):
+                    if self.shared(at):
+                        call = next((a for a in self.tree.chain(at)[1:] if isinstance(a, ir.Block) and a.inlined
+                                     and not self.shared(a)), None)
+                        if call is None:
+                            break
+                        ends[f"{end}_at"] = call
+                else:
+                    moved.append(replace(f, spelled_slot=None, spelled_wait_slot=None, **ends))
+                    continue
+                break
+            else:
+                trial = [moved[[id(g) for g in group].index(id(f))] if any(f is g for g in group) else f
+                         for f in flags]
+                settled = self.settle(trial)
+                if settled is not None:
+                    flags = settled
+                    f = group[0]
+                    self.warn(f"the {f.src} -> {f.dst} flags ({f.edge.what}) of the helper's calls cannot share one "
+                              "event id; they are written at each call instead of inside the helper (less overlap "
+                              "there)", f.wait_at.loc)
+        return flags
 
     # -- 3. a flag with one end inside a copy ------------------------------------------------------
 

@@ -522,7 +522,7 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
-                                  "helper_prologue_and_steady"])
+                                  "helper_prologue_and_steady", "helper_two_instantiations"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -588,6 +588,9 @@ def test_helper_template_lines_are_split_on_its_own_parameter(capsys):
     helper = text[text.index("add_one(RowsT"):text.index("template <bool LOAD_IN_HELPER>")]
     assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in helper
     assert "LOAD_IN_HELPER" not in helper
+    # The same split inside one kernel that calls both instantiations.
+    one = path.with_name("helper_two_instantiations.manual.cpp").read_text()
+    assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in one
     capsys.readouterr()
     assert main(["check", str(expected)]) == 0
     assert capsys.readouterr().out.count("0 race(s), 0 flag problem(s)") == 2

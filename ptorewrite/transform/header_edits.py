@@ -98,6 +98,15 @@ def split_on_helper_template(place: tuple[str, int, int, str], kernels: list[ir.
         for inst in insts:
             if lines.setdefault(inst, key) != key:
                 return None
+    return constexpr_branches(place, lines, items)
+
+
+def constexpr_branches(place: tuple[str, int, int, str], lines: dict[ir.TemplateInstance, tuple[str, ...]],
+                       items: dict[tuple[str, ...], list[Insertion]]) -> list[Insertion] | None:
+    """One `if constexpr` branch per distinct set of lines (`items`, by key) at a statement of a
+    helper template run in several instantiations (`lines`: each one's key), on the value
+    parameters the lines depend on; None where the instantiations are of different templates or
+    differ only in arguments `if constexpr` cannot test."""
     insts = list(lines)
     if len({(i.template, i.params, i.body) for i in insts}) != 1:
         return None

@@ -233,3 +233,21 @@ def test_a_rewritten_header_included_by_another_rewritten_header(capsys, tmp_pat
     assert "set_flag(" in (out.parent / "scale_rows.hpp").read_text()
     status, stdout, err = run(capsys, "check", out)
     assert status == 0 and "0 race(s), 0 flag problem(s)" in stdout, stdout + err
+
+
+def test_a_helper_template_of_a_header_is_split_on_its_own_parameters(capsys, tmp_path):
+    # Two kernels run scale_step<true> and scale_step<false>: only the first loads inside the
+    # helper and waits for that load there, so the header's line goes under
+    # `if constexpr (FRESH == true)`, the helper's own template parameter.
+    here = ROOT / "tests" / "kernels" / "header_template"
+    out = tmp_path / "two_steps.cpp"
+    status, _, err = run(capsys, "auto2manual", here / "two_steps.cpp", "-o", out)
+    assert status == 0, err
+    assert out.read_bytes() == (here / "expected" / "two_steps.cpp").read_bytes()
+    header = (tmp_path / "scale_step.hpp").read_text()
+    assert header == (here / "expected" / "scale_step.hpp").read_text()
+    assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in header
+    status, stdout, err = run(capsys, "check", out)
+    assert status == 0 and stdout.count("0 race(s), 0 flag problem(s)") == 2, stdout + err
+    status, stdout, err = run(capsys, "verify", here / "two_steps.cpp", out)
+    assert status == 0 and stdout.count("outputs equivalent") == 2, stdout + err

@@ -390,7 +390,9 @@ def test_helper_inlined_twice_with_different_needs_is_a_located_error(capsys):
     assert main(["auto2manual", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert f"{path}:13:5: error: this statement is in a helper inlined at several call sites" in captured.err
+    assert f"{path}:13:21: error: this statement is in a helper inlined at several call sites" in captured.err
+    assert "(the copy called at 24:5 needs set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0), the copy called at 26:9 " \
+        "needs nothing)" in captured.err
 
 
 RUNTIME_BRANCH = """\
@@ -519,7 +521,8 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
     assert v.equivalent and v.check.clean
 
 
-@pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output"])
+@pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
+                                  "helper_prologue_and_steady", "helper_two_instantiations"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -532,6 +535,67 @@ def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", str(path)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_copies_take_one_rotating_id_from_its_own_parameter(capsys):
+    # The prologue's tiles alternate (warm[k % 2]) and the steady loop's do not; the helper's
+    # flags are one text: the prologue's rotating id written with the helper's own parameter
+    # (`step`), which the steady loop's call passes as k + 2. The steady loop's flags that return
+    # its tiles to the next iteration, which the prologue does not need, go at that call.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_prologue_and_steady.cpp"
+    expected = path.with_name("helper_prologue_and_steady.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "the V -> MTE2 flag (t) is needed at one call of the helper only; it is set after and waited before " \
+        "the call at 28:9" in err
+    text = expected.read_text()
+    helper = text[text.index("scale_block(int"):text.index("extern")]
+    assert re.findall(r"(?:set|wait)_flag\(PIPE_\w+, PIPE_\w+, [^;]*\)(?=;)", helper) == [
+        "set_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))", "wait_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))",
+        "set_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))", "wait_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))"]
+
+
+def test_helper_copies_with_reused_ub_keep_one_text(capsys):
+    # With 8 KiB of UB the steady loop's tiles take the prologue's bytes: the reuse is ordered
+    # at the callers, the helper's lines stay those of the roomy plan.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_prologue_and_steady.cpp"
+    expected = path.with_name("helper_prologue_and_steady.ub8k.manual.cpp")
+    assert main(["auto2manual", str(path), "--capacity", "UB=8K", "--check", str(expected)]) == 0, \
+        capsys.readouterr().out
+    assert "'t[2]' shares bytes 0x0-0xfff with 'warm[2]'" in capsys.readouterr().err
+    roomy = path.with_name("helper_prologue_and_steady.manual.cpp").read_text()
+    text = expected.read_text()
+    assert text[:text.index("extern")] == roomy[:roomy.index("extern")]
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_template_lines_are_split_on_its_own_parameter(capsys):
+    # AddOneKernel<true> loads inside add_one<true>, AddOneKernel<false> before the call: the wait
+    # inside the helper is for the first only, under the helper's own parameter.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_template_per_instantiation.cpp"
+    expected = path.with_name("helper_template_per_instantiation.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("add_one(RowsT"):text.index("template <bool LOAD_IN_HELPER>")]
+    assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in helper
+    assert "LOAD_IN_HELPER" not in helper
+    # The same split inside one kernel that calls both instantiations.
+    one = path.with_name("helper_two_instantiations.manual.cpp").read_text()
+    assert "    if constexpr (FRESH == true) {\n        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in one
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert capsys.readouterr().out.count("0 race(s), 0 flag problem(s)") == 2
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert capsys.readouterr().out.count("outputs equivalent") == 2
 
 
 def test_helper_called_twice_keeps_one_event_id_inside_it(capsys):

@@ -330,6 +330,12 @@ class Block(Stmt):
     # Inlined helper: the caller's scalar variables its parameters name, IR variable -> the
     # parameter's C++ name (what a statement inside the helper calls the caller's variable).
     param_names: dict[str, str] = field(default_factory=dict)
+    # Inlined helper: what each scalar parameter holds at this call, C++ name -> the caller's
+    # value (so a line written in the helper's own terms can be read at every call site).
+    param_values: dict[str, object] = field(default_factory=dict)
+    # Inlined helper template: the instantiation this call makes (lines inside it that differ
+    # between instantiations are split on its parameters with `if constexpr`).
+    instance: TemplateInstance | None = None
 
 
 @dataclass(eq=False)

@@ -303,7 +303,7 @@ def explain_kernel(kernel: ir.Kernel, result, arch: ArchProfile, lines: OutputLi
         for e in left:
             needed_by.setdefault(_edge_key(e), []).append(ids[id(s)])
         implied = check.unordered(rest, implied_dependences(pt, left)) if left else []
-        ins = emit(kernel, [s], main)
+        ins = emit(kernel, [s], main, check_copies=False)
         placed = [{"line": lines.find(i), "role": ROLES.get(i.order, "other"), "text": i.code + i.terminator}
                   for i in ins]
         codes = {ROLES.get(i.order): i.code for i in ins}

@@ -13,7 +13,7 @@ from typing import Any
 from clang.cindex import Cursor, CursorKind, TypeKind
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var
+from ptorewrite.analysis.expr import Const, Expr, Var, cpp_text
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
@@ -88,7 +88,8 @@ class CallInlining:
         # A helper call stays one statement at the call site: synchronization around it is
         # written at the call, where the caller's names are in scope.
         return [ir.Block(body, loc, uid=next(self._uid), inlined=True,
-                         param_names=self._param_names(fn, inner))]
+                         param_names=self._param_names(fn, inner), param_values=self._param_values(fn, inner),
+                         instance=_helper_instance(fn, fsrc, bound))]
 
     # -- helpers used as values that run on the core
 
@@ -208,6 +209,24 @@ class CallInlining:
                 out.setdefault(b.value, p.spelling)
             elif b.kind == "value" and isinstance(b.value, Var):
                 out.setdefault(b.value.name, p.spelling)
+        return out
+
+    @staticmethod
+    def _param_values(fn: Function, inner: Scope) -> dict[str, Expr]:
+        """What each scalar parameter of a helper holds at this call: parameter name -> the
+        caller's value (an expression of the caller's variables, or the variable a reference
+        names)."""
+        out: dict[str, Expr] = {}
+        for p in fn.cursor.get_children():
+            if p.kind != CursorKind.PARM_DECL:
+                continue
+            b = inner.names.get(p.spelling)
+            if b is None:
+                continue
+            if b.kind == "mutable" and isinstance(b.value, str):
+                out[p.spelling] = Var(b.value)
+            elif b.kind == "value" and isinstance(b.value, Expr):
+                out[p.spelling] = b.value
         return out
 
     def call_value_function(self, funcs: list[Function], callee: cp.Name, node: cp.Call, scope: Scope):
@@ -341,6 +360,21 @@ class CallInlining:
         if isinstance(a, Closure):
             return Binding("closure", a)
         return Binding("value", a)
+
+
+def _helper_instance(fn: Function, fsrc: SourceFile, bound: list) -> ir.TemplateInstance | None:
+    """The instantiation of a helper template a call inlines: its value parameters' arguments
+    spelled in C++ (what `if constexpr` can test inside the helper), "" for an argument that is not
+    one known constant (a type, a value known only at run time)."""
+    if fn.cursor.kind != CursorKind.FUNCTION_TEMPLATE:
+        return None
+    body = next((c for c in fn.cursor.get_children() if c.kind == CursorKind.COMPOUND_STMT), None)
+    if body is None:
+        return None
+    params = tuple((kind, name) for kind, name, _ in template_params(fn.cursor, fsrc))
+    args = tuple(cpp_text(a) if kind == "value" and isinstance(a, Const) else ""
+                 for (kind, _), a in zip(params, bound))
+    return ir.TemplateInstance(fn.name, params, args, (body.extent.start.offset, body.extent.end.offset))
 
 
 def _instance_key(t) -> object:

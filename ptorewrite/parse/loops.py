@@ -248,15 +248,18 @@ class LoopLowering:
         args = [self.eval(a, scope) for a in node.args]
         inner = Scope(closure.scope)
         names: dict[str, str] = {}
+        values: dict[str, Expr] = {}
         for (_, pname), a in zip(lam.params, args):
             if pname:
                 inner.define(pname, self._param_binding(a))
                 if isinstance(a, Var):
                     names[a.name] = pname
+                if isinstance(a, Expr):
+                    values[pname] = a
         self.lambda_calls.append(loc)
         with self.frame(closure.src, self.via + (loc,), f"lambda@{lam.offset}"):
             stmts = self.lower_compound(self._lambda_body_cursor(lam), inner)
-        return ir.Block(stmts, loc, uid=next(self._uid), inlined=True, param_names=names)
+        return ir.Block(stmts, loc, uid=next(self._uid), inlined=True, param_names=names, param_values=values)
 
     def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
                             loc: ir.SourceRange) -> ir.For:

@@ -15,7 +15,7 @@ from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
-from ptorewrite.transform.header_edits import rewritten_headers
+from ptorewrite.transform.header_edits import rewritten_headers, split_on_helper_template
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.tassign import tassign_insertions
@@ -257,9 +257,20 @@ def _dispatch_cores(place: _Place, kernels: list[ir.Kernel], wanted: list[list[I
 
 
 def _dispatch(place: _Place, kernels: list[ir.Kernel], wanted: list[list[Insertion]]) -> list[Insertion] | None:
-    """`if constexpr` branches that give each instantiation its own lines at `place`, or None
-    where that cannot be written (not all instantiations of one template, or outside its body,
-    where the template's parameter names are not in scope)."""
+    """`if constexpr` branches that give each instantiation its own lines at `place`: on the
+    kernel template's parameters inside its body, else on those of the helper template around
+    the statement (header_edits.split_on_helper_template); None where neither can be written."""
+    lines = _dispatch_kernel_template(place, kernels, wanted)
+    if lines is None:
+        lines = split_on_helper_template((kernels[0].file, *place), kernels, wanted)
+    return lines
+
+
+def _dispatch_kernel_template(place: _Place, kernels: list[ir.Kernel],
+                              wanted: list[list[Insertion]]) -> list[Insertion] | None:
+    """`if constexpr` branches on the kernel template's parameters, or None where that cannot be
+    written (not all instantiations of one template, or outside its body, where the template's
+    parameter names are not in scope)."""
     insts = [k.instance for k in kernels]
     if any(i is None for i in insts) or len({(i.template, i.params, i.body) for i in insts}) != 1:
         return None

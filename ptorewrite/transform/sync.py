@@ -16,7 +16,9 @@
 3. Every flag whose removal leaves all dependences ordered is removed again.
 4. Same-pipe dependences the architecture does not order get a pipe_barrier before the
    consumer unless flags or other barriers already order them; redundant barriers are removed.
-5. Event ids 0..7 are allocated per pipe pair (`sync_ids`); when a pair runs out it is
+5. The copies of a helper's statements (a helper inlined at several call sites) are given one
+   text where the checked plan allows it (`helper_copies`). Event ids 0..7 are allocated per
+   pipe pair (`sync_ids`); when a pair runs out it is
    planned again with one id per sync, and as a last resort a dependence is ordered by
    pipe_barrier(PIPE_ALL), with a warning.
 6. The plan is checked on a trace that stands for every run: every stretch from which
@@ -40,6 +42,7 @@ from ptorewrite.analysis.hb import Ordering
 from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.transform.edits import Insertion
+from ptorewrite.transform.helper_copies import harmonize
 from ptorewrite.transform.sync_check import BarrierCover, PlanTrace
 from ptorewrite.transform.sync_emit import conservative_insertions, emit
 from ptorewrite.transform.sync_ids import EventsExhausted, allocate_events
@@ -493,6 +496,7 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
         flags: list[PlannedSync] = []
         try:
             flags = planner.flags()
+            flags = harmonize(pt, tree, flags, planner.warnings)
             allocate_events(pt, flags, NUM_EVENT_IDS)
         except EventsExhausted as x:
             pair = x.pair

@@ -18,6 +18,9 @@ def _strip(text: str) -> str:
 
 def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> str:
     slot_expr = s.id_expr(wait)
+    if s.spelled_slot is not None:  # one text for every copy of a helper
+        slot_expr = s.spelled_wait_slot if wait and s.spelled_wait_slot is not None else s.spelled_slot
+        names = {v: v[1:] for v in slot_expr.free_vars()}
     if slot_expr is None:
         return f"EVENT_ID{s.event}"
     if s.event:
@@ -55,8 +58,10 @@ def _id_text(e: Expr, names: dict[str, str]) -> str:
     return f"(event_t)({_strip(cpp_text(e, names))})"
 
 
-def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Insertion]:
-    """Insert-only edits for the planned syncs, each with a short reason."""
+def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: bool = True) -> list[Insertion]:
+    """Insert-only edits for the planned syncs, each with a short reason. `check_copies`:
+    whether the copies of a helper's statements must agree (not for a part of a plan shown
+    alone)."""
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
@@ -98,24 +103,103 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str) -> list[Inserti
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
-    _check_shared_helpers(out)
+    if check_copies:
+        split = _check_shared_helpers(kernel, tree, out)
+        if split:
+            kept = [ins for _, ins in out if (ins.anchor, ins.where) not in split]
+            return _dedupe(kept) + [ins for lines in split.values() for ins in lines]
     return _dedupe([ins for _, ins in out])
 
 
-def _check_shared_helpers(out: list[tuple[ir.Stmt, Insertion]]) -> None:
-    """A helper inlined at several call sites has one source text: every inlined copy must
-    need the same lines at the same place, or the edit would be wrong for some of them."""
-    by_place: dict[tuple[int, str], dict[int, set[str]]] = {}
-    stmts: dict[int, ir.Stmt] = {}
+def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
+                          out: list[tuple[ir.Stmt, Insertion]]) -> dict[tuple[int, str], list[Insertion]]:
+    """A helper inlined at several call sites has one source text: every inlined copy of a
+    statement must need the same lines next to it, a copy that needs none included, or the edit
+    would be wrong for some of them. A copy is the statement in one inlined body of the helper
+    (the statements one source statement lowers to, such as a TPOP's wait, copy and release,
+    count as one); a copy in a loop of no iterations (at this instantiation) never runs and needs
+    nothing in particular. Copies in different instantiations of a helper template may differ:
+    their lines become `if constexpr` branches on its parameters (returned by place, to replace
+    the lines there)."""
+    from ptorewrite.transform.header_edits import constexpr_branches
+
+    copies: dict[tuple, list[ir.Stmt]] = {}
+    for s in ir.walk(kernel.body):
+        if getattr(s, "loc", None) is not None:
+            copies.setdefault(_text_of(s), []).append(s)
+    by_place: dict[tuple[int, str], dict[int, list[Insertion]]] = {}
+    owner: dict[tuple[int, str], ir.Stmt] = {}
     for stmt, ins in out:
-        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(stmt), set()).add(ins.code)
-        stmts[id(stmt)] = stmt
-    for per_copy in by_place.values():
-        if len(per_copy) > 1 and len({frozenset(v) for v in per_copy.values()}) > 1:
-            stmt = stmts[next(iter(per_copy))]
-            raise PtoError("this statement is in a helper inlined at several call sites that need different "
-                           "synchronization inside it; inline the helper by hand or give each call its own "
-                           "helper", stmt.loc)
+        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(_body_of(tree, stmt)), []).append(ins)
+        owner.setdefault((ins.anchor, ins.where), stmt)
+    split: dict[tuple[int, str], list[Insertion]] = {}
+    for place, per_copy in by_place.items():
+        stmt = owner[place]
+        every: dict[int, ir.Stmt] = {}
+        for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
+            body = id(_body_of(tree, c))
+            if body in per_copy or reached(tree, c):
+                every.setdefault(body, c)
+        if len(every) < 2:
+            continue
+        lines = {b: frozenset(i.code for i in per_copy.get(b, ())) for b in every}
+        if len(set(lines.values())) < 2:
+            continue
+        branches = _per_instance(tree, stmt, every, per_copy, constexpr_branches)
+        if branches is not None:
+            split[place] = branches
+            continue
+        a = next(b for b in every if lines[b])
+        b = next(b for b in every if lines[b] != lines[a])
+        raise PtoError("this statement is in a helper inlined at several call sites that need different "
+                       f"synchronization inside it (the copy {_called_at(tree, every[a])} needs "
+                       f"{_shown(lines[a])}, the copy {_called_at(tree, every[b])} needs {_shown(lines[b])}); "
+                       "inline the helper by hand or give each call its own helper", stmt.loc)
+    return split
+
+
+def _per_instance(tree: Tree, stmt: ir.Stmt, every: dict[int, ir.Stmt], per_copy, branches):
+    """The lines at a statement whose copies differ, as `if constexpr` branches on the helper
+    template's parameters, when every copy is in an instantiation and copies of one
+    instantiation agree; else None."""
+    keyed: dict = {}
+    items: dict = {}
+    for body, c in every.items():
+        block = _body_of(tree, c)
+        inst = getattr(block, "instance", None)
+        if inst is None or not inst.body[0] < c.loc.offset < inst.body[1]:
+            return None
+        mine = sorted(per_copy.get(body, ()), key=lambda i: (i.order, i.code))
+        key = tuple(dict.fromkeys(f"{i.order}:{i.code}" for i in mine))
+        items.setdefault(key, list({(i.order, i.code): i for i in mine}.values()))
+        if keyed.setdefault(inst, key) != key:
+            return None
+    loc = stmt.loc
+    first = next(iter(per_copy.values()))[0]
+    return branches((first.file, first.start, first.end, first.where), keyed, items) if loc is not None else None
+
+
+def _body_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
+    """The inlined helper body (or the kernel's own body) a statement is in: its copy."""
+    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), tree.chain(s)[-1])
+
+
+def reached(tree: Tree, s: ir.Stmt) -> bool:
+    """Whether control can reach s: not inside a loop of no iterations."""
+    return not any(isinstance(a, ir.For) and a.trip_count() == 0 for a in tree.chain(s)[1:])
+
+
+def _text_of(s: ir.Stmt) -> tuple:
+    return (type(s).__name__, s.loc.file, s.loc.offset, s.loc.end_offset)
+
+
+def _called_at(tree: Tree, s: ir.Stmt) -> str:
+    calls = [a.loc.short for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined and a.loc is not None]
+    return "called at " + " from ".join(calls) if calls else "at the top level"
+
+
+def _shown(lines: frozenset[str]) -> str:
+    return "; ".join(sorted(lines)) if lines else "nothing"
 
 
 def _at(stmt: ir.Stmt, where: str, code: str, reason: str, main: str, order: int) -> Insertion:

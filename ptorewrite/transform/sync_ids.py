@@ -102,11 +102,29 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
 
 def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
     """The flags grouped by the source text they are written as: the inlined copies of one flag
-    of a helper fall in one group; every other flag is a group of its own."""
-    groups: dict[tuple, list[PlannedSync]] = {}
-    for s in flags:
-        key = (s.src, s.dst, s.slots, _where(s.set_at), _where(s.wait_at))
-        groups.setdefault(key, []).append(s)
+    of a helper fall in one group, and so do flags that share one end's text in different
+    copies (a flag whose set one copy writes inside the helper and another at its call still
+    waits with one line); every other flag is a group of its own."""
+    parent = list(range(len(flags)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    ends: dict[tuple, list[int]] = {}
+    for i, s in enumerate(flags):
+        for end, stmt in (("set", s.set_at), ("wait", s.wait_at)):
+            ends.setdefault((s.src, s.dst, s.slots, end, _where(stmt)), []).append(i)
+    for (_, _, _, end, _), members in ends.items():
+        for i in members[1:]:
+            a, b = flags[members[0]], flags[i]
+            if (a.set_at if end == "set" else a.wait_at) is not (b.set_at if end == "set" else b.wait_at):
+                parent[find(i)] = find(members[0])
+    groups: dict[int, list[PlannedSync]] = {}
+    for i, s in enumerate(flags):
+        groups.setdefault(find(i), []).append(s)
     return list(groups.values())
 
 

@@ -47,6 +47,11 @@ class PlannedSync:
     event: int = 0  # base event id (virtual while planning)
     reason: str = ""
     operands: list[str] = field(default_factory=list)  # what it protects, for prime/drain comments
+    # The slot part of the id as written inside a helper inlined at several call sites: one
+    # text for every copy, in the helper's own names (`@name`), read at each call through what
+    # it passes (`slot` and `wait_slot` are that copy's reading); None: written from `slot`.
+    spelled_slot: Expr | None = None
+    spelled_wait_slot: Expr | None = None
 
     def id_expr(self, wait: bool) -> Expr | None:
         """The slot part of the event id at the set (or the wait); None: the base id alone."""

@@ -1,0 +1,28 @@
+// Two kernels run two instantiations of one helper template of a header: only the one that
+// loads inside the helper waits for its load there, so the header's lines are split on the
+// helper's own template parameter with `if constexpr`.
+#include <pto/pto-inst.hpp>
+#include "scale_step.hpp"
+using namespace pto;
+using RowsT = Tile<TileType::Vec, float, 8, 64>;
+using RowsGm = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+
+extern "C" __global__ AICORE void fresh_rows(__gm__ float *out, __gm__ float *in)
+{
+    RowsT t;
+    RowsT o;
+    RowsGm src(in);
+    RowsGm dst(out);
+    scale_step<true>(t, o, src, dst);
+}
+
+extern "C" __global__ AICORE void doubled_rows(__gm__ float *out, __gm__ float *in)
+{
+    RowsT t;
+    RowsT o;
+    RowsGm src(in);
+    RowsGm dst(out);
+    TLOAD(t, src);
+    TMULS(t, t, 2.0f);
+    scale_step<false>(t, o, src, dst);
+}

@@ -1,0 +1,30 @@
+// A helper called from a prologue loop, whose tiles alternate between two copies, and from a
+// steady-state loop, whose tile is one: the helper's flags take one text, the prologue's
+// rotating id written with the helper's own parameter, read at the steady loop's call too.
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+
+AICORE inline void scale_block(int step, TileT &t, TileT &o, __gm__ float *src, __gm__ float *dst)
+{
+    GmT in(src + step * 512);
+    GmT out(dst + step * 512);
+    TLOAD(t, in);
+    TMULS(o, t, 2.0f);
+    TSTORE(out, o);
+}
+
+extern "C" __global__ AICORE void prologue_then_steady(__gm__ float *out, __gm__ float *in)
+{
+    TileT warm[2];
+    TileT warm_out[2];
+    TileT t;
+    TileT o;
+    for (int k = 0; k < 2; ++k) {
+        scale_block(k, warm[k % 2], warm_out[k % 2], in, out);
+    }
+    for (int k = 0; k < 6; ++k) {
+        scale_block(k + 2, t, o, in, out);
+    }
+}

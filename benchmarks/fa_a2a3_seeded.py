@@ -248,16 +248,17 @@ def main() -> int:
     texts = {f: (pto / FOLDER / f).read_text().splitlines() for f in FILES}
     configs = (Config(args.entry, (), args.entry, 0),) if args.entry else CONFIGS
     results = []
+    compiled_lines: dict[tuple[str, int], bool] = {}  # no configuration changes what the build compiles
     with tempfile.TemporaryDirectory(prefix="fa_seeded_") as tmp:
         for k, config in enumerate(configs):
             runner = Runner(pto, Path(tmp) / f"config{k}", config, args.timeout)
-            results.append((config, *run_config(runner, texts, args)))
+            results.append((config, *run_config(runner, texts, args, compiled_lines)))
     args.output.write_text(render(results, commit, ours, args.match))
     print(f"wrote {args.output}")
     return 0
 
 
-def run_config(runner: Runner, texts: dict[str, list[str]], args) -> tuple:
+def run_config(runner: Runner, texts: dict[str, list[str]], args, compiled_lines: dict) -> tuple:
     """Check the unmodified kernel and every deletion in one configuration: (deletions, lines not
     compiled, the baseline's errors, its seconds)."""
     base_folder = runner.copy()
@@ -269,8 +270,11 @@ def run_config(runner: Runner, texts: dict[str, list[str]], args) -> tuple:
     baseline, base_errors = findings(base.stderr, base_folder)
     candidates = [Deletion(f, n, t.strip()) for f in FILES for n, t in enumerate(texts[f], 1)
                   if SYNC.match(t) and re.search(args.match, t)]
+    unknown = [d for d in candidates if (d.file, d.line) not in compiled_lines]
     with ThreadPoolExecutor(args.jobs) as pool:
-        live = list(pool.map(lambda d: compiled(runner, d.file, d.line), candidates))
+        for d, ok in zip(unknown, pool.map(lambda d: compiled(runner, d.file, d.line), unknown)):
+            compiled_lines[(d.file, d.line)] = ok
+    live = [compiled_lines[(d.file, d.line)] for d in candidates]
     inactive = [d for d, ok in zip(candidates, live) if not ok]
     deletions = [d for d, ok in zip(candidates, live) if ok]
 

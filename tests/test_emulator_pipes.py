@@ -92,6 +92,17 @@ def test_a2a3_row_reduction_drains_the_vector_pipe_after_itself(tmp_path):
     assert [(x.first.loc.line, x.second.loc.line, x.kind) for x in r.races] == [(21, 22, "raw")]
 
 
+def test_a2a3_row_reduction_that_does_nothing_drains_nothing(tmp_path):
+    # A source row of 1.5 repeats with a scratch narrower than 256 bytes a row: pto-isa's
+    # implementation returns at once, without its barrier.
+    text = HEAD.replace("    T a;", "    using W = Tile<TileType::Vec, float, 16, 96, BLayout::RowMajor, 16, 96>;\n"
+                        "    using N = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;\n"
+                        "    W w;\n    N n;\n    TASSIGN(w, 0x4000);\n    TASSIGN(n, 0x6000);\n    T a;")
+    body = LOAD + "    TMULS(b, a, 2.0f);\n    TROWSUM(r, w, n);\n    TADD(c, b, a);\n" + STORE
+    r = check_text(text + body + "}\n", tmp_path)
+    assert [x.second.name for x in r.races] == ["TADD"]
+
+
 def test_a2a3_row_broadcast_of_a_column_drains_the_vector_pipe_before_computing(tmp_path):
     # The column vector is broadcast into the hidden scratch, then pipe_barrier(PIPE_V), then the
     # computation: an earlier write of the full tiles is ordered, an earlier write of the vector is not.

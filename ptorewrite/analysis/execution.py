@@ -1039,7 +1039,9 @@ class Machine:
         if hidden:
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
         inside = vector_barrier_inside(s.op, self.arch.name, [t.decl.blayout for t in tiles],
-                                       [t.decl.dtype for t in tiles])
+                                       [t.decl.dtype for t in tiles],
+                                       [(t.decl.cols * t.decl.elem_bytes, t.valid[1] * t.decl.elem_bytes)
+                                        for t in tiles])
         if inside == -1:
             out = [replace(a, early=True) for a in out]
         elif inside is not None:

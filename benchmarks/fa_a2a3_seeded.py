@@ -41,6 +41,7 @@ the rings wrap: at S1 = 1024 there are 4 tiles for 8 slots, so no producer ever 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -48,7 +49,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -107,6 +108,17 @@ EXPLAINED = {
         "writes tmp_shw_new_global_max) and the next vector instructions (160-170), none of which touches "
         "new_global_max; TROWEXPANDSUB (160) only reads local_max, and its own barrier (the row broadcast's, "
         "between broadcasting the column and computing) orders everything before it anyway."),
+    "pto_macro_fa_softmax.hpp:83": (
+        "redundant: the barrier after TROWMAX (line 81, writes `new_global_max` and its scratch, reads "
+        "`input_x`) before TROWEXPANDSUB (85, reads `new_global_max`, rewrites `input_x`'s bytes as "
+        "`p_tile_f32`): pto-isa's a2a3 TROWMAX ends with a pipe_barrier(PIPE_V) of its own."),
+    "pto_macro_fa_softmax.hpp:142": (
+        "redundant: the barrier after TROWMAX (line 140, writes `local_max`) before TMAX (146, reads and "
+        "writes `local_max` as `tmp_shw_local_max`): TROWMAX ends with a barrier of its own."),
+    "pto_macro_fa_softmax.hpp:179": (
+        "redundant: the barrier after TMUL (line 175, writes `tmp_shw_new_global_sum`) and TROWSUM (176, "
+        "writes `local_sum`) before TADD (181, reads both): TROWSUM, issued after the TMUL, ends with a "
+        "barrier of its own, which orders both."),
     "pto_macro_fa_softmax.hpp:205": (
         "never runs: the else branch of pto_macro_fa_softmax needs s1_index > s0_index on a vector core, but "
         "a block runs tiles 0 .. b * CUBE_S0 / TILE_S1 only, so s1_index = t * TILE_S1 <= b * CUBE_S0 <= "
@@ -232,14 +244,27 @@ def compiled(runner: Runner, file: str, line: int) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pto-isa-root", required=True, type=Path, help="a pto-isa checkout")
+    ap.add_argument("--pto-isa-root", type=Path, help="a pto-isa checkout (needed unless --from-json)")
     ap.add_argument("--entry", default="", help="check only this instantiation (non-causal build, block 0) "
                     "instead of the three configurations")
     ap.add_argument("--match", default="", help="delete only the sync lines whose statement matches this regex")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="checks run at a time (default 2)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per check (default 600)")
     ap.add_argument("-o", "--output", type=Path, default=OUT, help=f"the report (default {OUT.relative_to(ROOT)})")
+    ap.add_argument("--json", type=Path, help="also write the outcomes here")
+    ap.add_argument("--from-json", type=Path, help="render the report from a --json file instead of running")
     args = ap.parse_args()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        results = [(Config(r["config"]["name"], tuple(r["config"]["cases"]), r["config"]["entry"],
+                           r["config"]["block"]),
+                    [Deletion(**d) for d in r["done"]], [Deletion(**d) for d in r["inactive"]],
+                    r["base_errors"], r["base_seconds"]) for r in saved["results"]]
+        args.output.write_text(render(results, saved["commit"], saved["ours"], saved["match"]))
+        print(f"wrote {args.output}")
+        return 0
+    if args.pto_isa_root is None:
+        ap.error("--pto-isa-root is needed to run the checks")
     pto = args.pto_isa_root.resolve()
     commit = subprocess.run(["git", "-C", str(pto), "rev-parse", "HEAD"], check=False, capture_output=True,
                             text=True).stdout.strip()
@@ -254,6 +279,11 @@ def main() -> int:
             runner = Runner(pto, Path(tmp) / f"config{k}", config, args.timeout)
             results.append((config, *run_config(runner, texts, args, compiled_lines)))
     args.output.write_text(render(results, commit, ours, args.match))
+    if args.json:
+        args.json.write_text(json.dumps({"commit": commit, "ours": ours, "match": args.match, "results": [
+            {"config": asdict(c), "done": [asdict(d) for d in done], "inactive": [asdict(d) for d in inactive],
+             "base_errors": [list(e[:3]) for e in errors], "base_seconds": seconds}
+            for c, done, inactive, errors, seconds in results]}, indent=1))
     print(f"wrote {args.output}")
     return 0
 

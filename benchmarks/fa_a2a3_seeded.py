@@ -104,6 +104,12 @@ EXPLAINED = {
         "in the cube core's program that store follows the TLOAD of P(t - 5) (compute_pv of tile t - 5), "
         "and MTE2's loads complete before the M -> FIX chain that ends in the store (MTE2 -> MTE1 -> M "
         "flags and the unit flags). So the slot P(t) reuses, P(t - 8)'s, was read long before."),
+    "fa_performance_kernel.cpp:259": (
+        "runs only in the causal-mask build (compute_qk's early return for a skipped sub-tile), where it is "
+        "reported at its line (fa_a2a3_seeded.md)."),
+    "fa_performance_kernel.cpp:352": (
+        "runs only in the causal-mask build (compute_pv's early return for a skipped sub-tile), where it is "
+        "reported at its line when it is the TFREE that signals (fa_a2a3_seeded.md, block 6)."),
     "fa_performance_kernel.cpp:931": (
         "redundant: pipe_barrier(PIPE_ALL) at the end, after the drain of every flag; what follows is the "
         "scalar unit's read of the system counter and its store into the profiling buffer (null here), "

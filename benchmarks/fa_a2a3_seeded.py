@@ -6,11 +6,13 @@ writes benchmarks/fa_a2a3_seeded.md. The kernel is kernels/manual/common/flash_a
 fa_performance_kernel.cpp, built for a2a3 as pto-isa's CMake build and run.sh build it (the
 instantiations from the folder's own scripts/generate_cases.py with run.sh's default
 `--qk-preload`; `-I tests/common -D _FORTIFY_SOURCE=2`, as benchmarks/pto_isa_corpus.py passes
-them). `check` runs the cube core and both vector cores together in three configurations
+them). `check` runs the cube core and both vector cores together in four configurations
 (CONFIGS): the first instantiation the default build makes (S0 = 128, head 128, S1 = 1024, block
-0), and the causal-mask build (`run.sh --mask --cases 128,512,1024,128`: S0 = 512, S1 = 1024,
+0); the causal-mask build (`run.sh --mask --cases 128,512,1024,128`: S0 = 512, S1 = 1024,
 CAUSAL_MASK true) as blocks 0 and 2, which between them take every causal-mask branch that can
-run. `--entry` checks one instantiation of the default build instead.
+run; and the causal build with S0 = 1024 as block 6, where the P ring's TFREE on a skipped
+sub-tile is the one that signals. `--entry` checks one instantiation of the default build
+instead; `--config NAME --from-json FILE` runs some configurations again and keeps the others'.
 
 Every line of the kernel file and of the folder's three macro headers that is a synchronization
 statement (set_flag, wait_flag, pipe_barrier, and the FIFO steps TALLOC / TPUSH / TPOP / TFREE) and

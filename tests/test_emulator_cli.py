@@ -19,11 +19,11 @@ def test_check(capsys, tmp_path):
     assert status == 0 and "0 race(s), 0 flag problem(s)" in out and not err
     broken = tmp_path / "softmax.cpp"
     text = (SAMPLES / "softmax" / "manual.cpp").read_text()
-    barrier = next(n for n, line in enumerate(text.splitlines(), 1) if "// rowMax written above" in line)
-    broken.write_text(blank_lines(text, [barrier]))  # the TROWEXPANDSUB two lines on reads rowMax
+    barrier = next(n for n, line in enumerate(text.splitlines(), 1) if "// TEXP reads y[slot] in place" in line)
+    broken.write_text(blank_lines(text, [barrier]))  # the TEXP on the next line rewrites y[slot] in place
     status, out, err = run(capsys, "check", broken)
     assert status == 1
-    assert f"{broken}:{barrier + 2}:9: error: data race (RAW)" in err and "needs pipe_barrier(PIPE_V)" in err
+    assert f"{broken}:{barrier + 1}:9: error: data race (" in err and "needs pipe_barrier(PIPE_V)" in err
     status, _, err = run(capsys, "check", SAMPLES / "softmax" / "auto.cpp")
     assert status == 2 and "AUTO-mode kernel" in err
     status, _, err = run(capsys, "check", tmp_path / "missing.cpp")

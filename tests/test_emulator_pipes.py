@@ -82,6 +82,51 @@ def test_row_broadcasts_share_the_hidden_scratch_on_a2a3(tmp_path):
     assert check_text(kernel(body), tmp_path, arch="a5").clean
 
 
+def test_a2a3_row_reduction_drains_the_vector_pipe_after_itself(tmp_path):
+    # pto-isa's a2a3 float row reductions end with pipe_barrier(PIPE_V): a later vector op that
+    # overwrites the scratch or reads the result is ordered, an earlier one is not.
+    after = LOAD + "    TROWSUM(r, a, b);\n    TMULS(b, a, 2.0f);\n    TROWEXPANDMUL(c, a, r);\n" + STORE
+    assert check_text(kernel(after), tmp_path).clean
+    before = LOAD + "    TMULS(b, a, 2.0f);\n    TROWSUM(r, a, b);\n    pipe_barrier(PIPE_V);\n    TADD(c, a, a);\n" + STORE
+    r = check_text(kernel(before), tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line, x.kind) for x in r.races] == [(21, 22, "raw")]
+
+
+def test_a2a3_row_reduction_that_does_nothing_drains_nothing(tmp_path):
+    # A source row of 1.5 repeats with a scratch narrower than 256 bytes a row: pto-isa's
+    # implementation returns at once, without its barrier.
+    text = HEAD.replace("    T a;", "    using W = Tile<TileType::Vec, float, 16, 96, BLayout::RowMajor, 16, 96>;\n"
+                        "    using N = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32>;\n"
+                        "    W w;\n    N n;\n    TASSIGN(w, 0x4000);\n    TASSIGN(n, 0x6000);\n    T a;")
+    body = LOAD + "    TMULS(b, a, 2.0f);\n    TROWSUM(r, w, n);\n    TADD(c, b, a);\n" + STORE
+    r = check_text(text + body + "}\n", tmp_path)
+    assert [x.second.name for x in r.races] == ["TADD"]
+
+
+def test_a2a3_row_broadcast_of_a_column_drains_the_vector_pipe_before_computing(tmp_path):
+    # The column vector is broadcast into the hidden scratch, then pipe_barrier(PIPE_V), then the
+    # computation: an earlier write of the full tiles is ordered, an earlier write of the vector is not.
+    chain = LOAD + "    TADD(c, a, a);\n    TROWEXPANDMUL(c, c, r);\n" + STORE
+    assert check_text(kernel(chain), tmp_path).clean
+    vector = LOAD + "    TMULS(r, r, 2.0f);\n    TROWEXPANDMUL(c, a, r);\n" + STORE
+    r = check_text(kernel(vector), tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line, x.kind, x.second_access.what) for x in r.races] == [
+        (21, 22, "raw", "r")]
+    # Nothing after the computation: the next op over its destination still needs a barrier.
+    then = LOAD + "    TROWEXPANDMUL(c, a, r);\n    TADD(c, c, a);\n" + STORE
+    r = check_text(kernel(then), tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line, x.kind) for x in r.races] == [(21, 22, "waw")]
+
+
+def test_row_broadcast_of_a_row_major_vector_has_no_barrier_of_its_own(tmp_path):
+    # One 32-byte block per row, row-major: pto-isa computes from it directly, no barrier.
+    text = HEAD.replace("C r;", "V r;").replace(
+        "    T a;", "    using V = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;\n    T a;") + \
+        LOAD + "    TADD(c, a, a);\n    TROWEXPANDMUL(c, c, r);\n" + STORE + "}\n"
+    r = check_text(text, tmp_path)
+    assert [(x.first.loc.line, x.second.loc.line) for x in r.races] == [(22, 23)]
+
+
 def test_mte2_orders_reads_but_not_overlapping_writes(tmp_path):
     twice = "    TLOAD(a, gIn);\n    TLOAD(a, gIn);\n    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n" \
             "    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    TMULS(c, a, 2.0f);\n"

@@ -84,13 +84,24 @@ def test_every_sync_of_the_twin_deleted_is_reported_at_its_line(capsys, tmp_path
     path = tmp_path / "manual.cpp"
     path.write_text("".join(lines[:deleted - 1] + ["\n"] + lines[deleted:]))  # the other lines keep their numbers
     status, _, err = run(capsys, "check", "--arch", "a2a3", path, "--entry", SMALL)
+    kind, src, dst = SYNC.match(lines[deleted - 1]).groups()
+    if kind == "pipe_barrier" and status == 0:
+        # A barrier pto-isa's implementation already issues: right after a row reduction, or right
+        # before a row broadcast of a column (which drains the vector pipe before computing).
+        before = [ln.strip() for ln in lines[:deleted - 1] if re.match(r"\s*T[A-Z]+\(", ln)][-1]
+        after = lines[_next_statement(text.splitlines(), deleted) - 1].strip()
+        after = lines[_next_statement(text.splitlines(), deleted + 1) - 1].strip() if after == "}" else after
+        assert re.match(r"TROW(SUM|MAX|MIN)\(", before) or re.match(r"TROWEXPAND(MUL|DIV|SUB|ADD)\(", after), \
+            (before, after)
+        return
     assert status == 1
     first = next(line for line in err.splitlines() if ": error: " in line)
     at = int(first.split(":")[1])
-    kind, src, dst = SYNC.match(lines[deleted - 1]).groups()
     if kind == "pipe_barrier":
-        # The two vector instructions it separated now race; the later one is reported.
-        assert "data race" in first and at == _next_statement(text.splitlines(), deleted), first
+        # Two vector instructions it separated now race; the later one is reported, before the next
+        # barrier (a row broadcast's own barrier may order the first of them).
+        nxt = next(n for n in range(deleted + 1, len(lines) + 1) if "pipe_barrier" in lines[n - 1])
+        assert "data race" in first and _next_statement(text.splitlines(), deleted) <= at < nxt, first
     else:
         # A set deleted leaves its wait hanging; a wait deleted leaves its set raised, or the next set
         # of the same flag finds it still raised.

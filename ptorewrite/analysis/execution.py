@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from ptorewrite.analysis import expr as ex
@@ -44,6 +44,7 @@ from ptorewrite.analysis.instructions import (
     l1_gather_part,
     scratch_reach,
     uses_hidden_scratch,
+    vector_barrier_inside,
     window_position,
     with_fp_forms,
 )
@@ -141,6 +142,9 @@ class Access:
     footprint: Footprint
     write: bool
     what: str  # the operand as written, for reports
+    # Done before the pipe_barrier the instruction's own implementation issues part way through
+    # (`Step.barrier_inside`); the other accesses come after it.
+    early: bool = False
 
 
 # Bytes of a GM argument a raw region whose extent is not known is counted to reach.
@@ -167,6 +171,9 @@ class Step:
     iters: tuple[tuple[int, int], ...] = ()  # (id of each enclosing For, iteration number), outermost first
     # In a cluster's trace: the core that issues it ("cube", "vec0", "vec1"); "" for one core.
     core: str = ""
+    # An op whose implementation drains its own pipe after its `early` accesses (a2a3 row
+    # reductions and row broadcasts: instructions.vector_barrier_inside).
+    barrier_inside: bool = False
 
     @property
     def name(self) -> str:
@@ -853,7 +860,7 @@ class Machine:
             writes, reads = [r for w, r in l0c if w], [r for w, r in l0c if not w]
             self.issue_unit_flags(self.unit_flags.before(s.pipe, s.template_args, writes, reads), s)
         self.issue(Step(len(self.steps), "op", s.pipe, s, self.seq, operands, accesses, template,
-                        iters=self.iters_now))
+                        iters=self.iters_now, barrier_inside=any(a.early for a in accesses)))
         if handshake:
             self.issue_unit_flags(self.unit_flags.after(s.pipe, s.template_args, writes, reads), s)
 
@@ -1028,8 +1035,24 @@ class Machine:
                 out.append(Access(fp, False, o.text))
             if "w" in o.access:
                 out.append(Access(fp, True, o.text))
-        if self._scratch is not None and uses_hidden_scratch(s.op, [t.access for t in tiles]):
+        hidden = self._scratch is not None and uses_hidden_scratch(s.op, [t.access for t in tiles])
+        if hidden:
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
+        inside = vector_barrier_inside(s.op, self.arch.name, [t.decl.blayout for t in tiles],
+                                       [t.decl.dtype for t in tiles],
+                                       [(t.decl.cols * t.decl.elem_bytes, t.valid[1] * t.decl.elem_bytes)
+                                        for t in tiles])
+        if inside == -1:
+            out = [replace(a, early=True) for a in out]
+        elif inside is not None:
+            # The broadcast reads the column vector and writes the scratch before the barrier; the
+            # computation after it reads the scratch.
+            vector = tiles[inside].text
+            scratch = tiles[3].text if len(tiles) == 4 else None
+            early = [replace(a, early=True) if (a.what == vector and not a.write) or
+                     (a.write and (a.what == scratch or (hidden and a.footprint is self._scratch))) else a
+                     for a in out]
+            out = early + ([Access(self._scratch, False, "the hidden UB scratch")] if hidden else [])
         return out
 
     def windows(self, s: ir.Instr, operands: list) -> dict[int, tuple[int, int, int, int]]:

@@ -434,3 +434,42 @@ def l1_gather_part(template: Mapping[str, str], core: str, subblock, arch: ArchP
 # quantisation parameters and then issues pipe_barrier(PIPE_FIX) before the store, so every
 # earlier FIX instruction (the TMOV that fills the Scaling tile from L1) has completed; a5's does not.
 DRAINS_BEFORE: dict[tuple[str, str], str] = {("a2a3", "TSTORE_FP"): "FIX"}
+
+# Vector instructions whose pto-isa a2a3 implementation issues pipe_barrier(PIPE_V) itself, part way
+# through its own work (see `vector_barrier_inside`).
+# - The float and half row reductions reduce in steps through their scratch tile, a barrier after
+#   each step and after the last (the one writing the destination): the whole instruction is done
+#   before any later vector instruction starts. Integer sources take another path (a scalar sum),
+#   and a source row of one to two 256-byte repeats with a source or scratch tile narrower than
+#   256 bytes a row returns without doing anything (no barrier either).
+ROW_REDUCTIONS_DRAINED = frozenset({"TROWSUM", "TROWMAX", "TROWMIN"})
+_DRAINED_REDUCTION_TYPES = frozenset({"fp32", "fp16"})
+# - The binary row broadcasts given a column vector (a tile that is not row-major, one value per
+#   row) first broadcast it into their scratch (the hidden UB scratch range, or the `tmp` tile of
+#   the four-tile form), then pipe_barrier(PIPE_V), then compute: every earlier vector instruction is
+#   done before the computation reads or writes the full tiles. The broadcast itself (reading the
+#   column vector, writing the scratch) is not ordered after them. With a row-major vector (one
+#   32-byte block per row) the three-tile forms compute straight from it: no scratch, no barrier.
+ROW_BROADCASTS_WITH_BARRIER = frozenset(
+    {"TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDDIV", "TROWEXPANDMAX", "TROWEXPANDMIN"})
+
+
+def vector_barrier_inside(op: str, arch: str, layouts: list[str], dtypes: list[str],
+                          row_bytes: list[tuple[float, float]]) -> int | None:
+    """Where pto-isa's a2a3 implementation of `op` issues pipe_barrier(PIPE_V) inside the instruction,
+    given the block layouts, element types and row widths in bytes (capacity, valid) of its tile
+    operands in order: None if it does not; -1 after all of its work (a drained row reduction);
+    otherwise the position (among the tile operands) of the column vector that a row broadcast
+    reads before the barrier, along with its scratch write, the rest of its work coming after it."""
+    if arch != "a2a3":
+        return None
+    if op in ROW_REDUCTIONS_DRAINED and len(dtypes) == 3 and dtypes[1] in _DRAINED_REDUCTION_TYPES:
+        repeats = row_bytes[1][1] / 256
+        if not (1 < repeats < 2 and min(row_bytes[1][0], row_bytes[2][0]) < 256):
+            return -1
+        return None
+    if op in ROW_BROADCASTS_WITH_BARRIER and len(layouts) in (3, 4) and layouts[0] == "RowMajor":
+        columns = [i for i in (1, 2) if layouts[i] != "RowMajor"]
+        if len(columns) == 1:
+            return columns[0]
+    return None

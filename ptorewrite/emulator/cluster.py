@@ -91,7 +91,7 @@ def cluster_trace(kernels: dict[str, ir.Kernel], arch: ArchProfile, values: dict
             s.index += offset
             s.core = core
             if s.accesses:
-                s.accesses = tuple(Access(replace(a.footprint, space=name), a.write, a.what)
+                s.accesses = tuple(Access(replace(a.footprint, space=name), a.write, a.what, a.early)
                                    for a in s.accesses for name in _spaces(a.footprint.space, core, s))
             steps.append(s)
         statements += t.statements

@@ -32,6 +32,11 @@ of pipe p inherits:
 A happens before B iff B's clock[pipe(A)] > epoch index of A. Entries only ever come from sets and
 barriers, which cover every earlier op of a pipe, so the clocks are prefix-closed.
 
+An op whose pto-isa implementation issues a barrier of its own pipe part way through
+(`Step.barrier_inside`: a2a3's float row reductions after all their work, its row broadcasts of a
+column vector between broadcasting it and computing) counts as two ops of the pipe: its `early`
+accesses, the barrier, then the rest.
+
 Same pipe, no barrier: in program order, which orders the access pair unless the architecture
 lists that hazard kind in ArchProfile.same_pipe_barrier (a2a3 V: raw/war/waw; MTE2/MTE3: waw).
 Consecutive matmuls into one L0C tile are ordered on PIPE_M (in-order accumulation).
@@ -587,7 +592,21 @@ def check(trace: Trace) -> CheckResult:
             epoch = count[p]
             count[p] += 1
             front[lane] = base
-            _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired)
+            if s.barrier_inside:
+                # The implementation's own pipe_barrier: its early accesses, then the barrier (every
+                # op of this pipe so far is done), then the rest as one more op of the pipe.
+                _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired,
+                                [a for a in s.accesses if a.early])
+                base = list(base)
+                base[p] = count[p]
+                front[lane] = base
+                late = [a for a in s.accesses if not a.early]
+                if late:
+                    epoch = count[p]
+                    count[p] += 1
+                    _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired, late)
+            else:
+                _check_accesses(s, p, epoch, base, live, races, same_pipe, seq, retired)
             if s.pipe == "S":
                 done = list(base)
                 done[p] = count[p]
@@ -651,8 +670,10 @@ def _previous_waits(steps: list[Step], matches: dict[int, int], flags: list[Flag
 
 
 def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, _Space],
-                    races: dict[tuple, Race], same_pipe: dict[int, frozenset], seq: list[int], retired) -> None:
-    for acc in s.accesses:
+                    races: dict[tuple, Race], same_pipe: dict[int, frozenset], seq: list[int], retired,
+                    accesses=None) -> None:
+    accesses = s.accesses if accesses is None else accesses
+    for acc in accesses:
         fp = acc.footprint
         space = live.get(fp.space)
         if space is None:
@@ -675,7 +696,7 @@ def _check_accesses(s: Step, p: int, epoch: int, vc: list[int], live: dict[str, 
                 races[r.key()] = r
             else:
                 old.count += 1
-    for acc in s.accesses:
+    for acc in accesses:
         fp = acc.footprint
         space = live[fp.space]
         if acc.write:

@@ -642,6 +642,29 @@ def test_nested_range_phases_and_typed_inner_invoker():
     assert gm(k, "src").offset_bytes.eval({"outer": 2, "ctx": 1}) == (2 * 3 + 1) * 1024 * 4
 
 
+def test_phase_as_a_template_argument_is_a_constant_of_each_phase(tmp_path, capsys):
+    path = KERNELS / "phase_template_arg.cpp"
+    k = load(path)
+    # Range<5>, FirstK = 0, LastK = 2: the main phase [0, 3), the epilogue [3, 5), one loop
+    # each, whose body calls accumulate<Phase::Main> and accumulate<Phase::Epilogue>.
+    assert [(f.var, f.kind, str(f.start), str(f.stop), f.phase) for f in loops(k)] == [
+        ("ctx", "MultiBuffered", "0", "3", "Phase::Main"), ("ctx", "MultiBuffered", "3", "5", "Phase::Epilogue")]
+    calls = [b.instance.args[0] for b in ir.walk(k.body) if isinstance(b, ir.Block) and b.instance is not None]
+    assert calls == ["Phase::Main", "Phase::Epilogue"]
+    ops = [(s.op, e["ctx"]) for s, e in trace(k) if isinstance(s, ir.Instr) and s.op in ("TLOAD", "TSTORE")]
+    assert ops == [("TLOAD", 0), ("TLOAD", 1), ("TLOAD", 2), ("TLOAD", 3), ("TSTORE", 3), ("TLOAD", 4), ("TSTORE", 4)]
+    assert gm(k, "src#2").offset_bytes.eval({"ctx": 4}) == 4 * 16 * 64 * 4
+    # The lane tile `part` is reused from the main phase's last iterations by the epilogue's
+    # first: that flag would go between the two phases, where the source has no statement
+    # (both run from the one `mb.loop(...)`), so the rewrite stops there instead of writing it
+    # where it runs at the wrong time.
+    out = tmp_path / "out.cpp"
+    rc, text, err = run_cli(capsys, "auto2manual", path, "-o", out)
+    assert rc == 2 and not out.exists() and "Traceback" not in err
+    assert f"{where(path, 'mb.loop<Range<STEPS>')}: error: wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1) is needed after " \
+        "the Phase::Main iterations of this MultiBuffered loop, between two of its phases" in err, err
+
+
 # ---------------------------------------------------------------- constructs
 
 

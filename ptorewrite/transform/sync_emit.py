@@ -104,11 +104,30 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
     if check_copies:
+        _check_phase_ends(kernel, out)
         split = _check_shared_helpers(kernel, tree, out)
         if split:
             kept = [ins for _, ins in out if (ins.anchor, ins.where) not in split]
             return _dedupe(kept) + [ins for lines in split.values() for ins in lines]
     return _dedupe([ins for _, ins in out])
+
+
+def _check_phase_ends(kernel: ir.Kernel, out: list[tuple[ir.Stmt, Insertion]]) -> None:
+    """The loops of one MultiBuffered body lowered once per phase share its one `mb.loop(...)`
+    statement: a line before it runs before the first phase, one after it after the last; a
+    line wanted between two phases has no place in the source."""
+    loops: dict[tuple, list[ir.For]] = {}
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.For) and s.phase is not None:
+            loops.setdefault(_text_of(s), []).append(s)
+    for stmt, ins in out:
+        if not (isinstance(stmt, ir.For) and stmt.phase is not None):
+            continue
+        group = sorted(loops[_text_of(stmt)], key=lambda f: f.start.const_value() or 0)
+        if (ins.where == "before" and stmt is not group[0]) or (ins.where == "after" and stmt is not group[-1]):
+            side = "before" if ins.where == "before" else "after"
+            raise PtoError(f"{ins.code} is needed {side} the {stmt.phase} iterations of this MultiBuffered loop, "
+                           "between two of its phases, where the source has no statement to write it at", stmt.loc)
 
 
 def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
@@ -130,14 +149,14 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
     by_place: dict[tuple[int, str], dict[int, list[Insertion]]] = {}
     owner: dict[tuple[int, str], ir.Stmt] = {}
     for stmt, ins in out:
-        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(_body_of(tree, stmt)), []).append(ins)
+        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(copy_of(tree, stmt)), []).append(ins)
         owner.setdefault((ins.anchor, ins.where), stmt)
     split: dict[tuple[int, str], list[Insertion]] = {}
     for place, per_copy in by_place.items():
         stmt = owner[place]
         every: dict[int, ir.Stmt] = {}
         for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
-            body = id(_body_of(tree, c))
+            body = id(copy_of(tree, c))
             if body in per_copy or reached(tree, c):
                 every.setdefault(body, c)
         if len(every) < 2:
@@ -165,7 +184,7 @@ def _per_instance(tree: Tree, stmt: ir.Stmt, every: dict[int, ir.Stmt], per_copy
     keyed: dict = {}
     items: dict = {}
     for body, c in every.items():
-        block = _body_of(tree, c)
+        block = copy_of(tree, c)
         inst = getattr(block, "instance", None)
         if inst is None or not inst.body[0] < c.loc.offset < inst.body[1]:
             return None
@@ -179,9 +198,11 @@ def _per_instance(tree: Tree, stmt: ir.Stmt, every: dict[int, ir.Stmt], per_copy
     return branches((first.file, first.start, first.end, first.where), keyed, items) if loc is not None else None
 
 
-def _body_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
-    """The inlined helper body (or the kernel's own body) a statement is in: its copy."""
-    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), tree.chain(s)[-1])
+def copy_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
+    """The inlined helper body (or the loop of one MultiBuffered phase, or the kernel's own body)
+    a statement is in: its copy."""
+    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined or
+                 isinstance(a, ir.For) and a.phase is not None), tree.chain(s)[-1])
 
 
 def reached(tree: Tree, s: ir.Stmt) -> bool:
@@ -194,7 +215,9 @@ def _text_of(s: ir.Stmt) -> tuple:
 
 
 def _called_at(tree: Tree, s: ir.Stmt) -> str:
-    calls = [a.loc.short for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined and a.loc is not None]
+    calls = [f"{a.phase} loop at {a.loc.short}" if isinstance(a, ir.For) else a.loc.short
+             for a in tree.chain(s)[1:] if a.loc is not None and
+             (isinstance(a, ir.Block) and a.inlined or isinstance(a, ir.For) and a.phase is not None)]
     return "called at " + " from ".join(calls) if calls else "at the top level"
 
 

@@ -655,14 +655,15 @@ def test_phase_as_a_template_argument_is_a_constant_of_each_phase(tmp_path, caps
     assert ops == [("TLOAD", 0), ("TLOAD", 1), ("TLOAD", 2), ("TLOAD", 3), ("TSTORE", 3), ("TLOAD", 4), ("TSTORE", 4)]
     assert gm(k, "src#2").offset_bytes.eval({"ctx": 4}) == 4 * 16 * 64 * 4
     # The lane tile `part` is reused from the main phase's last iterations by the epilogue's
-    # first: that flag would go between the two phases, where the source has no statement
-    # (both run from the one `mb.loop(...)`), so the rewrite stops there instead of writing it
-    # where it runs at the wrong time.
+    # first: the lines between the two phases (which run from the one `mb.loop(...)`) are
+    # written inside the body on the iteration they belong to, the same in both copies; the
+    # main phase's own rotating flag is not in the epilogue's copy, so the rewrite stops there.
     out = tmp_path / "out.cpp"
     rc, text, err = run_cli(capsys, "auto2manual", path, "-o", out)
     assert rc == 2 and not out.exists() and "Traceback" not in err
-    assert f"{where(path, 'mb.loop<Range<STEPS>')}: error: wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1) is needed after " \
-        "the Phase::Main iterations of this MultiBuffered loop, between two of its phases" in err, err
+    assert f"{where(path, 'accumulate<ctx.phase>')}: error: this statement is in a helper inlined at several " \
+        "call sites" in err, err
+    assert "the copy called at Phase::Main loop at" in err and "if (ctx.iter == 2) wait_flag(PIPE_V, PIPE_MTE2" in err
 
 
 # ---------------------------------------------------------------- constructs

@@ -103,8 +103,8 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
+    out = _phase_ends(kernel, out, main)
     if check_copies:
-        _check_phase_ends(kernel, out)
         split = _check_shared_helpers(kernel, tree, out)
         if split:
             kept = [ins for _, ins in out if (ins.anchor, ins.where) not in split]
@@ -112,22 +112,39 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
     return _dedupe([ins for _, ins in out])
 
 
-def _check_phase_ends(kernel: ir.Kernel, out: list[tuple[ir.Stmt, Insertion]]) -> None:
+def _phase_ends(kernel: ir.Kernel, out: list[tuple[ir.Stmt, Insertion]],
+                main: str) -> list[tuple[ir.Stmt, Insertion]]:
     """The loops of one MultiBuffered body lowered once per phase share its one `mb.loop(...)`
-    statement: a line before it runs before the first phase, one after it after the last; a
-    line wanted between two phases has no place in the source."""
+    statement: a line before it runs before the first phase, one after it after the last. A
+    line wanted between two phases (a lane tile the main phase leaves to the epilogue) is
+    written inside the body instead, on the iteration it belongs to: after the body when
+    `ctx.iter` is the phase's last iteration, before it when it is the phase's first (the
+    phases split the iterations, so in every other copy that test is false)."""
     loops: dict[tuple, list[ir.For]] = {}
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.For) and s.phase is not None:
             loops.setdefault(_text_of(s), []).append(s)
+    kept: list[tuple[ir.Stmt, Insertion]] = []
     for stmt, ins in out:
         if not (isinstance(stmt, ir.For) and stmt.phase is not None):
+            kept.append((stmt, ins))
             continue
         group = sorted(loops[_text_of(stmt)], key=lambda f: f.start.const_value() or 0)
-        if (ins.where == "before" and stmt is not group[0]) or (ins.where == "after" and stmt is not group[-1]):
-            side = "before" if ins.where == "before" else "after"
-            raise PtoError(f"{ins.code} is needed {side} the {stmt.phase} iterations of this MultiBuffered loop, "
-                           "between two of its phases, where the source has no statement to write it at", stmt.loc)
+        before = ins.where == "before"
+        if stmt is (group[0] if before else group[-1]):
+            kept.append((stmt, ins))
+            continue
+        it = stmt.start.const_value() if before else stmt.stop.const_value() - 1
+        if not stmt.cpp_var or any(not f.body.stmts for f in group) or it is None:
+            raise PtoError(f"{ins.code} is needed {ins.where} the {stmt.phase} iterations of this MultiBuffered "
+                           "loop, between two of its phases, where the source has no statement to write it at",
+                           stmt.loc)
+        code = f"if ({stmt.cpp_var} == {it}) {ins.code}"
+        reason = f"{ins.reason} ({ins.where} the {stmt.phase} iterations)"
+        for f in group:
+            at = f.body.stmts[0] if before else f.body.stmts[-1]
+            kept.append((at, _at(at, ins.where, code, reason, main, ins.order)))
+    return kept
 
 
 def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,

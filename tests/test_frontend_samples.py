@@ -659,7 +659,7 @@ def test_phase_as_a_template_argument_is_a_constant_of_each_phase(tmp_path, caps
     # written inside the body on the iteration they belong to, the same in both copies; the
     # main phase's own rotating flag is not in the epilogue's copy, so the rewrite stops there.
     out = tmp_path / "out.cpp"
-    rc, text, err = run_cli(capsys, "auto2manual", path, "-o", out)
+    rc, _, err = run_cli(capsys, "auto2manual", path, "-o", out)
     assert rc == 2 and not out.exists() and "Traceback" not in err
     assert f"{where(path, 'accumulate<ctx.phase>')}: error: this statement is in a helper inlined at several " \
         "call sites" in err, err

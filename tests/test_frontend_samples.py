@@ -642,6 +642,30 @@ def test_nested_range_phases_and_typed_inner_invoker():
     assert gm(k, "src").offset_bytes.eval({"outer": 2, "ctx": 1}) == (2 * 3 + 1) * 1024 * 4
 
 
+def test_phase_as_a_template_argument_is_a_constant_of_each_phase(tmp_path, capsys):
+    path = KERNELS / "phase_template_arg.cpp"
+    k = load(path)
+    # Range<5>, FirstK = 0, LastK = 2: the main phase [0, 3), the epilogue [3, 5), one loop
+    # each, whose body calls accumulate<Phase::Main> and accumulate<Phase::Epilogue>.
+    assert [(f.var, f.kind, str(f.start), str(f.stop), f.phase) for f in loops(k)] == [
+        ("ctx", "MultiBuffered", "0", "3", "Phase::Main"), ("ctx", "MultiBuffered", "3", "5", "Phase::Epilogue")]
+    calls = [b.instance.args[0] for b in ir.walk(k.body) if isinstance(b, ir.Block) and b.instance is not None]
+    assert calls == ["Phase::Main", "Phase::Epilogue"]
+    ops = [(s.op, e["ctx"]) for s, e in trace(k) if isinstance(s, ir.Instr) and s.op in ("TLOAD", "TSTORE")]
+    assert ops == [("TLOAD", 0), ("TLOAD", 1), ("TLOAD", 2), ("TLOAD", 3), ("TSTORE", 3), ("TLOAD", 4), ("TSTORE", 4)]
+    assert gm(k, "src#2").offset_bytes.eval({"ctx": 4}) == 4 * 16 * 64 * 4
+    # The lane tile `part` is reused from the main phase's last iterations by the epilogue's
+    # first: the lines between the two phases (which run from the one `mb.loop(...)`) are
+    # written inside the body on the iteration they belong to, the same in both copies; the
+    # main phase's own rotating flag is not in the epilogue's copy, so the rewrite stops there.
+    out = tmp_path / "out.cpp"
+    rc, _, err = run_cli(capsys, "auto2manual", path, "-o", out)
+    assert rc == 2 and not out.exists() and "Traceback" not in err
+    assert f"{where(path, 'accumulate<ctx.phase>')}: error: this statement is in a helper inlined at several " \
+        "call sites" in err, err
+    assert "the copy called at Phase::Main loop at" in err and "if (ctx.iter == 2) wait_flag(PIPE_V, PIPE_MTE2" in err
+
+
 # ---------------------------------------------------------------- constructs
 
 

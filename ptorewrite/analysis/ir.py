@@ -362,6 +362,10 @@ class For(Stmt):
     cond: Expr | None = None  # general form: the loop runs while this holds
     update: Expr | None = None  # general form: the variable's next value
     keeps_var: bool = False  # the variable is declared before the loop and keeps its last value after it
+    # MultiBuffered: the phase this loop runs ("Phase::Main"...) when its body, which reads the
+    # phase, is lowered once per phase (one loop each); its statements are then copies of the
+    # lambda's text, like an inlined helper's, and must need the same lines in every phase.
+    phase: str | None = None
 
     @property
     def counted(self) -> bool:

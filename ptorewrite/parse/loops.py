@@ -13,6 +13,8 @@ last two cases it lives on after the loop with the value that ended it.
 
 from __future__ import annotations
 
+import re
+
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
@@ -262,9 +264,14 @@ class LoopLowering:
         return ir.Block(stmts, loc, uid=next(self._uid), inlined=True, param_names=names, param_values=values)
 
     def lower_multibuffered(self, mb: MultiBufferLoop, node: cp.Call, scope: Scope,
-                            loc: ir.SourceRange) -> ir.For:
-        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: a counted loop;
-        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane."""
+                            loc: ir.SourceRange) -> list[ir.For]:
+        """`db.loop<Range<N...>, FirstK, LastK>([&](auto ctx[, auto inner]) { ... })`: counted loops;
+        iteration i runs on lane i % NumBuffs and tiles declared in the body get one copy per lane.
+        MultiBuffered runs its phases one after the other, each a loop of its own whose context
+        type carries the phase as a constant (`ctx.phase` may be a template argument): the
+        prologue (iterations [0, FirstK)), the main phase ([FirstK, N - LastK)) and the epilogue
+        ([N - LastK, N)), each present when it has iterations. So here too: one loop per phase,
+        the body lowered once for each with `ctx.phase` the constant it is there."""
         targs = [self.eval(a, scope) for a in (node.callee.targs or ())]
         dims = mb.dims
         if dims is None:
@@ -278,20 +285,52 @@ class LoopLowering:
         lam = node.args[0]
         n = dims[0]
         names = [p[1] for p in lam.params]
-        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
-        i = Var(ivar)
-        slot = binop("%", i, Const(mb.buffers))
-        phase = select(binop("<", i, Const(first_k)), Const("Phase::Prologue"),
-                       select(binop(">=", i, Const(n - last_k)), Const("Phase::Epilogue"), Const("Phase::Main")))
-        inner = Scope(scope)
         if not names or len(names) > 2 or (len(names) == 2 and len(dims) < 2):
             raise self.error("the MultiBuffered body takes (ctx) or, for a nested Range, (ctx, inner)", lam.offset)
+        phases = [(start, count, name) for start, count, name in
+                  ((0, first_k, "Phase::Prologue"), (first_k, n - first_k - last_k, "Phase::Main"),
+                   (n - last_k, last_k, "Phase::Epilogue")) if count > 0]
+        if len(phases) < 2 or not self._reads_phase(lam, names[0]):
+            # One phase, or a body that needs no phase as a constant: one loop over every iteration.
+            phase = select(binop("<", Var("@i"), Const(first_k)), Const("Phase::Prologue"),
+                           select(binop(">=", Var("@i"), Const(n - last_k)), Const("Phase::Epilogue"),
+                                  Const("Phase::Main")))
+            if len(phases) == 1:
+                phase = Const(phases[0][2])
+            return [self._multibuffered_phase(mb, dims, lam, names, 0, n, phase, scope, loc, None)]
+        return [self._multibuffered_phase(mb, dims, lam, names, start, count, Const(name), scope, loc, name)
+                for start, count, name in phases]
+
+    def _reads_phase(self, lam, ctx: str) -> bool:
+        """Whether the body may need its context's phase as a constant: `ctx.phase` as a template
+        argument or in a `constexpr` condition or declaration, or the context passed on whole
+        (where a helper may). A phase only compared at run time (`if (ctx.phase == ...)`) is
+        exact as a value of the iteration, in one loop."""
+        if not ctx:
+            return False
+        body = self.src.text[lam.body_start:lam.body_end]
+        name = re.escape(ctx)
+        whole = any(m.group(1) is None for m in re.finditer(rf"\b{name}\b(\s*\.)?", body))
+        constant = re.search(rf"[<,]\s*{name}\s*\.\s*phase\b|\bconstexpr\b[^;{{]*\b{name}\s*\.\s*phase\b", body)
+        return whole or constant is not None
+
+    def _multibuffered_phase(self, mb: MultiBufferLoop, dims, lam, names, start: int, count: int,
+                             phase: Expr, scope: Scope, loc: ir.SourceRange, phase_name: str | None) -> ir.For:
+        """A MultiBuffered loop over iterations [start, start + count) (one phase, `phase_name`,
+        or all of them), lane i % NumBuffs of the absolute iteration i (as MultiBuffered numbers
+        its lanes); `phase` is `ctx.phase`, of the iteration `@i`."""
+        ivar = self.unique_loop_var(names[0] if names and names[0] else "iter")
+        i = Var(ivar)
+        n = start + count
+        slot = binop("%", i, Const(mb.buffers))
+        phase = phase.subst({"@i": i})
+        inner = Scope(scope)
         inner.define(names[0], Binding("mbctx", LaneContext(i, slot, phase)))
         if len(names) == 2:
             inner.define(names[1], Binding("multibuf", MultiBufferLoop(mb.buffers, dims[1:])))
         self._loop_vars.append(ivar)
         self._loop_ids.append(next(self._loop_serial))
-        self._loops.append((ivar, Const(0), Const(1), n, f"{names[0]}.iter", len(self._stack)))
+        self._loops.append((ivar, Const(start), Const(1), count, f"{names[0]}.iter", len(self._stack)))
         self._lanes.append((*self._physical_lane(mb.buffers, slot, f"{names[0]}.bufferId"),
                             self.src.range(lam.body_start, lam.body_end)))
         uid = next(self._uid)
@@ -308,8 +347,8 @@ class LoopLowering:
             self._lanes.pop()
             self._scope_uid = saved
         body = ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=uid)
-        return ir.For(ivar, Const(0), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
-                      cpp_var=f"{names[0]}.iter")
+        return ir.For(ivar, Const(start), Const(n), Const(1), body, loc, kind="MultiBuffered", buffers=mb.buffers,
+                      cpp_var=f"{names[0]}.iter", phase=phase_name)
 
     def lower_stages(self, node: cp.Call, scope: Scope) -> list[ir.Block]:
         """`stages.run([&]() { ... }, [&]() { ... }, ...)`: pto-isa's MultiStaged calls each stage

@@ -1908,7 +1908,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name == "loop":
             target = self.eval(node.callee.base, scope)
             if isinstance(target, MultiBufferLoop):
-                out.append(self.lower_multibuffered(target, node, scope, loc))
+                out.extend(self.lower_multibuffered(target, node, scope, loc))
                 return
         if isinstance(node, cp.Call) and isinstance(node.callee, cp.Member) and node.callee.name == "run":
             target = self.eval(node.callee.base, scope)

@@ -33,7 +33,7 @@ from dataclasses import replace
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, Var, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
-from ptorewrite.transform.sync_emit import reached
+from ptorewrite.transform.sync_emit import copy_of, reached
 from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates
 
 
@@ -51,6 +51,40 @@ def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: lis
     flags = h.boundary_ends(flags)
     flags = h.shared_ids(flags)
     return flags
+
+
+def barriers_in_every_copy(tree: Tree, kernel: ir.Kernel, barriers: list[PlannedSync],
+                           warnings: list) -> list[PlannedSync]:
+    """The barriers with each one at a statement of a helper (or of a MultiBuffered body lowered
+    once per phase) also written in the running copies that lack it: one text for every copy.
+    A barrier only makes its pipe wait for what it has issued, so one a copy does not need
+    costs that copy time and nothing else; a warning says where."""
+    copies = _copies_by_text(tree, kernel)
+    have = {(b.src, text_of(b.wait_at), id(copy_of(tree, b.wait_at))) for b in barriers}
+    out = list(barriers)
+
+    def instances(s: ir.Stmt) -> object:
+        # Copies in different instantiations of a helper template get lines of their own
+        # (`if constexpr` branches on its parameters, sync_emit): only copies of one
+        # instantiation share them.
+        return next((a.instance for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), None)
+
+    for b in barriers:
+        added = False
+        mine = instances(b.wait_at)
+        for c in copies.get(text_of(b.wait_at), ()) if text_of(b.wait_at) is not None else ():
+            key = (b.src, text_of(c), id(copy_of(tree, c)))
+            if key in have or not reached(tree, c) or instances(c) != mine:
+                continue
+            have.add(key)
+            out.append(replace(b, wait_at=c))
+            added = True
+        if added:
+            message = (f"pipe_barrier(PIPE_{b.src}) is needed here in some copies of this text only (calls of "
+                       "the helper, or phases of the loop); it is written for every copy (one text for every "
+                       "copy: the others wait there without need)")
+            warnings.append((message, b.wait_at.loc))
+    return out
 
 
 def text_of(s: ir.Stmt) -> tuple | None:

@@ -42,7 +42,7 @@ from ptorewrite.analysis.hb import Ordering
 from ptorewrite.arch import NUM_EVENT_IDS, ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
 from ptorewrite.transform.edits import Insertion
-from ptorewrite.transform.helper_copies import harmonize
+from ptorewrite.transform.helper_copies import barriers_in_every_copy, harmonize
 from ptorewrite.transform.sync_check import BarrierCover, PlanTrace
 from ptorewrite.transform.sync_emit import conservative_insertions, emit
 from ptorewrite.transform.sync_ids import EventsExhausted, allocate_events
@@ -515,9 +515,10 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
             said.append(((f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
                          f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here"), victim.wait_at.loc))
             continue
+        barriers = barriers_in_every_copy(tree, pt.kernel, planner.barriers(flags), planner.warnings)
         for message, where in said + planner.warnings:
             reporter.warn(message, where)
-        return flags + planner.barriers(flags)
+        return flags + barriers
 
 
 def _check(pt: PlanTrace, syncs: list[PlannedSync]) -> str | None:

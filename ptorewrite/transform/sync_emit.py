@@ -103,12 +103,48 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
             at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
+    out = _phase_ends(kernel, out, main)
     if check_copies:
         split = _check_shared_helpers(kernel, tree, out)
         if split:
             kept = [ins for _, ins in out if (ins.anchor, ins.where) not in split]
             return _dedupe(kept) + [ins for lines in split.values() for ins in lines]
     return _dedupe([ins for _, ins in out])
+
+
+def _phase_ends(kernel: ir.Kernel, out: list[tuple[ir.Stmt, Insertion]],
+                main: str) -> list[tuple[ir.Stmt, Insertion]]:
+    """The loops of one MultiBuffered body lowered once per phase share its one `mb.loop(...)`
+    statement: a line before it runs before the first phase, one after it after the last. A
+    line wanted between two phases (a lane tile the main phase leaves to the epilogue) is
+    written inside the body instead, on the iteration it belongs to: after the body when
+    `ctx.iter` is the phase's last iteration, before it when it is the phase's first (the
+    phases split the iterations, so in every other copy that test is false)."""
+    loops: dict[tuple, list[ir.For]] = {}
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.For) and s.phase is not None:
+            loops.setdefault(_text_of(s), []).append(s)
+    kept: list[tuple[ir.Stmt, Insertion]] = []
+    for stmt, ins in out:
+        if not (isinstance(stmt, ir.For) and stmt.phase is not None):
+            kept.append((stmt, ins))
+            continue
+        group = sorted(loops[_text_of(stmt)], key=lambda f: f.start.const_value() or 0)
+        before = ins.where == "before"
+        if stmt is (group[0] if before else group[-1]):
+            kept.append((stmt, ins))
+            continue
+        it = stmt.start.const_value() if before else stmt.stop.const_value() - 1
+        if not stmt.cpp_var or any(not f.body.stmts for f in group) or it is None:
+            raise PtoError(f"{ins.code} is needed {ins.where} the {stmt.phase} iterations of this MultiBuffered "
+                           "loop, between two of its phases, where the source has no statement to write it at",
+                           stmt.loc)
+        code = f"if ({stmt.cpp_var} == {it}) {ins.code}"
+        reason = f"{ins.reason} ({ins.where} the {stmt.phase} iterations)"
+        for f in group:
+            at = f.body.stmts[0] if before else f.body.stmts[-1]
+            kept.append((at, _at(at, ins.where, code, reason, main, ins.order)))
+    return kept
 
 
 def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
@@ -130,14 +166,14 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
     by_place: dict[tuple[int, str], dict[int, list[Insertion]]] = {}
     owner: dict[tuple[int, str], ir.Stmt] = {}
     for stmt, ins in out:
-        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(_body_of(tree, stmt)), []).append(ins)
+        by_place.setdefault((ins.anchor, ins.where), {}).setdefault(id(copy_of(tree, stmt)), []).append(ins)
         owner.setdefault((ins.anchor, ins.where), stmt)
     split: dict[tuple[int, str], list[Insertion]] = {}
     for place, per_copy in by_place.items():
         stmt = owner[place]
         every: dict[int, ir.Stmt] = {}
         for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
-            body = id(_body_of(tree, c))
+            body = id(copy_of(tree, c))
             if body in per_copy or reached(tree, c):
                 every.setdefault(body, c)
         if len(every) < 2:
@@ -165,7 +201,7 @@ def _per_instance(tree: Tree, stmt: ir.Stmt, every: dict[int, ir.Stmt], per_copy
     keyed: dict = {}
     items: dict = {}
     for body, c in every.items():
-        block = _body_of(tree, c)
+        block = copy_of(tree, c)
         inst = getattr(block, "instance", None)
         if inst is None or not inst.body[0] < c.loc.offset < inst.body[1]:
             return None
@@ -179,9 +215,11 @@ def _per_instance(tree: Tree, stmt: ir.Stmt, every: dict[int, ir.Stmt], per_copy
     return branches((first.file, first.start, first.end, first.where), keyed, items) if loc is not None else None
 
 
-def _body_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
-    """The inlined helper body (or the kernel's own body) a statement is in: its copy."""
-    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), tree.chain(s)[-1])
+def copy_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
+    """The inlined helper body (or the loop of one MultiBuffered phase, or the kernel's own body)
+    a statement is in: its copy."""
+    return next((a for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined or
+                 isinstance(a, ir.For) and a.phase is not None), tree.chain(s)[-1])
 
 
 def reached(tree: Tree, s: ir.Stmt) -> bool:
@@ -194,7 +232,9 @@ def _text_of(s: ir.Stmt) -> tuple:
 
 
 def _called_at(tree: Tree, s: ir.Stmt) -> str:
-    calls = [a.loc.short for a in tree.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined and a.loc is not None]
+    calls = [f"{a.phase} loop at {a.loc.short}" if isinstance(a, ir.For) else a.loc.short
+             for a in tree.chain(s)[1:] if a.loc is not None and
+             (isinstance(a, ir.Block) and a.inlined or isinstance(a, ir.For) and a.phase is not None)]
     return "called at " + " from ".join(calls) if calls else "at the top level"
 
 

@@ -318,6 +318,10 @@ class _Harmony:
         depth = self.depth_below(s, block)
         found = [c for c in self.copies.get(text_of(s), ())
                  if other in self.tree.chain(c)[1:] and self.depth_below(c, other) == depth]
+        if len(found) > 1:
+            # One call the front end lowers into several instructions (a TPOP's wait, load and
+            # signal) shares one text: the instruction is the one of the same operation.
+            found = [c for c in found if getattr(c, "op", None) == getattr(s, "op", None)]
         return found[0] if len(found) == 1 else None
 
     def depth_below(self, s: ir.Stmt, block: ir.Block) -> int:
@@ -343,14 +347,24 @@ class _Harmony:
             if block is None or not self.lacking_bodies(flags, f):
                 continue
             inside = [x for x in (f.prime_at, f.reverse_loop) if x is not None]
-            if any(block not in self.tree.chain(x) for x in inside):
+            outer = self.outer_loop(f, block)
+            if outer is None and any(block not in self.tree.chain(x) for x in inside):
                 continue
+            if outer is not None:
+                inside = []
             added = []
             for t in self.lacking_bodies(flags, f):
                 other = self.same_depth_block(t, f.set_at, block)
                 if other is None:
                     break
                 ends = [self.analog(x, block, other) for x in (f.set_at, f.wait_at, *inside)]
+                if outer is not None:
+                    # A flag carried by the loop around the call: the other copy's is carried by
+                    # the loop around its own call, on the same id with no prime or drain of its
+                    # own (f's bracket the one chain of sets and waits through every copy; the
+                    # trace check below proves it or rejects the addition).
+                    loop = next((a for a in self.tree.chain(other)[1:] if isinstance(a, ir.For)), None)
+                    ends += [loop, loop]
                 if any(e is None for e in ends):
                     break
                 hs = f.spelled_slot if f.spelled_slot is not None else in_helper_terms(self.tree, f.slot, f.set_at)
@@ -360,7 +374,7 @@ class _Harmony:
                 wait = from_helper_terms(self.tree, hw, ends[1])
                 if (f.slot is not None and slot is None) or (f.wait_slot is not None and wait is None):
                     break
-                prime = ends[2] if f.prime_at is not None else None
+                prime = ends[2] if f.prime_at is not None and outer is None else None
                 loop = ends[-1] if f.reverse_loop is not None else None
                 added.append(replace(f, set_at=ends[0], wait_at=ends[1], prime_at=prime, reverse_loop=loop,
                                      slot=slot, wait_slot=wait, spelled_slot=hs if slot is not None else None,
@@ -374,6 +388,16 @@ class _Harmony:
                               f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text for "
                               "every call: an ordering they do not need)", f.set_at.loc)
         return flags
+
+    def outer_loop(self, f: PlannedSync, block: ir.Block) -> ir.For | None:
+        """The loop that carries f when it is the innermost loop around the helper's call (f is
+        its reverse flag, primed and drained outside the helper); None otherwise."""
+        loop = f.reverse_loop
+        if loop is None or f.prime_at is None or block in self.tree.chain(loop) or \
+                block in self.tree.chain(f.prime_at):
+            return None
+        around = next((a for a in self.tree.chain(block)[1:] if isinstance(a, ir.For)), None)
+        return loop if around is loop else None
 
     def same_depth_block(self, t: ir.Stmt, s: ir.Stmt, block: ir.Block) -> ir.Block | None:
         """The helper body around t that corresponds to `block` around s."""

@@ -666,9 +666,10 @@ def do_auto(row: Row, runner: Runner) -> Row:
     row.runs["auto2manual"] = runner.run(["auto2manual", *flags, path, "-o", str(out)])
     if row.runs["auto2manual"].rc != 0:
         return row
-    row.runs["verify"] = runner.run(["verify", *flags, path, str(out)])
+    # The rewrite, written elsewhere, is read with the kernel's folder on -I for the headers it
+    # includes by quotes (the original finds them in its own folder first either way).
+    row.runs["verify"] = runner.run(["verify", *flags, "-I", str(Path(path).parent), path, str(out)])
     print(f"{outcome(row):>14}  {row.path}", file=sys.stderr, flush=True)
-    # The rewrite is read with the kernel's folder on -I, for the headers it includes by quotes.
     row.runs["simulate ours"] = runner.run(["simulate", *flags, "-I", str(Path(path).parent), str(out)])
     if row.counterpart:
         twin_flags = flags_for(row.counterpart, runner, None)

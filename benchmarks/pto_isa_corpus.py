@@ -496,7 +496,9 @@ JUDGED: dict[str, str] = {
 }
 TEST_ARCHS = ("a2a3", "a5")
 DIAG = re.compile(r"^(?:.*?:\d+:\d+: )?(error|warning|internal error): .*$|^ptorewrite: .*$", re.MULTILINE)
-CYCLES = re.compile(r"^kernel .*: ([\d,]+) cycles", re.MULTILINE)
+# One kernel's line, or a cluster's ("cluster of kernel NAME (...): N cycles").
+CYCLES = re.compile(r"^(?:cluster of )?kernel .*: ([\d,]+) cycles", re.MULTILINE)
+KERNEL_COUNT = re.compile(r"^# kernel 1 of (\d+):", re.MULTILINE)
 BUILD_DIR = re.compile(r"\S*pto_isa_corpus_[^/\s]+")  # the temporary folder of a run
 
 
@@ -731,6 +733,9 @@ def cycles(run: Run | None) -> str:
     if run is None or run.rc != 0:
         return "-"
     found = CYCLES.findall(run.stdout)
+    many = KERNEL_COUNT.search(run.stdout)
+    if found and many:  # separate kernels (instantiations) of one file: the first one's figure
+        return f"{found[0]} (kernel 1 of {many.group(1)})"
     return " + ".join(found) if found else "?"
 
 

@@ -13,8 +13,6 @@ last two cases it lives on after the loop with the value that ended it.
 
 from __future__ import annotations
 
-import re
-
 from clang.cindex import Cursor, CursorKind
 
 from ptorewrite.analysis import ir
@@ -22,6 +20,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, select, 
 from ptorewrite.parse import cparse as cp
 from ptorewrite.parse import types as ty
 from ptorewrite.parse.cursor_text import matching_paren, split_top_level
+from ptorewrite.parse.phase_use import needs_constant_phase
 from ptorewrite.parse.values import Binding, Closure, LaneContext, MultiBufferLoop, Scope
 
 # Compound assignments that give the variable's next value from its current one.
@@ -302,17 +301,13 @@ class LoopLowering:
                 for start, count, name in phases]
 
     def _reads_phase(self, lam, ctx: str) -> bool:
-        """Whether the body may need its context's phase as a constant: `ctx.phase` as a template
-        argument or in a `constexpr` condition or declaration, or the context passed on whole
-        (where a helper may). A phase only compared at run time (`if (ctx.phase == ...)`) is
-        exact as a value of the iteration, in one loop."""
+        """Whether the body may need its context's phase as a constant (phase_use): `ctx.phase`
+        as a template argument or in a `constexpr` condition or declaration, or the context
+        passed on whole (where a helper may). A phase only compared at run time
+        (`if (ctx.phase == ...)`) is exact as a value of the iteration, in one loop."""
         if not ctx:
             return False
-        body = self.src.text[lam.body_start:lam.body_end]
-        name = re.escape(ctx)
-        whole = any(m.group(1) is None for m in re.finditer(rf"\b{name}\b(\s*\.)?", body))
-        constant = re.search(rf"[<,]\s*{name}\s*\.\s*phase\b|\bconstexpr\b[^;{{]*\b{name}\s*\.\s*phase\b", body)
-        return whole or constant is not None
+        return needs_constant_phase(self._lambda_body_cursor(lam), ctx, lam.offset, lam.body_start)
 
     def _multibuffered_phase(self, mb: MultiBufferLoop, dims, lam, names, start: int, count: int,
                              phase: Expr, scope: Scope, loc: ir.SourceRange, phase_name: str | None) -> ir.For:

@@ -178,6 +178,14 @@ def binop(op: str, lhs: Expr, rhs: Expr) -> Expr:
     """Build a binary expression, folding constants and trivial identities."""
     if isinstance(lhs, Const) and isinstance(rhs, Const):
         return Const(C_OPERATORS[op](lhs.value, rhs.value))
+    if op in ("&&", "||"):
+        # `x && false` is false and `x || true` true whatever x is (either side). An expression
+        # has no side effects to keep: what the source's operands do (a call that issues work, a
+        # read of GM) is lowered to statements of its own before the expression, and the right
+        # operand's are guarded by the left (parse/effects.py), so folding drops only a value.
+        absorbing = op == "||"
+        if any(isinstance(e, Const) and bool(e.value) == absorbing for e in (lhs, rhs)):
+            return Const(absorbing)
     if op == "+":
         if rhs == ZERO:
             return lhs

@@ -110,6 +110,33 @@ def header_destinations(kernel: str, output: str, headers: list[str], read: set[
     return {wanted[h]: dest[h] for h in wanted}
 
 
+def includes_left_behind(written: dict[str, str]) -> list[tuple[Location, str]]:
+    """Quoted includes of the files written elsewhere (`written`: original path -> where its
+    rewrite goes: the kernel to OUT.cpp, a rewritten header to its copy beside it) that find a
+    header in the original's own folder, not copied: from the new place the include looks beside
+    the written file first, so a build of it finds that header only with the original folder on
+    its include path. One (location of the include, message) each, for a note."""
+    copied = {_real(f) for f in written}
+    out = []
+    for original, place in sorted(written.items()):
+        here, there = os.path.dirname(os.path.abspath(original)), os.path.dirname(os.path.abspath(place))
+        if _real(here) == _real(there) or not os.path.isfile(original):
+            continue
+        for line, col, form, spelling in _includes(original):
+            target = _resolve(original, form, spelling, []) if form == '"' else None
+            if target is None or target in copied:
+                continue
+            beside = os.path.join(there, spelling)
+            if os.path.isfile(beside) and _real(beside) == target:
+                continue
+            found = (f"; beside it is {beside}, a different file, which the build would take instead"
+                     if os.path.isfile(beside) else "")
+            out.append((Location(original, line, col),
+                        (f'{place} includes "{spelling}", found in {here}, not beside {place}: build it with '
+                        f"-I {here}{found}")))
+    return out
+
+
 def _error(where: tuple, message: str) -> PtoError:
     f, line, col = where[:3]
     return PtoError(message, Location(f, line, col))

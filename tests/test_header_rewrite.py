@@ -251,3 +251,78 @@ def test_a_helper_template_of_a_header_is_split_on_its_own_parameters(capsys, tm
     assert status == 0 and stdout.count("0 race(s), 0 flag problem(s)") == 2, stdout + err
     status, stdout, err = run(capsys, "verify", here / "two_steps.cpp", out)
     assert status == 0 and stdout.count("outputs equivalent") == 2, stdout + err
+
+
+SHAPES = """\
+// Tile and view types the kernel shares with its host code.
+#pragma once
+using RowsT = Tile<TileType::Vec, float, 8, 64>;
+using RowsGm = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+"""
+
+SHAPES_KERNEL = """\
+#include <pto/pto-inst.hpp>
+using namespace pto;
+#include "shapes.hpp"
+
+extern "C" __global__ AICORE void add_one(__gm__ float *out, __gm__ float *in)
+{
+    RowsT t;
+    RowsGm src(in);
+    RowsGm dst(out);
+    TLOAD(t, src);
+    TADDS(t, t, 1.0f);
+    TSTORE(dst, t);
+}
+"""
+
+
+def test_output_in_another_folder_notes_the_headers_it_still_needs(capsys, tmp_path):
+    # The kernel includes a header of its own folder by quotes, which the rewrite does not
+    # change (so no copy is written): the output, in another folder, finds it only with that
+    # folder on the include path, and a note says so at the include.
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "shapes.hpp").write_text(SHAPES)
+    kernel = src / "add_one.cpp"
+    kernel.write_text(SHAPES_KERNEL)
+    out = tmp_path / "out" / "add_one.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 0, err
+    assert f'{kernel}:3:1: note: {out} includes "shapes.hpp", found in {src}, not beside {out}: build it with ' \
+        f"-I {src}" in err, err
+    assert not (out.parent / "shapes.hpp").exists()
+    # The note is right: without the folder the output does not build, with it it does.
+    status, _, err = run(capsys, "check", out)
+    assert status == 2 and "'shapes.hpp' file not found" in err, err
+    status, stdout, err = run(capsys, "check", out, "-I", src)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in stdout, stdout + err
+    # Beside the kernel, or beside a same file, there is nothing to say.
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", src / "add_one.manual.cpp")
+    assert status == 0 and "note:" not in err, err
+    (out.parent / "shapes.hpp").symlink_to(src / "shapes.hpp")
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 0 and "note:" not in err, err
+
+
+def test_a_different_header_of_that_name_beside_the_output_is_named(capsys, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "shapes.hpp").write_text(SHAPES)
+    kernel = src / "add_one.cpp"
+    kernel.write_text(SHAPES_KERNEL)
+    out = tmp_path / "out" / "add_one.cpp"
+    out.parent.mkdir()
+    (out.parent / "shapes.hpp").write_text(SHAPES.replace("8, 64", "16, 64"))
+    status, _, err = run(capsys, "auto2manual", kernel, "-o", out)
+    assert status == 0, err
+    assert f"build it with -I {src}; beside it is {out.parent / 'shapes.hpp'}, a different file, which the build " \
+        "would take instead" in err, err
+
+
+def test_a_header_written_beside_the_output_needs_no_note(capsys, tmp_path):
+    out = tmp_path / "out" / "scale_rows.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", KERNEL, "-o", out)
+    assert status == 0 and "note:" not in err, err

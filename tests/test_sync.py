@@ -529,7 +529,8 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
-                                  "helper_prologue_and_steady", "helper_two_instantiations"])
+                                  "helper_prologue_and_steady", "helper_two_instantiations",
+                                  "helper_main_phase_in_and_before_loop"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -562,6 +563,45 @@ def test_helper_copies_take_one_rotating_id_from_its_own_parameter(capsys):
     assert re.findall(r"(?:set|wait)_flag\(PIPE_\w+, PIPE_\w+, [^;]*\)(?=;)", helper) == [
         "set_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))", "wait_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))",
         "set_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))", "wait_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))"]
+
+
+def test_helper_copies_in_a_plain_loop_and_in_a_phase_loop_share_one_text(capsys, tmp_path):
+    # fold_block<Phase::Main> runs in the plain loop over b and in the MultiBuffered loop's main
+    # phase; fold_block<Phase::Epilogue> in its epilogue. Each copy's V -> MTE2 flag back to the
+    # next load of its tile is written in every copy of the helper, on one id primed and drained
+    # around the loop over heads; the main phase's last lane tile is handed to the epilogue by
+    # lines inside the MultiBuffered body, the same in both phase loops.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_main_phase_in_and_before_loop.cpp"
+    expected = path.with_name("helper_main_phase_in_and_before_loop.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "26:5: warning: this V -> MTE2 flag is needed by the helper's call at 40:13; its copies 45:13 run it too" \
+        in err, err
+    text = expected.read_text()
+    helper = text[text.index("fold_block(RowsT"):text.index("extern")]
+    assert re.findall(r"(?:set|wait)_flag\(PIPE_V, PIPE_MTE2, [^;]*\)(?=;)", helper) == [
+        "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2)", "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2)"]
+    assert "if constexpr (P == Phase::Epilogue) {\n        wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);" in helper
+    body = text[text.index("mb.loop<"):text.index("});", text.index("mb.loop<"))]
+    assert "if (ctx.iter == 3) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);" in body
+    assert "if (ctx.iter == 2) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);" in body
+    # Without the loop over heads the first copy's prime and drain would not bracket the plain
+    # loop's copy (it runs before the MultiBuffered loop that primes the flag): the rewrite stops
+    # with a located error rather than write lines that differ per copy.
+    flat = tmp_path / "flat.cpp"
+    source = path.read_text()
+    start = source.index("    for (int h = 0; h < 2; ++h) {\n")
+    end = source.rindex("    }\n}")
+    inner = source[start:end].split("\n", 1)[1]
+    flat.write_text(source[:start] + "    const int h = 0;\n" + "".join(
+        line[4:] + "\n" for line in inner.rstrip("\n").split("\n")) + "}\n")
+    assert main(["auto2manual", str(flat), "-o", str(tmp_path / "flat.manual.cpp")]) == 2
+    err = capsys.readouterr().err
+    assert "error: this statement is in a helper inlined at several call sites that need different " \
+        "synchronization inside it" in err and "from Phase::Main loop at" in err, err
+    assert not (tmp_path / "flat.manual.cpp").exists()
 
 
 def test_helper_copies_with_reused_ub_keep_one_text(capsys):

@@ -530,7 +530,7 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
                                   "helper_prologue_and_steady", "helper_two_instantiations",
-                                  "helper_main_phase_in_and_before_loop"])
+                                  "helper_main_phase_in_and_before_loop", "helper_guarded_flag"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -602,6 +602,25 @@ def test_helper_copies_in_a_plain_loop_and_in_a_phase_loop_share_one_text(capsys
     assert "error: this statement is in a helper inlined at several call sites that need different " \
         "synchronization inside it" in err and "from Phase::Main loop at" in err, err
     assert not (tmp_path / "flat.manual.cpp").exists()
+
+
+def test_a_guarded_flag_of_one_copy_is_written_in_every_copy(capsys):
+    # The call at 32:13 reuses its panel across steps and loads it every other step: its flag
+    # back to the next load is set only when the next step loads. The call at 29:13 needs none;
+    # the helper has one text, so that copy runs the flag too, its guard read through its own step.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_guarded_flag.cpp"
+    expected = path.with_name("helper_guarded_flag.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "18:5: warning: this V -> MTE2 flag is needed by the helper's call at 32:13; its copies 29:13 run it " \
+        "too" in err, err
+    text = expected.read_text()
+    helper = text[text.index("add_panel(TileT"):text.index("extern")]
+    assert "    if (((step + 1) % 2) == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);" in helper
+    assert "        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR panel: V -> MTE2 (next iteration)\n" \
+        "        TLOAD(panel, in);" in helper
 
 
 def test_helper_copies_with_reused_ub_keep_one_text(capsys):

@@ -16,9 +16,10 @@ copies can come out different:
 1. one id form for the copies of a flag: an id expression in the helper's own terms (its
    parameters and its own loop variables) read at every call site through what the call passes,
    or else the fixed form;
-2. a flag with both ends inside the helper added to the copies that lack it, kept only if the
-   plan stays balanced and free of deadlock in every copy (it costs an ordering those copies do
-   not need, and a warning says so);
+2. a flag with both ends inside the helper added to the copies that lack it (its id and any
+   guard on its ends read through each call's arguments), kept only if the plan stays balanced
+   and free of deadlock in every copy (it costs an ordering those copies do not need, and a
+   warning says so);
 3. a flag with one end inside a copy and the other outside moved to the call: the wait before
    the call, the set after it, where each call site has its own text (it costs the overlap of
    the helper's other work with that dependence, and a warning says so).
@@ -341,7 +342,7 @@ class _Harmony:
     def missing_flags(self, flags: list[PlannedSync]) -> list[PlannedSync]:
         for f in list(flags):
             if f.kind != "flag" or f.set_at is None or f.ahead is not None or not self.shared(f.set_at) \
-                    or not self.shared(f.wait_at) or f.set_guard is not None or f.wait_guard is not None:
+                    or not self.shared(f.wait_at):
                 continue
             block = self.common_helper(f.set_at, f.wait_at)
             if block is None or not self.lacking_bodies(flags, f):
@@ -374,10 +375,17 @@ class _Harmony:
                 wait = from_helper_terms(self.tree, hw, ends[1])
                 if (f.slot is not None and slot is None) or (f.wait_slot is not None and wait is None):
                     break
+                # A guarded end (`if (((step + 1) % 2) == 0) set_flag(...)`: the next call loads)
+                # is read through the other call's arguments like the id; the trace check decides
+                # whether it holds there.
+                guards = [from_helper_terms(self.tree, in_helper_terms(self.tree, g, at), end)
+                          for g, at, end in ((f.set_guard, f.set_at, ends[0]), (f.wait_guard, f.wait_at, ends[1]))]
+                if any(g is not None and h is None for g, h in zip((f.set_guard, f.wait_guard), guards)):
+                    break
                 prime = ends[2] if f.prime_at is not None and outer is None else None
                 loop = ends[-1] if f.reverse_loop is not None else None
                 added.append(replace(f, set_at=ends[0], wait_at=ends[1], prime_at=prime, reverse_loop=loop,
-                                     slot=slot, wait_slot=wait, spelled_slot=hs if slot is not None else None,
+                                     slot=slot, wait_slot=wait, set_guard=guards[0], wait_guard=guards[1], spelled_slot=hs if slot is not None else None,
                                      spelled_wait_slot=hw if wait is not None else None))
             else:
                 trial = self.settle(flags + added) if added else None

@@ -562,6 +562,11 @@ def test_helper_copies_take_one_rotating_id_from_its_own_parameter(capsys):
     assert re.findall(r"(?:set|wait)_flag\(PIPE_\w+, PIPE_\w+, [^;]*\)(?=;)", helper) == [
         "set_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))", "wait_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))",
         "set_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))", "wait_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))"]
+    # At the call the steady loop's slot (its double-buffered t and o) is in scope: the flags
+    # moved there take one id per slot, so the next load no longer waits for the last reader.
+    steady = text[text.index("for (int k = 0; k < 6; ++k)"):]
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((k % 2) + 2));  // WAR t" in steady
+    assert "set_flag(PIPE_MTE3, PIPE_V, (event_t)(k % 2));  // WAR o" in steady
 
 
 def test_helper_copies_with_reused_ub_keep_one_text(capsys):

@@ -530,7 +530,8 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
-                                  "helper_prologue_and_steady", "helper_two_instantiations"])
+                                  "helper_prologue_and_steady", "helper_two_instantiations",
+                                  "helper_nested_lanes"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -568,6 +569,22 @@ def test_helper_copies_take_one_rotating_id_from_its_own_parameter(capsys):
     steady = text[text.index("for (int k = 0; k < 6; ++k)"):]
     assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((k % 2) + 2));  // WAR t" in steady
     assert "set_flag(PIPE_MTE3, PIPE_V, (event_t)(k % 2));  // WAR o" in steady
+
+
+def test_nested_lane_is_the_inner_step_a_helper_names(capsys):
+    # The inner loop runs two steps over two buffers: the lane is `ctx.iter % 2`, which the helper
+    # reads as `sub % 2` through its parameter (the outer step reaches it only as `blk + 1`), so
+    # its flags take one id per lane. Counting the outer step too, the lane had no name inside the
+    # helper and its two copies needed different lines (a located error).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_nested_lanes.cpp"
+    expected = path.with_name("helper_nested_lanes.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("halve_block(int"):text.index("extern")]
+    assert helper.count("(event_t)(sub % 2)") == 4
+    assert "TASSIGN(t, (ctx.iter % 2) * 0x800);" in text
 
 
 def test_helper_copies_with_reused_ub_keep_one_text(capsys):

@@ -67,6 +67,47 @@ ERROR_ROW = re.compile(r"^\| (?P<op>\w+) \| (?P<shape>\d+ x \d+) \| (?P<dtype>\w
 DRAINED = re.compile(r"^(\s*)(TPOP<|TALLOC<)", re.MULTILINE)
 UF_ON = re.compile(r"^#define UF_ENABLE 1\b", re.MULTILINE)
 CRITICAL_OPS = re.compile(r"\b(T[A-Z0-9_]+)(?: x\d+)?")
+# Where the waiting went: read by hand from the tables this script writes (the bounds and the
+# critical-path waits of each size) and from the rewrites' lines; re-read it when the figures move.
+ANALYSIS = """\
+## Where the waiting went (read by hand from the tables below, at ptorewrite 14a5376)
+
+At 8158bab the rewrite took 24,260 cycles at S1 = 1024 (1.240x) and 41,956 at 2048 (1.284x),
+with the same busy time per pipe as the hand-written kernel. Its ideal-sync bound at 1024 was
+already 19,354 (0.989x): the whole gap was synchronization, in three places, each fixed in the
+planner:
+
+1. The vector cores' softmax loop (`compute_p` in the prologue loop): the V -> MTE2 release of
+   `qkVecTile` and the MTE3 -> V release of `x_exp_1d` had one event id for both lanes of the
+   double-buffered tiles, so each TPOP waited for the previous lane's softmax (9,727 cycles held
+   at that wait on vec0's critical path; eight 554-cycle loads exposed). The TPOP loads through
+   a strip whose declaration did not name the tile, so that end had no lane (strips now alias
+   their tile), and the flags inside `compute_p` could not name the lane (the lane of a nested
+   MultiBuffered loop whose inner loop runs a multiple of the buffer count is now the inner step,
+   which the helper gets as `row_slice`).
+2. The cube's PV epilogue loop: the MTE1 -> MTE2 release of `vMatTile` / `pMatTile`, moved to the
+   call because only that copy needs it, kept one id there (now one per lane at the call).
+3. `compute_pv`'s MTE2 -> MTE1 flag inside the helper: one id for the reason in 1 (now
+   `sub_tile_id % 2`).
+
+S1 = 1024 now takes 19,661 cycles (1.005x), 306 over its ideal-sync bound. What is left:
+`compute_gu`'s V -> MTE2 release of `pvVecTile` in the epilogue loop has one id (its lane has no
+name inside `compute_gu`, which is passed `ctx.iter + num_tiles_s1 - qkPreloadNum`), so the last
+PV loads alternate with their updates; and the memory plan's single L0C accumulator `qkAccTile`
+(declared once by the AUTO kernel, outside its loops) makes each QK matmul wait for the previous
+fixpipe store, so the vector cores start 330 cycles later than with the hand-written kernel's.
+
+At S1 = 2048 (1.252x) the MultiStaged main loop runs: three call sites of `compute_qk` /
+`compute_pv` (prologue, main loop, epilogue). Even ideal synchronization of this memory plan is
+1.009x: `qkAccTile` in one L0C buffer, `al0Tiles` / `bl0Tiles` declared inside
+`pto_macro_matmul` (every lane shares one L0A / L0B copy) and the main loop's single `kMatTile`,
+`pMatTile`, `vMatTile` (the AUTO kernel's own choice: "we don't do double buffering for the main
+loop") cost 1,579 cycles over its true dependences. The synchronization costs 7,924 more: the
+flags moved to the prologue and epilogue calls keep one id (MTE1 -> MTE2 at lines 626 and 690 of
+the rewrite: their per-lane form does not check against the main-loop copy's flags inside the
+helpers), and the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` order each
+extract after the previous matmul (lines 162 and 182).
+"""
 
 
 def _int(text: str) -> int:
@@ -257,6 +298,7 @@ def render(sizes: list[Size], calibration: dict, pto_commit: str, ours_commit: s
         ratio = _pct(s.ours.cycles, s.hand.cycles) if s.ours and s.hand else "-"
         lines.append(f"| {S0} x {HEAD} x {s.s1} | {hand} | {ours} | {ratio} |")
     lines.append("")
+    lines.append(ANALYSIS)
     for s in sizes:
         lines.append(f"### S1 = {s.s1}")
         lines.append("")

@@ -294,8 +294,9 @@ def test_double_buffered_gemm_overlaps_the_next_panel_load(tmp_path):
     sample = ROOT / "samples" / "gemm_double"
     _, text, _ = rewrite_file(sample / "auto.cpp")
     out = text.decode()
-    # The panel copy index counts panels across output tiles, so loads alternate copies.
-    assert "wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(((((m + n) * 2) + panel.iter) % 2) + 2)" in out
+    # The panel copy index counts panels across output tiles, so loads alternate copies; two
+    # panels per tile, so the tiles' count adds nothing modulo two: the panel step alone.
+    assert "wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)((panel.iter % 2) + 2)" in out
     assert "wait_flag(PIPE_M, PIPE_MTE1, (event_t)(step.iter % 2" in out
     assert "set_flag(PIPE_MTE1, PIPE_M, (event_t)(step.iter % 2" in out
     # The panel loop carries no wait on the matmul pipe: loads of panel p+1 are not held
@@ -530,7 +531,8 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
                                   "helper_prologue_and_steady", "helper_two_instantiations",
-                                  "helper_main_phase_in_and_before_loop", "helper_guarded_flag"])
+                                  "helper_main_phase_in_and_before_loop", "helper_guarded_flag",
+                                  "helper_nested_lanes"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -563,6 +565,27 @@ def test_helper_copies_take_one_rotating_id_from_its_own_parameter(capsys):
     assert re.findall(r"(?:set|wait)_flag\(PIPE_\w+, PIPE_\w+, [^;]*\)(?=;)", helper) == [
         "set_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))", "wait_flag(PIPE_MTE2, PIPE_V, (event_t)(step % 2))",
         "set_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))", "wait_flag(PIPE_V, PIPE_MTE3, (event_t)(step % 2))"]
+    # At the call the steady loop's slot (its double-buffered t and o) is in scope: the flags
+    # moved there take one id per slot, so the next load no longer waits for the last reader.
+    steady = text[text.index("for (int k = 0; k < 6; ++k)"):]
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((k % 2) + 2));  // WAR t" in steady
+    assert "set_flag(PIPE_MTE3, PIPE_V, (event_t)(k % 2));  // WAR o" in steady
+
+
+def test_nested_lane_is_the_inner_step_a_helper_names(capsys):
+    # The inner loop runs two steps over two buffers: the lane is `ctx.iter % 2`, which the helper
+    # reads as `sub % 2` through its parameter (the outer step reaches it only as `blk + 1`), so
+    # its flags take one id per lane. Counting the outer step too, the lane had no name inside the
+    # helper and its two copies needed different lines (a located error).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_nested_lanes.cpp"
+    expected = path.with_name("helper_nested_lanes.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("halve_block(int"):text.index("extern")]
+    assert helper.count("(event_t)(sub % 2)") == 4
+    assert "TASSIGN(t, (ctx.iter % 2) * 0x800);" in text
 
 
 def test_helper_copies_in_a_plain_loop_and_in_a_phase_loop_share_one_text(capsys, tmp_path):

@@ -379,13 +379,21 @@ class LoopLowering:
             frames.insert(0, f)
         if len(frames) < 2 or any(f[3] is None for f in frames):
             return buffers, lane, lane_text
-        count: Expr = Const(0)
-        for var, start, step, trips, _, _ in frames:
-            index = binop("-", Var(var), start)
-            if step != Const(1):
-                index = binop("/", index, step)
-            count = binop("+", binop("*", count, Const(trips)), index)
-        physical = binop("%", count, Const(buffers))
+        # count = sum of each frame's iteration index times the trips of the frames inside it; a
+        # term whose multiplier is a multiple of `buffers` adds nothing modulo it (every index is
+        # >= 0), so it is left out: `inner % 2` when the inner loop runs an even number of times,
+        # a lane a helper called in the body can name through what the call passes.
+        count: Expr | None = None
+        multiplier = 1
+        for var, start, step, trips, _, _ in reversed(frames):
+            if multiplier % buffers:
+                index = binop("-", Var(var), start)
+                if step != Const(1):
+                    index = binop("/", index, step)
+                term = index if multiplier == 1 else binop("*", index, Const(multiplier))
+                count = term if count is None else binop("+", term, count)
+            multiplier *= trips
+        physical = binop("%", count if count is not None else Const(0), Const(buffers))
         names = {f[0]: f[4] for f in frames}
         return buffers, physical, cpp_text(physical, names)
 

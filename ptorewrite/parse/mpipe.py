@@ -420,7 +420,9 @@ class MPipeLowering:
             compact=t.compact, fractal=t.fractal)
         self.tiles.append(decl)
         strip = ir.TileRef(decl, None)
-        out.append(ir.AliasDef("TMPipe strip", strip, ref, Const(k * cols * DTYPE_BYTES[t.dtype]), loc, self.via))
+        offset = Const(k * cols * DTYPE_BYTES[t.dtype])
+        decl.alias = ir.Alias("TMPipe strip", ref, offset, loc)
+        out.append(ir.AliasDef("TMPipe strip", strip, ref, offset, loc, self.via))
         return strip
 
     def _bind_entry(self, p: MPipeObject, slot: ir.TileRef, entry: Expr, loc) -> ir.Stmt:

@@ -35,7 +35,7 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr, Var, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
 from ptorewrite.transform.sync_emit import copy_of, reached
-from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates
+from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates, slot_variants
 
 
 def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: list) -> list[PlannedSync]:
@@ -485,9 +485,14 @@ class _Harmony:
             else:
                 if moved is f:
                     continue
-                trial = flags[:]
-                trial[trial.index(f)] = moved
-                trial = self.settle(trial)
+                trial = None
+                for candidate in [*self.per_slot(flags, f, moved), moved]:
+                    trial = flags[:]
+                    trial[trial.index(f)] = candidate
+                    trial = self.settle(trial)
+                    if trial is not None:
+                        moved = candidate
+                        break
                 if trial is not None:
                     flags = trial
                     ends = [w for w, moves in (("set after", moved.set_at is not f.set_at),
@@ -498,6 +503,24 @@ class _Harmony:
                               "(one text for every call: less overlap there)",
                               (f.set_at if moved.set_at is not f.set_at else f.wait_at).loc)
         return flags
+
+
+    def per_slot(self, flags: list[PlannedSync], f: PlannedSync, moved: PlannedSync) -> list[PlannedSync]:
+        """`moved` with an id per slot of a multi-buffer where its ends, now at the calls, can name
+        the slot: inside the helper the slot could not be spelled (one text for every call), so f
+        was planned with one id, which holds each iteration's load until the previous slot's
+        reader is done. At the call the slot is in scope, and the slots overlap again."""
+        if f.slot is not None or f.slots != 1 or f.ahead is not None or f.set_guard is not None \
+                or f.wait_guard is not None:
+            return []
+        out = []
+        for set_slot, wait_slot, slots in slot_variants(f.edge, False):
+            if set_slot is None or not (self.tree.spells(set_slot, moved.set_at)
+                                        and self.tree.spells(wait_slot, moved.wait_at)):
+                continue
+            out.append(replace(moved, slot=set_slot, wait_slot=wait_slot if wait_slot is not set_slot else None,
+                               slots=slots, event=self.fresh(flags)))
+        return out
 
 
 def _call_site(tree: Tree, s: ir.Stmt) -> str:

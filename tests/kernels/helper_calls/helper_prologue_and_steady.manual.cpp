@@ -33,16 +33,20 @@ extern "C" __global__ AICORE void prologue_then_steady(__gm__ float *out, __gm__
         scale_block(k, warm[k % 2], warm_out[k % 2], in, out);
     }
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: t free at start (V -> MTE2)
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // prime: t free at start (V -> MTE2)
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // prime: o free at start (MTE3 -> V)
+    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // prime: o free at start (MTE3 -> V)
     for (int k = 0; k < 6; ++k) {
         TASSIGN(t, 0x2000 + (k % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)
         TASSIGN(o, 0x3000 + (k % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR t: V -> MTE2 (next iteration)
-        wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // WAR o: MTE3 -> V (next iteration)
+        wait_flag(PIPE_V, PIPE_MTE2, (event_t)((k % 2) + 2));  // WAR t: V -> MTE2 (next iteration)
+        wait_flag(PIPE_MTE3, PIPE_V, (event_t)(k % 2));  // WAR o: MTE3 -> V (next iteration)
         scale_block(k + 2, t, o, in, out);
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR t: V -> MTE2 (next iteration)
-        set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // WAR o: MTE3 -> V (next iteration)
+        set_flag(PIPE_V, PIPE_MTE2, (event_t)((k % 2) + 2));  // WAR t: V -> MTE2 (next iteration)
+        set_flag(PIPE_MTE3, PIPE_V, (event_t)(k % 2));  // WAR o: MTE3 -> V (next iteration)
     }
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // drain: t (V -> MTE2)
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // drain: t (V -> MTE2)
     wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);  // drain: o (MTE3 -> V)
+    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);  // drain: o (MTE3 -> V)
 }

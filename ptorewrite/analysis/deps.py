@@ -234,18 +234,18 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
             for w in _latest(c.writers, d):
                 if getattr(w, "pos", -1) < handed and w.stmt.op not in CROSS_CORE_FLAGS:
                     continue
-                if not _own_barrier_orders(w, d, fp, late):
+                if not own_barrier_orders(w, d, fp, late):
                     deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
             if acc.write:
                 for r in _latest(c.readers, d):
                     if getattr(r, "pos", -1) < handed and r.stmt.op not in CROSS_CORE_FLAGS:
                         continue
-                    if not _own_barrier_orders(r, d, fp, late):
+                    if not own_barrier_orders(r, d, fp, late):
                         deps.append(DynDep(r, d, "war", fp.space, acc.what))
         _update(space_cells, hit, acc, d)
 
 
-def _own_barrier_orders(x, d, fp: Footprint, late: bool) -> bool:
+def own_barrier_orders(x, d, fp: Footprint, late: bool) -> bool:
     """The pipe_barrier an instruction's own implementation issues (`execution.mark_barrier_inside`,
     the model `check` uses) orders x's access to `fp` before d's: both on one pipe of one core, and
     either d makes this access after its barrier (`late`), or every access of x that may touch

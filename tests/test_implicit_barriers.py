@@ -13,7 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _samples import SAMPLES
 
+from ptorewrite.analysis.instructions import vector_barrier_inside
 from ptorewrite.cli import main
 
 KERNEL = Path(__file__).parent / "kernels" / "sync" / "row_statistics.cpp"
@@ -137,3 +139,27 @@ def test_a_width_not_known_counts_as_the_one_that_returns_early(capsys, tmp_path
         for cols, races in ((96, True), (128, False)):
             status, report, err = run(capsys, "check", cut, flag, "--set", f"cols={cols}")
             assert ("0 race(s)" not in report) == races, (cols, report + err)
+
+
+def test_the_model_takes_a_width_not_known_as_possibly_degenerate():
+    rows = ["RowMajor", "RowMajor", "RowMajor"]
+    types = ["fp32"] * 3
+    # Source rows of 512 bytes, a scratch of 128: a valid width of 65 to 127 floats returns early.
+    assert vector_barrier_inside("TROWSUM", "a2a3", rows, types, [(4, 4), (512, None), (128, 128)]) is None
+    assert vector_barrier_inside("TROWSUM", "a2a3", rows, types, [(4, 4), (512, 384), (128, 128)]) is None
+    assert vector_barrier_inside("TROWSUM", "a2a3", rows, types, [(4, 4), (512, 512), (128, 128)]) == -1
+    # A scratch of 256 bytes a row: every width issues the barrier.
+    assert vector_barrier_inside("TROWSUM", "a2a3", rows, types, [(4, 4), (512, None), (256, 256)]) == -1
+    # Rows that cannot hold more than 256 bytes never reach the early return.
+    assert vector_barrier_inside("TROWMAX", "a2a3", rows, types, [(4, 4), (256, None), (128, 128)]) == -1
+    assert vector_barrier_inside("TROWSUM", "a5", rows, types, [(4, 4), (512, 512), (256, 256)]) is None
+
+
+def test_the_attention_sample_has_no_barrier_after_its_row_reductions(capsys, tmp_path):
+    out = tmp_path / "flash_attention.manual.cpp"
+    status, _, err = run(capsys, "auto2manual", SAMPLES / "flash_attention" / "auto.cpp", "-o", out)
+    assert status == 0, err
+    lines = [line.strip() for line in out.read_text().splitlines()]
+    reductions = [n for n, line in enumerate(lines) if line.startswith(("TROWMAX(", "TROWSUM("))]
+    assert len(reductions) == 2
+    assert not [lines[n + 1] for n in reductions if lines[n + 1].startswith("pipe_barrier")]

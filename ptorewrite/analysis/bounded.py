@@ -61,6 +61,7 @@ from ptorewrite.analysis.execution import (
     Placement,
     TileOperand,
     located,
+    mark_barrier_inside,
 )
 from ptorewrite.analysis.expr import BinOp, Const, Expr, UnboundValue, Var
 from ptorewrite.analysis.footprint import Footprint, single
@@ -93,6 +94,8 @@ class Op:
     iters: tuple[tuple[int, int], ...]  # (id of each enclosing For, ordinal of the iteration run), outermost first
     ctx: int
     kind: str = "op"
+    # Its implementation drains its own pipe after its `early` accesses (as `execution.Step`).
+    barrier_inside: bool = False
 
     @property
     def loc(self) -> ir.SourceRange:
@@ -655,6 +658,7 @@ class BoundedMachine(Machine):
         tile_accesses = self._tile_accesses.get(key)
         if tile_accesses is None:
             tile_accesses = self._tile_accesses[key] = self._tile_access_list(s, tiles, scalars)
+        tile_accesses, barrier_inside = tile_accesses
         accesses = list(tile_accesses)
         if self.cluster is not None and self.cluster.is_cross_op(s) and not self.cluster.stalls_the_core(s):
             # A cross-core flag: it writes what the cores share (analysis.cluster_view).
@@ -683,7 +687,8 @@ class BoundedMachine(Machine):
             l0c = [(a.write, (a.footprint.lo, a.footprint.hi)) for a in accesses if a.footprint.space == "L0C"]
             writes, reads = [r for w, r in l0c if w], [r for w, r in l0c if not w]
             self._handshake(self.unit_flags.before(s.pipe, s.template_args, writes, reads))
-        op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx)
+        op = Op(self._next_pos(), s.pipe, s, tuple(accesses), tuple(self.iters), self.ctx,
+                barrier_inside=barrier_inside)
         self.items.append(op)
         self.ops.append(op)
         if handshake:
@@ -740,7 +745,10 @@ class BoundedMachine(Machine):
                 out.add(partner)
         return frozenset(out)
 
-    def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]], scalars: list) -> list[Access]:
+    def _tile_access_list(self, s: ir.Instr, tiles: list[list[TileOperand]],
+                          scalars: list) -> tuple[list[Access], bool]:
+        """The tile accesses, and whether the op issues a barrier of its pipe inside (the early
+        accesses come before it: `execution.mark_barrier_inside`, as in `check`)."""
         out: list[Access] = []
         window = self._window(s, tiles, scalars)
         valids = None
@@ -761,9 +769,13 @@ class BoundedMachine(Machine):
                     out.append(Access(fp, False, o.text))
                 if "w" in o.access:
                     out.append(Access(fp, True, o.text))
-        if self._scratch is not None and uses_hidden_scratch(s.op, [ops[0].access for ops in tiles if ops]):
+        hidden = self._scratch is not None and uses_hidden_scratch(s.op, [ops[0].access for ops in tiles if ops])
+        if hidden:
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
-        return out
+        if all(tiles):  # the operands of one argument share their declaration and valid shape
+            return mark_barrier_inside(s.op, self.arch.name, [ops[0] for ops in tiles], out,
+                                       self._scratch if hidden else None)
+        return out, False
 
     def _tile_operands(self, a: ir.Arg, s: ir.Instr) -> list[TileOperand]:
         fixed = self._fixed_operands.get(id(a))
@@ -788,16 +800,17 @@ class BoundedMachine(Machine):
             return got
         vr = decl.rows if decl.valid_rows is None else self.eval(decl.valid_rows, s)
         vc = decl.cols if decl.valid_cols is None else self.eval(decl.valid_cols, s)
+        known = is_known(vc)  # the full width stands for a width not known (`vector_barrier_inside`)
         vr = int(vr) if is_known(vr) else decl.rows
-        vc = int(vc) if is_known(vc) else decl.cols
+        vc = int(vc) if known else decl.cols
         slots = self._slots(ref, s)
-        key = (id(a), vr, vc, tuple(slots), tuple((self.places.get((id(decl), k)), (id(decl), k) in self.widened)
-                                                  for k in slots))
+        key = (id(a), vr, vc, known, tuple(slots),
+               tuple((self.places.get((id(decl), k)), (id(decl), k) in self.widened) for k in slots))
         got = self._operands.get(key)
         if got is None:
             vr, vc = max(0, min(vr, decl.rows)), max(0, min(vc, decl.cols))
             got = self._operands[key] = [TileOperand(decl, slot, self._place(ref.tile, slot), (vr, vc), a.access,
-                                                     a.text) for slot in slots]
+                                                     a.text, known) for slot in slots]
         return got
 
     def _constant_shape(self, decl: ir.TileDecl) -> tuple[int, int] | None:

@@ -2,9 +2,11 @@
 
 For every access, the nearest earlier conflicting accesses are recorded (RAW to the last
 writer, WAW to the last writer, WAR to the readers since it): farther ones are implied
-through them. Dynamic pairs are grouped into static edges between two instructions,
-classified by the loop that carries them (the outermost common loop whose iteration
-differs) or as forward (same iteration of every common loop).
+through them. A pair on one pipe that the barrier inside one of the two instructions orders
+(`execution.mark_barrier_inside`) is not recorded: it needs nothing. Dynamic pairs are grouped
+into static edges between two instructions, classified by the loop that carries them (the
+outermost common loop whose iteration differs) or as forward (same iteration of every common
+loop).
 """
 
 from __future__ import annotations
@@ -227,17 +229,43 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
         # GM handed over by a cross-core set after x, and a wait after that set, on every path:
         # ordered by the protocol, as for the pairs the address test cannot pin down (`_may`).
         handed = state.flagged.get(fp.space, -1) if state.flagged else -1
+        late = d.barrier_inside and not acc.early
         for c in hit:
             for w in _latest(c.writers, d):
                 if getattr(w, "pos", -1) < handed and w.stmt.op not in CROSS_CORE_FLAGS:
                     continue
-                deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
+                if not own_barrier_orders(w, d, fp, late):
+                    deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
             if acc.write:
                 for r in _latest(c.readers, d):
                     if getattr(r, "pos", -1) < handed and r.stmt.op not in CROSS_CORE_FLAGS:
                         continue
-                    deps.append(DynDep(r, d, "war", fp.space, acc.what))
+                    if not own_barrier_orders(r, d, fp, late):
+                        deps.append(DynDep(r, d, "war", fp.space, acc.what))
         _update(space_cells, hit, acc, d)
+
+
+def own_barrier_orders(x, d, fp: Footprint, late: bool) -> bool:
+    """The pipe_barrier an instruction's own implementation issues (`execution.mark_barrier_inside`,
+    the model `check` uses) orders x's access to `fp` before d's: both on one pipe of one core, and
+    either d makes this access after its barrier (`late`), or every access of x that may touch
+    `fp` came before x's barrier. A cell keeps the op, not the access, and one op's reads and
+    writes update it in either order (a row broadcast writes the scratch early and reads it back
+    late): any late access of x there, read or write, and x's barrier does not count."""
+    if x.pipe != d.pipe or getattr(x, "core", "") != getattr(d, "core", ""):
+        return False
+    if late:
+        return True
+    if not x.barrier_inside:
+        return False
+    lo, hi, _ = _hull(fp)
+    for a in x.accesses:
+        if a.early or a.footprint.space != fp.space:
+            continue
+        alo, ahi, _ = _hull(a.footprint)
+        if alo < hi and lo < ahi:
+            return False
+    return True
 
 
 def _latest(ops: tuple, d) -> list:

@@ -78,6 +78,7 @@ class TileOperand:
     valid: tuple[int, int]
     access: str
     text: str
+    valid_known: bool = True  # False: a bounded trace's stand-in (the full tile) for a value not known
 
     @property
     def elem_strides(self) -> tuple[int, int]:
@@ -145,6 +146,33 @@ class Access:
     # Done before the pipe_barrier the instruction's own implementation issues part way through
     # (`Step.barrier_inside`); the other accesses come after it.
     early: bool = False
+
+
+def mark_barrier_inside(op: str, arch: str, tiles: list[TileOperand], accesses: list[Access],
+                        hidden: Footprint | None) -> tuple[list[Access], bool]:
+    """The accesses of one instance of `op` ordered around the pipe_barrier its own implementation
+    issues (`instructions.vector_barrier_inside`), and whether it issues one. `tiles`: one operand
+    per tile argument, in order; `hidden`: the hidden UB scratch when the op writes it. The one
+    model of these barriers: `check` (emulator.pipes) and the sync planner (transform.sync_check)
+    both read the `early` marks and the read-back of the scratch added here.
+    - A drained row reduction: every access before its barrier.
+    - A row broadcast of a column vector: the read of the column and the write of the scratch
+      before it; the rest after it, with the computation's read of the hidden scratch (the tmp
+      tile of the four-tile form is read and written already), so the next broadcast's write
+      there is not ordered by the barrier of either."""
+    inside = vector_barrier_inside(op, arch, [t.decl.blayout for t in tiles], [t.decl.dtype for t in tiles],
+                                   [(t.decl.cols * t.decl.elem_bytes,
+                                     t.valid[1] * t.decl.elem_bytes if t.valid_known else None) for t in tiles])
+    if inside is None:
+        return accesses, False
+    if inside == -1:
+        return [replace(a, early=True) for a in accesses], True
+    vector = tiles[inside].text
+    scratch = tiles[3].text if len(tiles) == 4 else None
+    early = [replace(a, early=True) if (a.what == vector and not a.write) or
+             (a.write and (a.what == scratch or (hidden is not None and a.footprint is hidden))) else a
+             for a in accesses]
+    return early + ([Access(hidden, False, "the hidden UB scratch")] if hidden is not None else []), True
 
 
 # Bytes of a GM argument a raw region whose extent is not known is counted to reach.
@@ -1038,21 +1066,7 @@ class Machine:
         hidden = self._scratch is not None and uses_hidden_scratch(s.op, [t.access for t in tiles])
         if hidden:
             out.append(Access(self._scratch, True, "the hidden UB scratch"))
-        inside = vector_barrier_inside(s.op, self.arch.name, [t.decl.blayout for t in tiles],
-                                       [t.decl.dtype for t in tiles],
-                                       [(t.decl.cols * t.decl.elem_bytes, t.valid[1] * t.decl.elem_bytes)
-                                        for t in tiles])
-        if inside == -1:
-            out = [replace(a, early=True) for a in out]
-        elif inside is not None:
-            # The broadcast reads the column vector and writes the scratch before the barrier; the
-            # computation after it reads the scratch.
-            vector = tiles[inside].text
-            scratch = tiles[3].text if len(tiles) == 4 else None
-            early = [replace(a, early=True) if (a.what == vector and not a.write) or
-                     (a.write and (a.what == scratch or (hidden and a.footprint is self._scratch))) else a
-                     for a in out]
-            out = early + ([Access(self._scratch, False, "the hidden UB scratch")] if hidden else [])
+        out, _ = mark_barrier_inside(s.op, self.arch.name, tiles, out, self._scratch if hidden else None)
         return out
 
     def windows(self, s: ir.Instr, operands: list) -> dict[int, tuple[int, int, int, int]]:

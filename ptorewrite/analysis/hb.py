@@ -5,7 +5,8 @@ an instruction is known to have finished before another starts only through
   - set_flag(P, Q, id) -> wait_flag(P, Q, id): every P op issued before the set finishes
     before any Q op issued after the wait starts;
   - pipe_barrier(P): every earlier P op finishes before any later P op starts
-    (PIPE_ALL: every earlier op of every pipe);
+    (PIPE_ALL: every earlier op of every pipe); so does the barrier an instruction's own
+    implementation issues (`execution.mark_barrier_inside`) for the ops before and after it;
   - same-pipe program order, for the hazards the architecture orders by itself.
 Knowledge is tracked with vector clocks: for each op, how many ops of each pipe are
 known to be complete when it starts.
@@ -68,6 +69,11 @@ def happens_before(stream, check_flags: bool = True) -> HB:
             count[p] += 1
             out.position[id(it)] = count[p]
             out.knowledge[id(it)] = know[p][:]
+            if getattr(it, "barrier_inside", False):
+                # Its implementation's own barrier of its pipe: every earlier op of the pipe
+                # finishes before any later one starts. (The op's own accesses on either side of
+                # that barrier are left out of the dependences altogether: `deps`.)
+                know[p][p] = max(know[p][p], count[p] - 1)
         elif kind == "set":
             p = _P[it.src]
             k = know[p][:]

@@ -455,19 +455,22 @@ ROW_BROADCASTS_WITH_BARRIER = frozenset(
 
 
 def vector_barrier_inside(op: str, arch: str, layouts: list[str], dtypes: list[str],
-                          row_bytes: list[tuple[float, float]]) -> int | None:
+                          row_bytes: list[tuple[float, float | None]]) -> int | None:
     """Where pto-isa's a2a3 implementation of `op` issues pipe_barrier(PIPE_V) inside the instruction,
-    given the block layouts, element types and row widths in bytes (capacity, valid) of its tile
-    operands in order: None if it does not; -1 after all of its work (a drained row reduction);
-    otherwise the position (among the tile operands) of the column vector that a row broadcast
-    reads before the barrier, along with its scratch write, the rest of its work coming after it."""
+    given the block layouts, element types and row widths in bytes (capacity, valid; valid None when
+    it is not known) of its tile operands in order: None if it does not (or may not); -1 after all
+    of its work (a drained row reduction); otherwise the position (among the tile operands) of the
+    column vector that a row broadcast reads before the barrier, along with its scratch write, the
+    rest of its work coming after it. One model for `check` (the execution trace) and the sync
+    planner (the bounded trace): `execution.mark_barrier_inside`."""
     if arch != "a2a3":
         return None
     if op in ROW_REDUCTIONS_DRAINED and len(dtypes) == 3 and dtypes[1] in _DRAINED_REDUCTION_TYPES:
-        repeats = row_bytes[1][1] / 256
-        if not (1 < repeats < 2 and min(row_bytes[1][0], row_bytes[2][0]) < 256):
-            return -1
-        return None
+        capacity, valid = row_bytes[1]
+        narrow = min(capacity, row_bytes[2][0]) < 256
+        # A width not known may be the one that returns early, if the source row can hold it.
+        degenerate = narrow and (capacity > 256 if valid is None else 1 < valid / 256 < 2)
+        return None if degenerate else -1
     if op in ROW_BROADCASTS_WITH_BARRIER and len(layouts) in (3, 4) and layouts[0] == "RowMajor":
         columns = [i for i in (1, 2) if layouts[i] != "RowMajor"]
         if len(columns) == 1:

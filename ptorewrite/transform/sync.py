@@ -15,7 +15,9 @@
    in the other direction is added.
 3. Every flag whose removal leaves all dependences ordered is removed again.
 4. Same-pipe dependences the architecture does not order get a pipe_barrier before the
-   consumer unless flags or other barriers already order them; redundant barriers are removed.
+   consumer unless flags, other barriers or the barriers instructions issue themselves
+   (`execution.mark_barrier_inside`, as `check` counts them) already order them; redundant
+   barriers are removed.
 5. The copies of a helper's statements (a helper inlined at several call sites) are given one
    text where the checked plan allows it (`helper_copies`). Event ids 0..7 are allocated per
    pipe pair (`sync_ids`); when a pair runs out it is

@@ -6,12 +6,16 @@ edges, and turns a list of planned syncs into the events they issue at the trace
 (`analysis.hb.order_events`) says which dependence instances are ordered and which flag-protocol
 rules are broken. Same-pipe dependences that need a barrier are checked separately and cheaply
 (`BarrierCover`): a pipe_barrier orders an instance when one of its instances lies between the
-two on every path, or flags already order them.
+two on every path, or flags already order them. The barriers some instructions' own
+implementations issue (`execution.mark_barrier_inside`: a2a3 row reductions and row broadcasts of
+a column, the model `check` uses too) count as such barriers, at the instruction: they order what
+comes before the instruction with what comes after it, and the instruction's own accesses before
+its barrier or after it with the other side (those pairs are not even dependences: `deps`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
 from ptorewrite.analysis import ir
@@ -60,8 +64,14 @@ class PlanTrace:
         self._forks = bool(self._controls)
         self._handshake = False
         self._op_positions = [[] for _ in PIPES]
+        # pipe -> (positions, contexts) of the ops that issue a barrier of their pipe inside.
+        self.inner_barriers: dict[int, tuple[list[int], list[int]]] = {}
         for op in self.trace.ops:
             self._op_positions[PIPE_INDEX[op.pipe]].append(op.pos)
+            if op.barrier_inside:
+                positions, contexts = self.inner_barriers.setdefault(PIPE_INDEX[op.pipe], ([], []))
+                positions.append(op.pos)
+                contexts.append(op.ctx)
         self._controls = self._with_handshake(self._controls)
         self._events: dict[tuple[int, int], list] = {}
         self._instances: dict[int, list[tuple[int, int, int, int]]] = {}
@@ -193,15 +203,29 @@ class BarrierCover:
 
     def _unflagged(self, e: Edge) -> list[tuple[int, int, int, int]]:
         """(producer position, consumer position, producer context, consumer context) of the
-        instances of `e` that flags do not order."""
+        instances of `e` that neither flags nor the instructions' own barriers order."""
         got = self._open.get(id(e))
         if got is None:
             pipe = PIPE_INDEX[e.src.pipe]
             src_ctx = {d.src.pos: d.src.ctx for d in e.instances}
             dst_ctx = {d.dst.pos: d.dst.ctx for d in e.instances}
-            got = self._open[id(e)] = [(sp, dp, src_ctx[sp], dst_ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
-                                       if not self.flags.ordered(pipe, sp, pipe, dp)]
+            got = [(sp, dp, src_ctx[sp], dst_ctx[dp]) for _, sp, _, dp in self.pt.instances(e)
+                   if not self.flags.ordered(pipe, sp, pipe, dp)]
+            inner = self.pt.inner_barriers.get(pipe)
+            if inner and got:
+                got = [x for x in got if not self._inner_orders(inner, x)]
+            self._open[id(e)] = got
         return got
+
+    def _inner_orders(self, inner: tuple[list[int], list[int]], instance: tuple[int, int, int, int]) -> bool:
+        """An op of the pipe that issues a barrier inside lies strictly between the two on every
+        path. (A pair that the producer's or the consumer's own barrier orders is no dependence:
+        `deps`.)"""
+        sp, dp, xctx, yctx = instance
+        positions, contexts = inner
+        lo, hi = bisect_right(positions, sp), bisect_left(positions, dp)
+        flat = not self.pt.trace.ctx_parent
+        return any(flat or self._on_path(contexts[i], xctx, yctx) for i in range(lo, hi))
 
     def _on_path(self, ctx: int, xctx: int, yctx: int) -> bool:
         """A barrier point of context `ctx` issued between the producer (context `xctx`) and the

@@ -515,6 +515,12 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
             said.append(((f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
                          f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here"), victim.wait_at.loc))
             continue
+        # A full barrier (the last resort) at a helper's statement is written in every copy too:
+        # one text for every call, like the single-pipe barriers below.
+        full_barriers = [s for s in flags if s.kind == "barrier"]
+        if full_barriers:
+            flags = [s for s in flags if s.kind != "barrier"] + \
+                barriers_in_every_copy(tree, pt.kernel, full_barriers, planner.warnings)
         barriers = barriers_in_every_copy(tree, pt.kernel, planner.barriers(flags), planner.warnings)
         for message, where in said + planner.warnings:
             reporter.warn(message, where)

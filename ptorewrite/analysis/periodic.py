@@ -263,8 +263,6 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
     for s in stmts:
         for e, where in behaviour(s, seen):
             f = base.form(e)
-            if id(where) in fresh:
-                continue  # regular: its form is the scalar's
             if f is None or f.a:
                 # What an assignment stores is made unknown at that assignment (by the statement):
                 # the expression may be one object shared with other statements (a helper's

@@ -355,3 +355,20 @@ def test_a_helper_that_records_its_step_keeps_the_step_tests_exact(capsys):
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", str(path), str(expected)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_a_helper_return_flag_set_at_every_call_is_known(capsys):
+    """An inlined helper's `returned` flag is set to 0 at each call before it is read, in a loop
+    whose `seen = step` does not repeat: the flag is not part of the loop's state, so no path
+    skips the helper's body and the result of the last load needs no flag to the store."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "helper_early_return_step.cpp"
+    expected = path.with_name("helper_early_return_step.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "returned" not in capsys.readouterr().err
+    assert "PIPE_MTE2, PIPE_MTE3" not in expected.read_text()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out

@@ -110,6 +110,36 @@ def test_a_ping_pong_variable_has_the_period_of_its_cycle():
     assert shape.period == 2 and not shape.irregular
 
 
+def test_a_value_stored_each_iteration_is_forced_at_its_assignment_not_where_it_is_shared():
+    # `seen = i` (an inlined helper storing its step parameter) does not repeat, but the same
+    # expression object is the step the helper tests: `i == 0` keeps its breakpoint.
+    store = ir.Assign("seen", I, None)
+    first = _if(b("==", I, Const(0)))
+    shape = periodic.analyse(_loop([store, first]), 0, 1, {"seen": 0})
+    assert id(store) in shape.irregular and id(I) not in shape.irregular
+    assert (0, 0) in shape.breaks
+
+
+def test_a_scalar_set_afresh_each_iteration_has_its_values_form():
+    # `status` is assigned once per iteration before it is read; `seen` carries a value that
+    # does not repeat. The status keeps its own form (period 2), whatever `seen` does.
+    status = ir.Assign("status", b("%", I, Const(2)), None)
+    use = _if(b("==", Var("status"), Const(0)))
+    seen = ir.Assign("seen", b("+", Var("seen"), I), None)
+    late = _if(b("==", Var("seen"), Const(3)))
+    shape = periodic.analyse(_loop([status, use, seen, late]), 0, 1, {"seen": 0})
+    assert shape.period == 2
+    assert id(use.cond) not in shape.irregular and id(late.cond) in shape.irregular
+    # Read before it is set (the previous iteration's value), it is state like any other.
+    early = _if(b("==", Var("status"), Const(0)))
+    shape = periodic.analyse(_loop([early, status, seen]), 0, 1, {"seen": 0, "status": 0})
+    assert id(early.cond) in shape.irregular
+    # Set only under a condition, likewise.
+    guarded = ir.If(b("==", I, Const(5)), ir.Block([status]), None, None)
+    shape = periodic.analyse(_loop([guarded, use, seen]), 0, 1, {"seen": 0, "status": 0})
+    assert id(use.cond) in shape.irregular
+
+
 # ---------------------------------------------------------------- GM dependence test
 
 

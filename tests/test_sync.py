@@ -734,3 +734,27 @@ def test_copies_of_one_flag_get_one_event_id_together():
     apart |= {frozenset((id(first), id(second)))}
     assert _assign([other, first, second], "source", apart, 8) is None
     assert (other.event, first.event, second.event) == (0, 0, 1)
+
+
+def test_full_barrier_fallback_inside_a_helper_is_written_in_every_copy(capsys, monkeypatch):
+    # With one event id per pipe pair, the second call's copy of the helper runs out and orders
+    # its load and its store with pipe_barrier(PIPE_ALL) (warned); the first call's copy did not
+    # need them. The helper has one text: the full barriers are written for both calls, with a
+    # warning, as single-pipe barriers are, instead of stopping with an error.
+    from ptorewrite.cli import main
+    from ptorewrite.transform import sync
+
+    monkeypatch.setattr(sync, "NUM_EVENT_IDS", 1)
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_twice.cpp"
+    expected = path.with_name("helper_twice.ids1.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "more than 1 events would be live on MTE2 -> V; ordering t with pipe_barrier(PIPE_ALL) here" in err
+    assert "14:5: warning: pipe_barrier(PIPE_ALL) is needed here in some copies of this text only" in err
+    text = expected.read_text()
+    helper = text[text.index("shift_rows(TileT"):text.index("extern")]
+    assert helper.count("pipe_barrier(PIPE_ALL);") == 2
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out

@@ -337,3 +337,38 @@ def test_a_reuse_credit_for_a_flag_with_both_ends_at_one_inlined_helper_call():
     credits = credit_candidates(tree, flag, one_id=True)
     assert [(c.src, c.dst, c.set_at, c.wait_at, c.reverse_loop) for c in credits] == [
         ("MTE2", "MTE1", helper, helper, loop)]
+
+
+def test_a_helper_that_records_its_step_keeps_the_step_tests_exact(capsys):
+    """`seen = step` in a helper called from a 40-iteration loop: the stored step does not repeat,
+    so the planner makes `seen` unknown; the step tests (`step == 0`, `step < steps - 1`) read
+    the same expression and stay exact. The rewrite needs no full barrier (it fell back to
+    pipe_barrier(PIPE_ALL) before every call when they did not)."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "helper_step_recorded.cpp"
+    expected = path.with_name("helper_step_recorded.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "PIPE_ALL" not in capsys.readouterr().err
+    assert "PIPE_ALL" not in expected.read_text()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_a_helper_return_flag_set_at_every_call_is_known(capsys):
+    """An inlined helper's `returned` flag is set to 0 at each call before it is read, in a loop
+    whose `seen = step` does not repeat: the flag is not part of the loop's state, so no path
+    skips the helper's body and the result of the last load needs no flag to the store."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "helper_early_return_step.cpp"
+    expected = path.with_name("helper_early_return_step.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "returned" not in capsys.readouterr().err
+    assert "PIPE_MTE2, PIPE_MTE3" not in expected.read_text()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out

@@ -300,7 +300,8 @@ class BoundedMachine(Machine):
                 return
             self.fork([lambda: self.execute(s.then), (lambda: self.execute(s.other)) if s.other is not None else _nothing])
         elif isinstance(s, ir.Assign):
-            self._set(s.var, self.eval(s.value, s))
+            # `periodic` marks an assignment whose value does not repeat by the statement itself.
+            self._set(s.var, UNKNOWN if id(s) in self.forced else self.eval(s.value, s))
         elif isinstance(s, ir.AliasDef):
             self.alias(s)
         # Syncs and TASSIGN of an AUTO kernel compile to nothing.

@@ -245,8 +245,15 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
     assigned = {s.var for s in stmts if isinstance(s, ir.Assign)}
     state: dict[str, Form | None] = {v: None for v in assigned}
     base = Analyser(loop.var, start, step, env, ranges, state)
+    fresh: set[int] = set()  # assignments whose value is the scalar's form (not part of the state)
+    for a in _fresh_assignments(loop.body):
+        f = base.form(a.value)
+        if f is not None and not f.a:
+            state[a.var] = f
+            fresh.add(id(a))
+    assigned -= {a.var for a in stmts if id(a) in fresh}
     if assigned:
-        found = _state_cycle(loop, start, step, env, sorted(assigned), base)
+        found = _state_cycle(loop, start, step, env, sorted(assigned), base, fresh)
         if found is not None:
             forms, pre = found
             state.update(forms)
@@ -257,7 +264,11 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
         for e, where in behaviour(s, seen):
             f = base.form(e)
             if f is None or f.a:
-                shape.irregular.add(id(e))
+                # What an assignment stores is made unknown at that assignment (by the statement):
+                # the expression may be one object shared with other statements (a helper's
+                # parameter at each of its uses, the caller's loop variable), which must not
+                # become unknown with it.
+                shape.irregular.add(id(where) if isinstance(where, ir.Assign) else id(e))
                 free = e.free_vars()
                 shape.irregular_names |= free
                 unknown = any(n in env and not is_known(env[n]) for n in free)
@@ -270,6 +281,84 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
         if f is not None:
             shape.period = lcm(shape.period, f.period)
     return shape
+
+
+def _fresh_assignments(body: ir.Block) -> list[ir.Assign]:
+    """Assignments that give their scalar a new value in every iteration before anything reads
+    it: the scalar's only assignment in `body`, reached from the body of a loop (this one or one
+    inside it) through blocks alone, and every read of the scalar comes after it in that body (a
+    helper's status word set at each call, the `returned` flag of an inlined helper). Such a
+    scalar carries nothing from one iteration to the next: its value is its expression's, read
+    where the statement runs."""
+    count: dict[str, int] = {}
+    for x in ir.walk(body):
+        if isinstance(x, ir.Assign):
+            count[x.var] = count.get(x.var, 0) + 1
+    once = {v for v, n in count.items() if n == 1}
+    found: dict[str, ir.Assign] = {}
+    bad: set[str] = set()
+    live: dict[str, int] = {}  # scalar -> depth of the loop body its assignment is in
+
+    def read(stmt: ir.Stmt, depth: int) -> None:
+        for name in _reads(stmt) & once:
+            if live.get(name, depth + 1) > depth:
+                bad.add(name)
+
+    def visit(stmt: ir.Stmt, depth: int, top: bool) -> None:
+        if isinstance(stmt, ir.Block):
+            for x in stmt.stmts:
+                visit(x, depth, top)
+            return
+        read(stmt, depth)
+        if isinstance(stmt, ir.Assign):
+            if stmt.var in once:
+                if top:
+                    found[stmt.var] = stmt
+                    live[stmt.var] = depth
+                else:
+                    bad.add(stmt.var)
+        elif isinstance(stmt, ir.If):
+            visit(stmt.then, depth, False)
+            if stmt.other is not None:
+                visit(stmt.other, depth, False)
+        elif isinstance(stmt, ir.For):
+            visit(stmt.body, depth + 1, True)
+            for name in [n for n, d in live.items() if d > depth]:
+                del live[name]  # its loop is over: a later read sees the last iteration's value
+
+    visit(body, 0, True)
+    return [a for v, a in found.items() if v not in bad]
+
+
+def _reads(stmt: ir.Stmt) -> set[str]:
+    """Names the statement's own expressions read (not those of the statements inside it)."""
+    out: set[str] = set()
+    seen: set[int] = set()
+
+    def scan(x, depth: int) -> None:
+        if depth > 6 or id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, Expr):
+            out.update(x.free_vars())
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                scan(y, depth + 1)
+        elif isinstance(x, ir.Stmt):
+            return
+        elif hasattr(x, "__dataclass_fields__"):
+            for name in x.__dataclass_fields__:
+                scan(getattr(x, name, None), depth + 1)
+
+    if isinstance(stmt, ir.If):
+        scan(stmt.cond, 0)
+    elif isinstance(stmt, ir.For):
+        for e in stmt.control_exprs():
+            scan(e, 0)
+    else:
+        for name in getattr(stmt, "__dataclass_fields__", {}):
+            scan(getattr(stmt, name, None), 1)
+    return out
 
 
 def _range(loop: ir.For, env: Mapping[str, object]) -> tuple[int, int] | None:
@@ -297,23 +386,24 @@ class _NotPeriodic(Exception):
 SCALAR_STEPS = 200_000  # statements the state search may execute for one loop
 
 
-def _steering(stmt: ir.Stmt, names: set[str]):
-    """Expressions the scalar program of `stmt` evaluates: assigned values, conditions of ifs
-    and bounds of loops that assign some of `names`."""
+def _steering(stmt: ir.Stmt, names: set[str], fresh: set[int] = frozenset()):
+    """Expressions the scalar program of `stmt` evaluates: assigned values (but those of the
+    `fresh` assignments), conditions of ifs and bounds of loops that assign some of `names`."""
     if isinstance(stmt, ir.Assign):
-        yield stmt.value
+        if id(stmt) not in fresh:
+            yield stmt.value
     elif isinstance(stmt, ir.Block):
         for x in stmt.stmts:
-            yield from _steering(x, names)
+            yield from _steering(x, names, fresh)
     elif isinstance(stmt, (ir.If, ir.For)) and _assigns(stmt):
         if isinstance(stmt, ir.If):
             yield stmt.cond
-            yield from _steering(stmt.then, names)
+            yield from _steering(stmt.then, names, fresh)
             if stmt.other is not None:
-                yield from _steering(stmt.other, names)
+                yield from _steering(stmt.other, names, fresh)
         else:
             yield from stmt.control_exprs()
-            yield from _steering(stmt.body, names)
+            yield from _steering(stmt.body, names, fresh)
 
 
 def _assigns(stmt: ir.Stmt) -> bool:
@@ -324,14 +414,21 @@ class _Scalars:
     """Runs the scalar part of a loop body (assignments, and the ifs and loops around them) on
     known values; anything it cannot decide makes the state not periodic."""
 
-    def __init__(self):
+    def __init__(self, fresh: set[int] = frozenset()):
         self.steps = 0
+        self.fresh = fresh  # assignments outside the state: a value it cannot know is left unset
 
     def run(self, stmt: ir.Stmt, local: dict) -> None:
         self.steps += 1
         if self.steps > SCALAR_STEPS:
             raise _NotPeriodic
         if isinstance(stmt, ir.Assign):
+            if id(stmt) in self.fresh:
+                try:
+                    local[stmt.var] = self.value(stmt.value, local)
+                except _NotPeriodic:
+                    local.pop(stmt.var, None)
+                return
             local[stmt.var] = self.value(stmt.value, local)
         elif isinstance(stmt, ir.Block):
             for x in stmt.stmts:
@@ -375,7 +472,7 @@ class _Scalars:
 
 
 def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object], names: list[str],
-                 base: Analyser):
+                 base: Analyser, fresh: set[int] = frozenset()):
     """Forms of the scalars the body assigns (a ping-pong index flipped inside an `if` or an
     inlined helper, a slot counter of an inner loop), from the cycle of their values at the start
     of each iteration. The body's scalar program is run on known values: it is a deterministic
@@ -386,7 +483,7 @@ def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
     period = 1
     as_constants = Analyser(base.var, base.start, base.step, base.env, base.ranges,
                             {k: v for k, v in base.state.items() if k not in names})
-    for e in _steering(loop.body, set(names)):
+    for e in _steering(loop.body, set(names), fresh):
         f = as_constants.form(e)
         if f is None or f.a or f.breaks:
             return None
@@ -394,7 +491,7 @@ def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
     state = {n: env.get(n) for n in names}
     seen: dict[tuple, int] = {}
     history: list[dict] = []
-    runner = _Scalars()
+    runner = _Scalars(fresh)
     try:
         for k in range(STATE_SEARCH + period):
             key = (k % period, tuple(repr(state[n]) for n in names))

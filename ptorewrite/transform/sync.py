@@ -505,8 +505,7 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
             if pair not in one_id:
                 # Fewer ids: one id per sync on this pair; the planner adds what makes reuse safe.
                 where = x.loc or next((s.wait_at.loc for s in flags if (s.src, s.dst) == pair), None)
-                said.append(((f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; "
-                             "using one event per sync there (less overlap)"), where))
+                said.append((f"{_why_exhausted(x, pair)}; using one event per sync there (less overlap)", where))
                 one_id.add(pair)
                 continue
             # The last resort: order one of the pair's dependences by a local full barrier.
@@ -514,13 +513,28 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
             if victim is None or _key(victim.edge) in full:
                 raise PtoError(str(x), x.loc) from None
             full[_key(victim.edge)] = "out of event ids"
-            said.append(((f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}; ordering "
-                         f"{victim.edge.what} with pipe_barrier(PIPE_ALL) here"), victim.wait_at.loc))
+            said.append((f"{_why_exhausted(x, pair)}; ordering {victim.edge.what} with pipe_barrier(PIPE_ALL) here",
+                         victim.wait_at.loc))
             continue
+        # A full barrier (the last resort) at a helper's statement is written in every copy too:
+        # one text for every call, like the single-pipe barriers below.
+        full_barriers = [s for s in flags if s.kind == "barrier"]
+        if full_barriers:
+            flags = [s for s in flags if s.kind != "barrier"] + \
+                barriers_in_every_copy(tree, pt.kernel, full_barriers, planner.warnings)
         barriers = barriers_in_every_copy(tree, pt.kernel, planner.barriers(flags), planner.warnings)
         for message, where in said + planner.warnings:
             reporter.warn(message, where)
         return flags + barriers
+
+
+def _why_exhausted(x: EventsExhausted, pair: tuple[str, str]) -> str:
+    """Why a pipe pair is planned with fewer ids: too many live at once, or ids enough for every
+    flag but a plan that does not check with them (x.problem: what the check found)."""
+    if x.problem:
+        return (f"the flags would not check with an event id each ({x.problem}; busiest pair {pair[0]} -> "
+                f"{pair[1]})")
+    return f"more than {NUM_EVENT_IDS} events would be live on {pair[0]} -> {pair[1]}"
 
 
 def _check(pt: PlanTrace, syncs: list[PlannedSync]) -> str | None:

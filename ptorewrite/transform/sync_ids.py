@@ -27,11 +27,15 @@ SHARING = ("source", "pair", "none")
 class EventsExhausted(PtoError):
     """A pipe pair cannot fit its flags (`sync`: which flag failed, when known)."""
 
-    def __init__(self, message: str, pair: tuple[str, str], loc=None, sync: PlannedSync | None = None):
+    def __init__(self, message: str, pair: tuple[str, str], loc=None, sync: PlannedSync | None = None,
+                 problem: str = ""):
         super().__init__(message, loc)
         self.loc = loc
         self.pair = pair
         self.sync = sync
+        # Every flag found an id, but the plan does not check with them (a flag problem that
+        # keeping two flags apart does not cure): what the check found, for the warning.
+        self.problem = problem
 
 
 def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> None:
@@ -57,6 +61,7 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
         raise PtoError(f"internal error: the planned synchronization does not check out before event ids are "
                        f"allocated: {why}", flags[0].wait_at.loc)
     saved = {id(s): s.event for s in flags}
+    problem = ""
     for _ in range(len(flags) * len(flags) + 1):
         failed: PlannedSync | None = None
         learned = False
@@ -67,6 +72,9 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
             order = pt.order(syncs)
             if not order.flag_problems and not pt.unordered(order, pt.cross):
                 return
+            if order.flag_problems:
+                p = order.flag_problems[0]
+                problem = f"{p.kind} on {p.key[0]} -> {p.key[1]}"
             for p in order.flag_problems:
                 a, b = p.first, p.second
                 if isinstance(a, PlannedSync) and isinstance(b, PlannedSync) and a is not b \
@@ -82,7 +90,8 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
     crowded = (failed.src, failed.dst) if failed is not None else \
         max({(f.src, f.dst) for f in flags}, key=lambda p: sum(f.slots for f in flags if (f.src, f.dst) == p))
     raise EventsExhausted(f"more than {num_ids} live events on {crowded[0]} -> {crowded[1]}", crowded,
-                          failed.wait_at.loc if failed is not None else None, failed)
+                          failed.wait_at.loc if failed is not None else None, failed,
+                          problem if failed is None else "")
 
 
 def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:

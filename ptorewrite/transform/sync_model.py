@@ -76,14 +76,16 @@ def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
     helper at this call. A parameter bound to a value is not assigned inside the helper (the
     front end binds such a parameter once per call), and a caller variable is not assigned
     while the call runs unless the helper holds it by reference (then `param_names` names it
-    and this is not used). The first parameter found names a variable."""
+    and this is not used) or a lambda's body assigns it through its capture (then it is left
+    out). The first parameter found names a variable."""
     out: dict[str, tuple[str, int]] = {}
+    assigned = {x.var for x in ir.walk(helper) if isinstance(x, (ir.Assign, ir.For))}
     for p, value in helper.param_values.items():
         form = linear(value) if isinstance(value, Expr) and not isinstance(value, Var) else None
         if form is None or len(form[0]) != 1:
             continue
         (v, k), = form[0].items()
-        if k == 1 and v not in helper.param_names:
+        if k == 1 and v not in helper.param_names and v not in assigned:
             out.setdefault(v, (p, form[1]))
     return out
 

@@ -70,7 +70,7 @@ CRITICAL_OPS = re.compile(r"\b(T[A-Z0-9_]+)(?: x\d+)?")
 # Where the waiting went: read by hand from the tables this script writes (the bounds and the
 # critical-path waits of each size) and from the rewrites' lines; re-read it when the figures move.
 ANALYSIS = """\
-## Where the waiting went (read by hand from the tables below, at ptorewrite 14a5376)
+## Where the waiting went (read by hand from the tables below, at ptorewrite 195dba3)
 
 At 8158bab the rewrite took 24,260 cycles at S1 = 1024 (1.240x) and 41,956 at 2048 (1.284x),
 with the same busy time per pipe as the hand-written kernel. Its ideal-sync bound at 1024 was
@@ -90,23 +90,34 @@ planner:
 3. `compute_pv`'s MTE2 -> MTE1 flag inside the helper: one id for the reason in 1 (now
    `sub_tile_id % 2`).
 
-S1 = 1024 now takes 19,661 cycles (1.005x), 306 over its ideal-sync bound. What is left:
-`compute_gu`'s V -> MTE2 release of `pvVecTile` in the epilogue loop has one id (its lane has no
-name inside `compute_gu`, which is passed `ctx.iter + num_tiles_s1 - qkPreloadNum`), so the last
-PV loads alternate with their updates; and the memory plan's single L0C accumulator `qkAccTile`
-(declared once by the AUTO kernel, outside its loops) makes each QK matmul wait for the previous
-fixpipe store, so the vector cores start 330 cycles later than with the hand-written kernel's.
+4. `compute_gu` in the epilogue loop (after 14a5376): it is passed `ctx.iter + num_tiles_s1 -
+   qkPreloadNum`, and the lane of the double-buffered `pvVecTile` had no name inside it (only a
+   parameter holding a plain variable named one), so its MTE2 -> V and V -> MTE2 flags had one id
+   and the last PV loads alternated with their updates (306 cycles over the ideal-sync bound). A
+   parameter holding a variable plus a constant now names it (`tile_id % 2` at S1 = 1024, where
+   the constant is 0; `(tile_id - 4) % 2` where it is 4).
+
+S1 = 1024 now takes 19,549 cycles (0.999x), 194 over its ideal-sync bound. What is left is the
+memory plan's single L0C accumulator `qkAccTile` (declared once by the AUTO kernel, outside its
+loops): each QK matmul waits for the previous fixpipe store (the L0C unit-flag waits at the top of
+the rewrite's critical path), so the vector cores start later than with the hand-written kernel's.
 
 At S1 = 2048 (1.252x) the MultiStaged main loop runs: three call sites of `compute_qk` /
 `compute_pv` (prologue, main loop, epilogue). Even ideal synchronization of this memory plan is
 1.009x: `qkAccTile` in one L0C buffer, `al0Tiles` / `bl0Tiles` declared inside
 `pto_macro_matmul` (every lane shares one L0A / L0B copy) and the main loop's single `kMatTile`,
 `pMatTile`, `vMatTile` (the AUTO kernel's own choice: "we don't do double buffering for the main
-loop") cost 1,579 cycles over its true dependences. The synchronization costs 7,924 more: the
+loop") cost 1,579 cycles over its true dependences. The synchronization costs 7,929 more: the
 flags moved to the prologue and epilogue calls keep one id (MTE1 -> MTE2 at lines 626 and 690 of
-the rewrite: their per-lane form does not check against the main-loop copy's flags inside the
-helpers), and the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` order each
-extract after the previous matmul (lines 162 and 182).
+the rewrite), and the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` order each
+extract after the previous matmul (lines 162 and 182). The one id on MTE1 -> MTE2 is not a
+failed plan check: the per-lane plan keeps eleven MTE1 -> MTE2 flags live at once (`kMatTile`
+and `vMatTile` with one and two lanes in each of the helpers' copies, whose ids the copies cannot
+share, plus `aMatTile` and `bMatTile`), more than the 8 event ids, so the planner falls back to one
+id per sync on that pair ("more than 8 events would be live on MTE1 -> MTE2" at 228:9). Sharing
+the copies' ids (a credit between the prologue's, the main loop's and the epilogue's flags)
+would let the lanes back in. The epilogue's `compute_gu` lanes now have a name (4 above), but its
+main-loop copy keeps the single `pvVecTile` of the AUTO kernel, so one text for both keeps one id.
 """
 
 

@@ -532,7 +532,7 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
                                   "helper_prologue_and_steady", "helper_two_instantiations",
                                   "helper_main_phase_in_and_before_loop", "helper_guarded_flag",
-                                  "helper_nested_lanes"])
+                                  "helper_nested_lanes", "helper_shifted_lane"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -644,6 +644,22 @@ def test_a_guarded_flag_of_one_copy_is_written_in_every_copy(capsys):
     assert "    if (((step + 1) % 2) == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);" in helper
     assert "        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR panel: V -> MTE2 (next iteration)\n" \
         "        TLOAD(panel, in);" in helper
+
+
+def test_lane_through_a_parameter_shifted_by_a_constant(capsys):
+    # The loop passes `ctx.iter + kFirst`: its lane `ctx.iter % 2` is `(step - 3) % 2` inside the
+    # helper, and the call after the loop reads the same line with its own step (7: lane 0), so
+    # the flags inside the helper take one id per lane. Without a name for the lane the two copies
+    # needed different lines (a located error).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_shifted_lane.cpp"
+    expected = path.with_name("helper_shifted_lane.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    helper = text[text.index("scale_block(int"):text.index("extern")]
+    assert helper.count("(event_t)((step - 3) % 2)") == 4
+    assert "EVENT_ID" not in helper
 
 
 def test_helper_copies_with_reused_ub_keep_one_text(capsys):

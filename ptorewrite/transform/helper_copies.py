@@ -32,10 +32,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Expr, Var, cpp_text
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
 from ptorewrite.transform.sync_emit import copy_of, reached
-from ptorewrite.transform.sync_model import BadEventId, PlannedSync, Tree, credit_candidates, slot_variants
+from ptorewrite.transform.sync_model import (
+    BadEventId,
+    PlannedSync,
+    Tree,
+    credit_candidates,
+    param_offsets,
+    slot_variants,
+)
 
 
 def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: list) -> list[PlannedSync]:
@@ -115,7 +122,17 @@ def in_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:
     names = tree.names_at(at)
     if not e.free_vars() <= names.keys():
         return None
-    return e.subst({v: Var("@" + names[v]) for v in e.free_vars()})
+    block = helper_of(tree, at)
+    shifted = param_offsets(block) if block is not None else {}
+    env: dict[str, Expr] = {}
+    for v in e.free_vars():
+        p, c = shifted.get(v, (None, 0))
+        if p is not None and names[v] != p and not (block is not None and v in block.param_names):
+            # A variable the helper sees as a parameter minus a constant (Tree.names_at).
+            env[v] = binop("-", Var("@" + p), Const(c))
+        else:
+            env[v] = Var("@" + names[v])
+    return e.subst(env)
 
 
 def from_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:

@@ -19,7 +19,7 @@ from itertools import pairwise
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.abstract import Compiled, is_known
 from ptorewrite.analysis.deps import Edge
-from ptorewrite.analysis.expr import Const, Expr, UnboundValue, UnOp, Var, binop
+from ptorewrite.analysis.expr import Const, Expr, UnboundValue, UnOp, Var, binop, linear
 
 
 @dataclass(eq=False)
@@ -67,6 +67,27 @@ class PlannedSync:
         start, step, trips = int(loop.start.eval({})), int(loop.step.eval({})), loop.trip_count()
         index = start if where == "before" else start + trips * step
         return [binop("+", self.wait_slot.subst({loop.var: Const(index)}), Const(self.event))]
+
+
+def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
+    """Caller variables an inlined helper sees only through a parameter holding the variable
+    plus a constant (`compute(i + n - 4)` with `n` a compile-time value): IR variable ->
+    (parameter, constant), so that the variable is the parameter minus the constant inside the
+    helper at this call. A parameter bound to a value is not assigned inside the helper (the
+    front end binds such a parameter once per call), and a caller variable is not assigned
+    while the call runs unless the helper holds it by reference (then `param_names` names it
+    and this is not used) or a lambda's body assigns it through its capture (then it is left
+    out). The first parameter found names a variable."""
+    out: dict[str, tuple[str, int]] = {}
+    assigned = {x.var for x in ir.walk(helper) if isinstance(x, (ir.Assign, ir.For))}
+    for p, value in helper.param_values.items():
+        form = linear(value) if isinstance(value, Expr) and not isinstance(value, Var) else None
+        if form is None or len(form[0]) != 1:
+            continue
+        (v, k), = form[0].items()
+        if k == 1 and v not in helper.param_names and v not in assigned:
+            out.setdefault(v, (p, form[1]))
+    return out
 
 
 class BadEventId(Exception):
@@ -167,10 +188,15 @@ class Tree:
         """Scalar variables in scope next to s, IR name -> C++ spelling: enclosing loop variables
         and local scalars (e.g. a ping-pong index) declared earlier in an enclosing block, within
         s's own function; inside an inlined helper also the caller's variables its parameters
-        name, spelled as the parameter (`pp` passed as `uint8_t slot` is `slot` there)."""
+        name, spelled as the parameter (`pp` passed as `uint8_t slot` is `slot` there), and those
+        a parameter holds shifted by a constant (`i` passed as `int t` holding `i + n - 4` with
+        `n` known is `(t - n + 4)` there: `param_offsets`)."""
         chain = self.chain(s)
         helper = next((a for a in chain[1:] if isinstance(a, ir.Block) and a.inlined), None)
         out: dict[str, str] = dict(helper.param_names) if helper is not None else {}
+        if helper is not None:
+            for v, (p, c) in param_offsets(helper).items():
+                out.setdefault(v, p if c == 0 else f"({p} {'-' if c > 0 else '+'} {abs(c)})")
         inner = s
         for a in chain[1:]:
             if isinstance(a, ir.For):

@@ -283,3 +283,31 @@ def linear(e: Expr) -> Linear | None:
             out[k] = out.get(k, 0) + sign * v
         return {k: v for k, v in out.items() if v}, x[1] + sign * y[1]
     return None
+
+
+def affine_normal(e: Expr) -> Expr:
+    """e with every integer affine subexpression rewritten as its terms in name order followed
+    by one constant, so that two spellings of one value (`(t - 6) + 8 - 2` and `t`) become the
+    same expression."""
+    form = linear(e)
+    if form is not None:
+        terms, const = form
+        out: Expr | None = None
+        for name in sorted(terms):
+            k = terms[name]
+            term: Expr = Var(name) if abs(k) == 1 else binop("*", Const(abs(k)), Var(name))
+            if out is None:
+                out = term if k > 0 else unop("-", term)
+            else:
+                out = binop("+" if k > 0 else "-", out, term)
+        if out is None:
+            return Const(const)
+        return out if const == 0 else binop("+" if const > 0 else "-", out, Const(abs(const)))
+    if isinstance(e, BinOp):
+        return binop(e.op, affine_normal(e.lhs), affine_normal(e.rhs))
+    if isinstance(e, UnOp):
+        return unop(e.op, affine_normal(e.operand))
+    if isinstance(e, Select):
+        return select(affine_normal(e.cond), affine_normal(e.then), affine_normal(e.other))
+    return e
+

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
+from ptorewrite.analysis.expr import Const, Expr, Var, affine_normal, binop, cpp_text
 from ptorewrite.transform.sync_check import PlanTrace
 from ptorewrite.transform.sync_emit import copy_of, reached
 from ptorewrite.transform.sync_model import (
@@ -132,6 +132,9 @@ def in_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:
             env[v] = binop("-", Var("@" + p), Const(c))
         else:
             env[v] = Var("@" + names[v])
+    if not all(isinstance(x, Var) for x in env.values()):
+        # A shifted parameter: the copies' spellings of one value differ until folded.
+        return affine_normal(e.subst(env))
     return e.subst(env)
 
 

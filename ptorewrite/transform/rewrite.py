@@ -18,6 +18,8 @@ from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.header_edits import rewritten_headers, split_on_helper_template
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
+from ptorewrite.transform.sync_emit import HelperCopiesDiffer
+from ptorewrite.transform.sync_model import SHIFTED_PARAMS
 from ptorewrite.transform.tassign import tassign_insertions
 
 
@@ -363,8 +365,23 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
                       "comparison and bisecting, not for production", kernel.body.stmts[0].loc
                       if kernel.body.stmts else None)
         return sync.conservative_insertions(kernel, kernel.file), None
-    sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
-    return sync.sync_insertions(kernel, sync_plan, kernel.file), sync_plan
+    heard = Reporter()
+    try:
+        sync_plan = sync.plan_syncs(kernel, profile, plan.address, heard)
+        edits = sync.sync_insertions(kernel, sync_plan, kernel.file)
+    except HelperCopiesDiffer:
+        # Naming a caller's variable through a shifted parameter lets a helper's flag rotate
+        # its id in every copy, but it can also leave the copies planned apart (different ids
+        # where each copy's flag stays inside the helper); without those names such a flag is
+        # placed at each call instead.
+        token = SHIFTED_PARAMS.set(False)
+        try:
+            sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
+            return sync.sync_insertions(kernel, sync_plan, kernel.file), sync_plan
+        finally:
+            SHIFTED_PARAMS.reset(token)
+    reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
+    return edits, sync_plan
 
 
 def refuse_manual(kernel: ir.Kernel) -> None:

@@ -49,6 +49,7 @@ from ptorewrite.transform.sync_check import BarrierCover, PlanTrace
 from ptorewrite.transform.sync_emit import conservative_insertions, emit
 from ptorewrite.transform.sync_ids import EventsExhausted, allocate_events
 from ptorewrite.transform.sync_model import (
+    SHIFTED_PARAMS,
     BadEventId,
     PlannedSync,
     Tree,
@@ -69,6 +70,7 @@ class SyncPlan:
     syncs: list[PlannedSync]
     edges: list[Edge]
     extra: int = 0  # periods added to every loop's margin before the plan settled
+    shifted_params: bool = True  # sync_model.SHIFTED_PARAMS while it was planned
 
 
 def _key(e: Edge) -> tuple:
@@ -466,6 +468,7 @@ def _plan_syncs(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, rep
         if not base.trace.decisions:
             break
     _, _, plan, heard = min(plans, key=lambda p: (p[0], not p[1]))
+    plan.shifted_params = SHIFTED_PARAMS.get()
     reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
     return plan
 
@@ -593,7 +596,11 @@ def _warn_irregular(pt: PlanTrace, reporter: Reporter) -> None:
 
 def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insertion]:
     """Insert-only edits for the planned syncs, each with a short reason."""
-    return emit(kernel, plan.syncs, main)
+    token = SHIFTED_PARAMS.set(plan.shifted_params)
+    try:
+        return emit(kernel, plan.syncs, main)
+    finally:
+        SHIFTED_PARAMS.reset(token)
 
 
 def pipe_graph(plan: SyncPlan):

@@ -3,29 +3,38 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import BinOp, Const, Expr, cpp_text
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Var, affine_normal, binop, cpp_text
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse.invocation import is_bundled
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.sync_model import PlannedSync, Tree
 
 
+class HelperCopiesDiffer(PtoError):
+    """The copies of a helper inlined at several call sites need different lines inside it."""
+
+
 def _strip(text: str) -> str:
     return text[1:-1] if text.startswith("(") and text.endswith(")") else text
 
 
-def _event_text(s: PlannedSync, names: dict[str, str], wait: bool = False) -> str:
+Spell = Callable[[Expr], str]
+
+
+def _event_text(s: PlannedSync, spell: Spell, wait: bool = False) -> str:
     slot_expr = s.id_expr(wait)
     if s.spelled_slot is not None:  # one text for every copy of a helper
         slot_expr = s.spelled_wait_slot if wait and s.spelled_wait_slot is not None else s.spelled_slot
         names = {v: v[1:] for v in slot_expr.free_vars()}
+        spell = lambda e: cpp_text(e, names)
     if slot_expr is None:
         return f"EVENT_ID{s.event}"
     if s.event:
         slot_expr = BinOp("+", slot_expr, Const(s.event))
-    return f"(event_t)({_strip(cpp_text(slot_expr, names))})"
+    return f"(event_t)({_strip(spell(slot_expr))})"
 
 
 # The state the front end keeps for an end of a TMPipe (parse.mpipe: `pipe.cons.free`, ...) is
@@ -47,15 +56,15 @@ def _state_spelling(name: str) -> str:
     return name if m is None else f"{m.group(1)}.{'prod' if m.group(2) == 'pushed' else 'cons'}.getTileId()"
 
 
-def _guarded(guard: Expr | None, names: dict[str, str], code: str) -> str:
+def _guarded(guard: Expr | None, spell: Spell, code: str) -> str:
     """A set or wait issued only when the other end's `if` runs."""
-    return code if guard is None else f"if ({_strip(cpp_text(guard, names))}) {code}"
+    return code if guard is None else f"if ({_strip(spell(guard))}) {code}"
 
 
-def _id_text(e: Expr, names: dict[str, str]) -> str:
+def _id_text(e: Expr, spell: Spell) -> str:
     if isinstance(e, Const):
         return f"EVENT_ID{e.value}"
-    return f"(event_t)({_strip(cpp_text(e, names))})"
+    return f"(event_t)({_strip(spell(e))})"
 
 
 def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: bool = True) -> list[Insertion]:
@@ -65,10 +74,20 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
-    def names(stmt: ir.Stmt) -> dict[str, str]:
-        """How the variables of an event id are spelled next to `stmt` (a helper's parameter
-        inside the helper, the caller's variable outside it)."""
-        return {k: _state_spelling(v) for k, v in tree.names_at(stmt).items()}
+    def names(stmt: ir.Stmt) -> Spell:
+        """How an event id or guard is spelled next to `stmt` (a helper's parameter inside the
+        helper, the caller's variable outside it; a variable a parameter holds shifted by a
+        constant through that parameter, folded: Tree.shifts_at)."""
+        spelled = {k: _state_spelling(v) for k, v in tree.names_at(stmt).items()}
+        shifts = tree.shifts_at(stmt)
+
+        def spell(e: Expr) -> str:
+            used = {v: shifts[v] for v in e.free_vars() if v in shifts}
+            if not used:
+                return cpp_text(e, spelled)
+            e = affine_normal(e.subst({v: binop("-", Var("@" + p), Const(c)) for v, (p, c) in used.items()}))
+            return cpp_text(e, {**spelled, **{"@" + p: p for p, _ in used.values()}})
+        return spell
 
     def at(stmt: ir.Stmt, where: str, code: str, reason: str, order: int) -> None:
         out.append((stmt, _at(stmt, where, code, reason, main, order)))
@@ -187,7 +206,7 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
             continue
         a = next(b for b in every if lines[b])
         b = next(b for b in every if lines[b] != lines[a])
-        raise PtoError("this statement is in a helper inlined at several call sites that need different "
+        raise HelperCopiesDiffer("this statement is in a helper inlined at several call sites that need different "
                        f"synchronization inside it (the copy {_called_at(tree, every[a])} needs "
                        f"{_shown(lines[a])}, the copy {_called_at(tree, every[b])} needs {_shown(lines[b])}); "
                        "inline the helper by hand or give each call its own helper", stmt.loc)

@@ -13,6 +13,7 @@ Candidates, most precise first (see docs/design.md, "Sync insertion"):
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -69,6 +70,13 @@ class PlannedSync:
         return [binop("+", self.wait_slot.subst({loop.var: Const(index)}), Const(self.event))]
 
 
+# Whether a helper names a caller variable through a parameter holding it shifted by a constant
+# (`param_offsets`). On by default; a plan whose helper copies cannot agree with these names is
+# made again without them (rewrite._sync_insertions), and the plan records which it used
+# (SyncPlan.shifted_params) so that its lines are written the way it was planned.
+SHIFTED_PARAMS: ContextVar[bool] = ContextVar("shifted_params", default=True)
+
+
 def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
     """Caller variables an inlined helper sees only through a parameter holding the variable
     plus a constant (`compute(i + n - 4)` with `n` a compile-time value): IR variable ->
@@ -79,6 +87,8 @@ def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
     and this is not used) or a lambda's body assigns it through its capture (then it is left
     out). The first parameter found names a variable."""
     out: dict[str, tuple[str, int]] = {}
+    if not SHIFTED_PARAMS.get():
+        return out
     assigned = {x.var for x in ir.walk(helper) if isinstance(x, (ir.Assign, ir.For))}
     for p, value in helper.param_values.items():
         form = linear(value) if isinstance(value, Expr) and not isinstance(value, Var) else None
@@ -196,6 +206,7 @@ class Tree:
         out: dict[str, str] = dict(helper.param_names) if helper is not None else {}
         if helper is not None:
             for v, (p, c) in param_offsets(helper).items():
+                # Placeholder spelling; the emitter writes the folded form (`shifts_at`).
                 out.setdefault(v, p if c == 0 else f"({p} {'-' if c > 0 else '+'} {abs(c)})")
         inner = s
         for a in chain[1:]:
@@ -211,6 +222,17 @@ class Tree:
                     break
             inner = a
         return out
+
+    def shifts_at(self, s: ir.Stmt) -> dict[str, tuple[str, int]]:
+        """The caller variables `names_at` spells through a parameter shifted by a nonzero
+        constant, IR name -> (parameter, constant): an expression using them is written with
+        the parameter substituted and its affine parts folded, so that every call of a helper
+        spells one value alike (`(t - 6) + 8` and `t + 2`)."""
+        helper = next((a for a in self.chain(s)[1:] if isinstance(a, ir.Block) and a.inlined), None)
+        if helper is None:
+            return {}
+        return {v: (p, c) for v, (p, c) in param_offsets(helper).items()
+                if c != 0 and v not in helper.param_names}
 
     def spells(self, e: Expr | None, s: ir.Stmt) -> bool:
         """Whether e can be written next to s (every variable of it is in scope there)."""

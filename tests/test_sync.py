@@ -391,16 +391,18 @@ def test_pipe_graph_links_every_sync_to_the_dependence_it_orders():
         assert g.nodes[src]["pipe"] == g.nodes[n]["src"] and g.nodes[dst]["pipe"] == g.nodes[n]["dst"]
 
 
-def test_helper_inlined_twice_with_different_needs_is_a_located_error(capsys):
+def test_helper_guarded_by_a_constant_at_one_call_and_a_runtime_value_at_another(capsys):
+    # One call passes 1, the loop's calls `i % period == 0`: both copies keep the `if`, so the
+    # helper has one text, right for every period.
     from ptorewrite.cli import main
 
-    path = ROOT / "tests" / "kernels" / "bad" / "helper_needs_different_syncs.cpp"
-    assert main(["auto2manual", str(path)]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert f"{path}:13:21: error: this statement is in a helper inlined at several call sites" in captured.err
-    assert "(the copy called at 24:5 needs set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0), the copy called at 26:9 " \
-        "needs nothing)" in captured.err
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_refresh_some_calls.cpp"
+    expected = path.with_name("helper_refresh_some_calls.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    for period in ("1", "2", "5", "7"):
+        capsys.readouterr()
+        assert main(["verify", "--set", f"period={period}", str(path), str(expected)]) == 0
+        assert "outputs equivalent" in capsys.readouterr().out
 
 
 RUNTIME_BRANCH = """\
@@ -532,7 +534,7 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
 @pytest.mark.parametrize("name", ["helper_twice", "helper_shared_output", "helper_before_and_in_loop",
                                   "helper_prologue_and_steady", "helper_two_instantiations",
                                   "helper_main_phase_in_and_before_loop", "helper_guarded_flag",
-                                  "helper_nested_lanes", "helper_shifted_lane"])
+                                  "helper_nested_lanes", "helper_shifted_lane", "helper_constant_argument"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -544,6 +546,28 @@ def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     assert main(["check", str(expected)]) == 0
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_if_decided_by_a_constant_argument_keeps_its_place(capsys, tmp_path):
+    # The call before the loop passes a constant that decides the helper's `if` (its load runs,
+    # or with 1 never runs); the loop's call passes a variable. The decided copy keeps the `if`
+    # with its dead branch empty, so the copies line up and the helper gets one text; the `if`
+    # keeps the user's words.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_constant_argument.cpp"
+    expected = path.with_name("helper_constant_argument.manual.cpp").read_text()
+    assert "    if (part == 0) {\n        GmT from(in);\n        TLOAD(src, from);\n    }\n" \
+        "    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);" in expected
+    skipped = tmp_path / "skipped.cpp"
+    skipped.write_text(path.read_text().replace("double_part(src, dst, 0, in, out);",
+                                                "double_part(src, dst, 1, in, out);"))
+    out = tmp_path / "skipped.manual.cpp"
+    assert main(["auto2manual", str(skipped), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert "    if (part == 0) {\n" in out.read_text()
+    capsys.readouterr()
+    assert main(["verify", str(skipped), str(out)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
 
 

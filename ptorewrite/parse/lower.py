@@ -1785,6 +1785,12 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self._scope_uid = saved
         return ir.Block(stmts, self.range_of(cursor), uid=uid)
 
+    @staticmethod
+    def _is_if_constexpr(c: Cursor) -> bool:
+        """`if constexpr (...)`: its dead branch need not even compile, so it is not kept."""
+        toks = [t.spelling for t in itertools.islice(c.get_tokens(), 2)]
+        return toks[1:] != ["("]
+
     def lower_if(self, c: Cursor, scope: Scope, out: list[ir.Stmt]) -> None:
         kids = list(c.get_children())
         cond_cursor = kids[0]
@@ -1798,6 +1804,17 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         if isinstance(cond, Const):
             # Compile-time condition (if constexpr, template constants): keep only the live branch.
             chosen = then_c if cond.value else else_c
+            if self._stack and not self._is_if_constexpr(c):
+                # In a helper a plain `if` may be decided by one call's constant argument and
+                # not by another's: this copy keeps the `if` (its dead branch empty) so that
+                # every copy has the same statements at the same places, and the
+                # synchronization planned for it is the one text the other copies get.
+                live = self._lower_body(chosen, scope) if chosen is not None else None
+                then = live if cond.value else ir.Block([], self.range_of(then_c), uid=next(self._uid))
+                other = (None if else_c is None else
+                         live if not cond.value else ir.Block([], self.range_of(else_c), uid=next(self._uid)))
+                out.append(ir.If(cond, then, other, self.range_of(c)))
+                return
             if chosen is not None:
                 out.append(self._lower_body(chosen, scope))
             return

@@ -1,6 +1,7 @@
-// A helper whose load runs only on some calls (a run-time flag it is passed): in a loop its
-// copy waits for the load under that condition, at the straight-line call for nothing; the
-// guarded lines cannot be one text yet (a located error).
+// A helper whose load runs only on some calls (a flag it is passed): the straight-line call
+// passes the constant 1, which decides the helper's `if` in that copy; the loop's call passes a
+// run-time value. The decided copy keeps the `if` in its place, so both copies take the same
+// lines: the load's flag after the `if`, whatever the loop's calls pass.
 #include <pto/pto-inst.hpp>
 using namespace pto;
 using TileT = Tile<TileType::Vec, float, 8, 64>;

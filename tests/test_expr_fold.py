@@ -91,3 +91,20 @@ def test_a_folded_condition_keeps_the_work_of_its_operands(capsys, tmp_path, con
     assert "pipe_barrier(V)" in body
     # Under `false && ...` the call sits in a branch that never runs.
     assert ("if false:" not in body) is barrier_runs, body
+
+
+def test_affine_normal_spells_one_value_alike_however_it_was_shifted():
+    from ptorewrite.analysis.expr import affine_normal, cpp_text
+
+    t = Var("t")
+    shifted = binop("+", binop("-", binop("+", binop("-", t, Const(6)), Const(8)), Const(2)), Const(1))
+    plain = binop("+", t, Const(1))
+    guard = lambda e: binop("==", binop("%", e, Const(4)), Const(0))
+    assert cpp_text(guard(shifted)) != cpp_text(guard(plain))
+    assert cpp_text(affine_normal(guard(shifted))) == cpp_text(affine_normal(guard(plain))) == "(((t + 1) % 4) == 0)"
+    # Terms in name order, coefficients kept, a value that cancels to a constant is that constant.
+    assert cpp_text(affine_normal(binop("-", binop("+", Var("b"), binop("*", Const(2), Var("a"))), Const(3)))) \
+        == "(((2 * a) + b) - 3)"
+    assert affine_normal(binop("-", binop("+", t, Const(5)), t)) == Const(5)
+    # What is not affine is kept, its affine operands folded.
+    assert cpp_text(affine_normal(binop("/", binop("+", binop("-", t, Const(2)), Const(2)), Const(4)))) == "(t / 4)"

@@ -798,3 +798,37 @@ def test_full_barrier_fallback_inside_a_helper_is_written_in_every_copy(capsys, 
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", str(path), str(expected)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_a_plan_whose_helper_copies_differ_with_shifted_names_is_made_again_without_them(capsys, monkeypatch,
+                                                                                          tmp_path):
+    # Where the copies of a helper still need different lines with a caller's variable named
+    # through a shifted parameter, the kernel is planned again without those names (the flag then
+    # goes at each call) instead of stopping: here the first plan is made to fail that way.
+    from ptorewrite.cli import main
+    from ptorewrite.transform import rewrite, sync
+    from ptorewrite.transform.sync_emit import HelperCopiesDiffer
+
+    tried = []
+    real = sync.sync_insertions
+
+    def copies_differ_with_shifts(kernel, plan, main_file):
+        tried.append(plan.shifted_params)
+        if plan.shifted_params:
+            raise HelperCopiesDiffer("copies differ", None)
+        return real(kernel, plan, main_file)
+
+    monkeypatch.setattr(rewrite.sync, "sync_insertions", copies_differ_with_shifts)
+    # The steady loop's call passes `k + 2`: the first plan names `k` through it.
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_prologue_and_steady.cpp"
+    out = tmp_path / "retry.manual.cpp"
+    assert main(["auto2manual", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert tried == [True, False]
+    # This kernel's plan needs no shifted name, so the second plan writes the same kernel.
+    assert out.read_text() == path.with_name("helper_prologue_and_steady.manual.cpp").read_text()
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["check", "-I", str(path.parent), str(out)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", "-I", str(path.parent), str(path), str(out)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out

@@ -118,6 +118,14 @@ id per sync on that pair ("more than 8 events would be live on MTE1 -> MTE2" at 
 the copies' ids (a credit between the prologue's, the main loop's and the epilogue's flags)
 would let the lanes back in. The epilogue's `compute_gu` lanes now have a name (4 above), but its
 main-loop copy keeps the single `pvVecTile` of the AUTO kernel, so one text for both keeps one id.
+
+At S1 = 8192 (1.277x) the rewrite exists since the planner stopped taking a scalar stored every
+iteration of a shortened loop as unknown everywhere (it made `compute_gu`'s own `tile_id` tests
+unknown, so its main-loop copy waited on a flag nothing had set, and the planner fell back to a
+full barrier in one copy). Its causes are those of 2048 over 28 main-loop iterations instead of
+4: the ideal-sync bound is 1.115x (the memory plan 14,875 cycles over the true dependences: the
+same single `qkAccTile`, shared L0A / L0B and single main-loop tiles), and the synchronization
+18,489 cycles more, mostly the single-id MTE1 -> MTE2 and M <-> MTE1 flags above.
 """
 
 

@@ -664,7 +664,12 @@ def do_auto(row: Row, runner: Runner) -> Row:
     flags = read_both(row, runner)
     if flags is None:
         return row
-    out = runner.tmp / (row.path.replace("/", "_") + ".manual.cpp")
+    # A folder of its own per kernel: auto2manual writes the kernel's rewritten headers beside
+    # its output, and two kernels' headers of one name (the a2a3 and a5 flash attentions'
+    # pto_macro_matmul.hpp) must not replace each other while the rows run at once.
+    folder = runner.tmp / (row.path.replace("/", "_") + ".rewrite")
+    folder.mkdir(exist_ok=True)
+    out = folder / (Path(row.path).stem + ".manual.cpp")
     row.runs["auto2manual"] = runner.run(["auto2manual", *flags, path, "-o", str(out)])
     if row.runs["auto2manual"].rc != 0:
         return row

@@ -40,7 +40,6 @@ from ptorewrite.transform.sync_model import (
     PlannedSync,
     Tree,
     credit_candidates,
-    param_offsets,
     slot_variants,
 )
 
@@ -122,20 +121,12 @@ def in_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:
     names = tree.names_at(at)
     if not e.free_vars() <= names.keys():
         return None
-    block = helper_of(tree, at)
-    shifted = param_offsets(block) if block is not None else {}
-    env: dict[str, Expr] = {}
-    for v in e.free_vars():
-        p, c = shifted.get(v, (None, 0))
-        if p is not None and names[v] != p and not (block is not None and v in block.param_names):
-            # A variable the helper sees as a parameter minus a constant (Tree.names_at).
-            env[v] = binop("-", Var("@" + p), Const(c))
-        else:
-            env[v] = Var("@" + names[v])
-    if not all(isinstance(x, Var) for x in env.values()):
-        # A shifted parameter: the copies' spellings of one value differ until folded.
-        return affine_normal(e.subst(env))
-    return e.subst(env)
+    shifted = tree.shifts_at(at)
+    # A variable the helper sees as a parameter minus a constant is written so, and the
+    # expression folded: the copies' spellings of one value differ until then.
+    env: dict[str, Expr] = {v: binop("-", Var("@" + shifted[v][0]), Const(shifted[v][1])) if v in shifted
+                            else Var("@" + names[v]) for v in e.free_vars()}
+    return affine_normal(e.subst(env)) if e.free_vars() & shifted.keys() else e.subst(env)
 
 
 def from_helper_terms(tree: Tree, e: Expr | None, at: ir.Stmt) -> Expr | None:

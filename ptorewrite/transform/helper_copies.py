@@ -444,6 +444,8 @@ class _Harmony:
             base = self.fresh(flags)
             trial = [replace(f, event=base) if any(f is g for g in group) else f for f in flags]
             settled = self.settle(trial)
+            if settled is None:
+                settled = self.chain(flags, group, base)
             if settled is not None:
                 flags = settled
                 continue
@@ -472,6 +474,27 @@ class _Harmony:
                               "event id; they are written at each call instead of inside the helper (less overlap "
                               "there)", f.wait_at.loc)
         return flags
+
+    def chain(self, flags: list[PlannedSync], group: list[PlannedSync], base: int) -> list[PlannedSync] | None:
+        """The group's copies on one id as one chain, or None: copies whose loops run one after
+        another (a prologue loop, a steady loop, an epilogue loop) each prime their flag before
+        their loop and drain it after, so one copy's prime could land while the previous copy's
+        drain is still pending, and a shared id fails the check. As one chain the first copy's
+        prime and the last copy's drain bracket them all, and the signals each copy leaves pending
+        are what the next copy's first waits take (the credit between them: a copy's first load of
+        a lane waits for the previous copy's last reader of that lane, where its own drain and
+        the next prime would have made it wait for every lane)."""
+        primed = [f for f in group if f.prime_at is not None and f.drain_at is None]
+        if len(primed) < 2 or any(f.ahead is not None for f in group) or \
+                len({id(f.prime_at) for f in primed}) < len(primed) or \
+                len({id(self.tree.parent.get(id(f.prime_at))) for f in primed}) > 1:
+            return None
+        primed.sort(key=lambda f: self.tree.order[id(f.prime_at)])
+        first, last = primed[0], primed[-1]
+        new = {id(f): replace(f, event=base, prime_at=None) for f in primed[1:]}
+        new[id(first)] = replace(first, event=base, drain_at=last.prime_at)
+        trial = [new.get(id(f), replace(f, event=base) if any(f is g for g in group) else f) for f in flags]
+        return self.settle(trial)
 
     # -- 3. a flag with one end inside a copy ------------------------------------------------------
 

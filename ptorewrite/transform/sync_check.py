@@ -156,7 +156,8 @@ class PlanTrace:
             if s.prime_at is not None:
                 for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):
                     ids = s.boundary_ids(where)
-                    for m in idx((id(s.prime_at), where), ()):
+                    at = s.drain_at if where == "after" and s.drain_at is not None else s.prime_at
+                    for m in idx((id(at), where), ()):
                         for e in ids:
                             out.append((m.pos + off, kind, a, b, event_value(e, m.env, m.forced), s))
         out.sort(key=lambda x: x[0])

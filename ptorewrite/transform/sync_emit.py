@@ -118,10 +118,12 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, names(s.prime_at))})",
                f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
             continue
+        drain_at = s.drain_at if s.drain_at is not None else s.prime_at
         for e in s.boundary_ids("before"):
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
+            at(drain_at, "after", f"wait_flag({args}, {_id_text(e, names(drain_at))})",
+               f"drain: {what} ({s.src} -> {s.dst})", 4)
     out = _phase_ends(kernel, out, main)
     if check_copies:
         split = _check_shared_helpers(kernel, tree, out)

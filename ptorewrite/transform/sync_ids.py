@@ -48,9 +48,19 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
         if id(origin) in spans:
             spans[id(origin)].append((set_pos, wait_pos))
     apart: set[frozenset[int]] = set()  # pairs of flags that must not share an id
+    # The copies of a flag chained through sequential loops (helper_copies: one prime before the
+    # first copy's loop, one drain after the last's) share their id whatever their spans: one
+    # copy's sets are taken by the next copy's waits, so their spans overlap by construction,
+    # across the slots; the check below decides whether the shared id holds.
+    group_of = {}
+    for n, group in enumerate(_copies(flags)):
+        chained = any(s.drain_at is not None for s in group)
+        for s in group:
+            group_of[id(s)] = n if chained else -1 - len(group_of)
     for s in flags:
         for o in flags:
-            if s is not o and (s.src, s.dst) == (o.src, o.dst) and _overlap(spans[id(s)], spans[id(o)]):
+            if s is not o and (s.src, s.dst) == (o.src, o.dst) and group_of[id(s)] != group_of[id(o)] \
+                    and _overlap(spans[id(s)], spans[id(o)]):
                 apart.add(frozenset((id(s), id(o))))
     before = pt.order(syncs)
     left = pt.unordered(before, pt.cross)

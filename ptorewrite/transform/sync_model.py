@@ -33,6 +33,9 @@ class PlannedSync:
     edge: Edge
     reverse_loop: ir.For | None = None  # reverse flag: carried by this loop
     prime_at: ir.Stmt | None = None  # prime before / drain after this statement
+    # Drain after this statement instead (a chain of sequential copies of a helper's flag on one
+    # id: primed before the first copy's loop, drained after the last's); None: after prime_at.
+    drain_at: ir.Stmt | None = None
     slot: Expr | None = None  # event id offset per slot
     slots: int = 1
     # Produced one iteration ahead (software pipelining): the set uses the producer's slot, the

@@ -865,3 +865,33 @@ def test_helper_copies_in_sequential_loops_share_per_lane_ids_as_one_chain(capsy
     assert kernel.rindex("// prime:") < kernel.index("for (int k = 0;")
     assert kernel.index("// drain:") > kernel.index("for (int k = 10;")
     assert "flag" not in kernel[kernel.index("for (int k = 0;"):kernel.rindex("}", 0, kernel.index("// drain:"))]
+
+
+def test_a_guarded_set_and_a_plain_set_after_one_helper_statement_are_two_lines():
+    # pto-isa's a5 AUTO flash attention: after compute_pv's TPOP, the main loop's copy and the
+    # epilogue's each set a plain MTE2 -> MTE1 flag (its operand) and one guarded by the step (its
+    # FIFO slot). Each line is shared by its own copies: two groups of two, each taking one id,
+    # not one group of four that no single id suits (each copy then took ids of its own, and the
+    # rewrite had to plan the kernel again without its shifted-parameter names).
+    from types import SimpleNamespace
+
+    from ptorewrite.analysis.expr import Var
+    from ptorewrite.transform.sync_ids import _copies
+    from ptorewrite.transform.sync_model import PlannedSync
+
+    def stmt(offset):
+        return SimpleNamespace(loc=SimpleNamespace(file="k.cpp", offset=offset, end_offset=offset + 10))
+
+    pop, use, fifo_main, fifo_epilogue = stmt(100), stmt(200), stmt(300), stmt(400)
+    use_epilogue = stmt(200)
+    pop_epilogue = stmt(100)
+
+    def flag(set_at, wait_at, guard=None):
+        return PlannedSync("flag", "MTE2", "MTE1", set_at, wait_at, None, set_guard=guard)
+
+    plain_main, plain_epilogue = flag(pop, use), flag(pop_epilogue, use_epilogue)
+    guarded_main = flag(pop, fifo_main, Var("first"))
+    guarded_epilogue = flag(pop_epilogue, fifo_epilogue, Var("first"))
+    groups = _copies([plain_main, guarded_main, plain_epilogue, guarded_epilogue])
+    assert sorted(sorted(id(f) for f in g) for g in groups) == sorted(
+        [sorted([id(plain_main), id(plain_epilogue)]), sorted([id(guarded_main), id(guarded_epilogue)])])

@@ -134,9 +134,13 @@ def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
 
     ends: dict[tuple, list[int]] = {}
     for i, s in enumerate(flags):
-        for end, stmt in (("set", s.set_at), ("wait", s.wait_at)):
-            ends.setdefault((s.src, s.dst, s.slots, end, _where(stmt)), []).append(i)
-    for (_, _, _, end, _), members in ends.items():
+        for end, stmt, guard in (("set", s.set_at, s.set_guard), ("wait", s.wait_at, s.wait_guard)):
+            # A guarded line (`if (...) set_flag(...)`) is not the plain line beside it at the
+            # same statement: two flags set after one statement, one of them guarded, are two
+            # lines, each shared by its own copies (compute_pv's guarded FIFO flag and plain
+            # operand flag after its TPOP).
+            ends.setdefault((s.src, s.dst, s.slots, end, _where(stmt), guard is not None), []).append(i)
+    for (_, _, _, end, _, _), members in ends.items():
         for i in members[1:]:
             a, b = flags[members[0]], flags[i]
             if (a.set_at if end == "set" else a.wait_at) is not (b.set_at if end == "set" else b.wait_at):

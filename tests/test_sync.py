@@ -535,7 +535,7 @@ def test_last_resort_is_a_local_full_barrier_with_a_warning(tmp_path, monkeypatc
                                   "helper_prologue_and_steady", "helper_two_instantiations",
                                   "helper_main_phase_in_and_before_loop", "helper_guarded_flag",
                                   "helper_nested_lanes", "helper_shifted_lane", "helper_constant_argument",
-                                  "helper_three_phases"])
+                                  "helper_three_phases", "helper_prologue_and_steady_in_block"])
 def test_helper_called_twice_is_rewritten_with_one_text(capsys, name):
     # Both copies take the same lines inside the helper; what differs goes at the callers.
     from ptorewrite.cli import main
@@ -895,3 +895,21 @@ def test_a_guarded_set_and_a_plain_set_after_one_helper_statement_are_two_lines(
     groups = _copies([plain_main, guarded_main, plain_epilogue, guarded_epilogue])
     assert sorted(sorted(id(f) for f in g) for g in groups) == sorted(
         [sorted([id(plain_main), id(plain_epilogue)]), sorted([id(guarded_main), id(guarded_epilogue)])])
+
+
+def test_a_prologue_and_a_steady_loop_in_one_block_share_per_lane_ids_inside_the_helper(capsys):
+    # Both loops sit in one block, where every reverse flag is primed and drained: the copies'
+    # flags of one text share their ids instead of being kept apart for their spans (before: "the
+    # flags would not check with an event id each ... using one event per sync there" and "cannot
+    # share one event id", each call writing its flags around it; 441 -> 384 cycles).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_prologue_and_steady_in_block.cpp"
+    expected = path.with_name("helper_prologue_and_steady_in_block.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0
+    err = capsys.readouterr().err
+    assert "one event per sync" not in err and "cannot share one event id" not in err, err
+    text = expected.read_text()
+    helper = text[text.index("scale_block(int"):text.index("extern")]
+    assert re.findall(r"(?:set|wait)_flag\(PIPE_V, PIPE_MTE2, [^;]*\)(?=;)", helper) == [
+        "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))", "set_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))"]

@@ -321,8 +321,14 @@ class _Harmony:
     def lacking(self, flags: list[PlannedSync], f: PlannedSync, end: str) -> list[ir.Stmt]:
         """The copies of f's `end` statement that have no flag written like f there."""
         at = f.set_at if end == "set" else f.wait_at
-        have = {id(g.set_at if end == "set" else g.wait_at) for g in flags
-                if g.kind == "flag" and g.set_at is not None and self.signature(g, end) == self.signature(f, end)}
+        alike = [g for g in flags if g.kind == "flag" and g.set_at is not None
+                 and self.signature(g, end) == self.signature(f, end)]
+        if sum((g.set_at if end == "set" else g.wait_at) is at for g in alike) > 1:
+            # Several lines like f at its statement: f's counterpart in another copy is the line
+            # that protects the same operands (as sync_ids pairs them); without one, f is a
+            # line of its copy alone.
+            alike = [g for g in alike if g.edge is not None and f.edge is not None and g.edge.what == f.edge.what]
+        have = {id(g.set_at if end == "set" else g.wait_at) for g in alike}
         return [c for c in self.copies.get(text_of(at), ()) if id(c) not in have]
 
     def analog(self, s: ir.Stmt, block: ir.Block, other: ir.Block) -> ir.Stmt | None:
@@ -365,7 +371,10 @@ class _Harmony:
             if outer is not None:
                 inside = []
             added = []
-            for t in self.lacking_bodies(flags, f):
+            targets = [t for t in self.lacking_bodies(flags, f) if not self.has_lanes_for(flags, f, t)]
+            if not targets:
+                continue
+            for t in targets:
                 other = self.same_depth_block(t, f.set_at, block)
                 if other is None:
                     break
@@ -407,6 +416,21 @@ class _Harmony:
                               f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text for "
                               "every call: an ordering they do not need)", f.set_at.loc)
         return flags
+
+    def has_lanes_for(self, flags: list[PlannedSync], f: PlannedSync, t: ir.Stmt) -> bool:
+        """Whether the copy holding t orders f's dependence with a per-lane flag of its own at
+        the same statements while f has one id: a steady loop's single tile needs one id where
+        the prologue's alternating tiles take one per lane. Written in every copy, f would hold
+        each of the prologue's loads until the other lane's reader is done, and take an id of
+        its own beside the lanes' in every copy; left to its own copy, it is moved to that
+        copy's call (`boundary_ends`), and the per-lane flag, added to f's copy, is the one text
+        inside the helper."""
+        if f.slots != 1 or f.slot is not None:
+            return False
+        body = self.body(t)
+        return any(g.kind == "flag" and g.slots > 1 and (g.src, g.dst) == (f.src, f.dst) and g.set_at is not None
+                   and text_of(g.set_at) == text_of(f.set_at) and text_of(g.wait_at) == text_of(f.wait_at)
+                   and self.body(g.set_at) is body for g in flags)
 
     def outer_loop(self, f: PlannedSync, block: ir.Block) -> ir.For | None:
         """The loop that carries f when it is the innermost loop around the helper's call (f is

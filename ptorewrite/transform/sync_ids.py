@@ -48,15 +48,13 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
         if id(origin) in spans:
             spans[id(origin)].append((set_pos, wait_pos))
     apart: set[frozenset[int]] = set()  # pairs of flags that must not share an id
-    # The copies of a flag chained through sequential loops (helper_copies: one prime before the
-    # first copy's loop, one drain after the last's) share their id whatever their spans: one
-    # copy's sets are taken by the next copy's waits, so their spans overlap by construction,
-    # across the slots; the check below decides whether the shared id holds.
-    group_of = {}
-    for n, group in enumerate(_copies(flags)):
-        chained = any(s.drain_at is not None for s in group)
-        for s in group:
-            group_of[id(s)] = n if chained else -1 - len(group_of)
+    # The copies of one flag written as one text are not kept apart for their spans: they must
+    # share an id to be one text (ids of their own make the copies' lines differ), and copies
+    # chained through one id (a copy carried by the loop around its call, copies in loops that
+    # run one after another: helper_copies) overlap by construction, one copy's sets taken by
+    # the next copy's waits, across the slots. The check below decides whether the shared id
+    # holds, and keeps apart what it refuses.
+    group_of = {id(s): n for n, group in enumerate(_copies(flags)) for s in group}
     for s in flags:
         for o in flags:
             if s is not o and (s.src, s.dst) == (o.src, o.dst) and group_of[id(s)] != group_of[id(o)] \
@@ -121,7 +119,7 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
 
 def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
     """The flags grouped by the source text they are written as: the inlined copies of one flag
-    of a helper fall in one group, and so do flags that share one end's text in different
+    of a helper fall in one group, and so do flags that share one end's line in different
     copies (a flag whose set one copy writes inside the helper and another at its call still
     waits with one line); every other flag is a group of its own."""
     parent = list(range(len(flags)))
@@ -141,10 +139,22 @@ def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
             # operand flag after its TPOP).
             ends.setdefault((s.src, s.dst, s.slots, end, _where(stmt), guard is not None), []).append(i)
     for (_, _, _, end, _, _), members in ends.items():
-        for i in members[1:]:
-            a, b = flags[members[0]], flags[i]
-            if (a.set_at if end == "set" else a.wait_at) is not (b.set_at if end == "set" else b.wait_at):
+        at = {i: id(flags[i].set_at if end == "set" else flags[i].wait_at) for i in members}
+        if len(set(at.values())) == len(members):
+            for i in members[1:]:
                 parent[find(i)] = find(members[0])
+            continue
+        # Several such lines at one copy's statement: each is one text with the line of another
+        # copy that protects the same operands; a line only one copy has stays alone (the
+        # helper's steady-loop call sets a flag for its single tile after compute_pv's matmul,
+        # beside the flag for the operand every call sets there).
+        by_what: dict[str, list[int]] = {}
+        for i in members:
+            by_what.setdefault(flags[i].edge.what if flags[i].edge is not None else "", []).append(i)
+        for same in by_what.values():
+            for i in same[1:]:
+                if at[i] != at[same[0]]:
+                    parent[find(i)] = find(same[0])
     groups: dict[int, list[PlannedSync]] = {}
     for i, s in enumerate(flags):
         groups.setdefault(find(i), []).append(s)

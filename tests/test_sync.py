@@ -913,3 +913,18 @@ def test_a_prologue_and_a_steady_loop_in_one_block_share_per_lane_ids_inside_the
     helper = text[text.index("scale_block(int"):text.index("extern")]
     assert re.findall(r"(?:set|wait)_flag\(PIPE_V, PIPE_MTE2, [^;]*\)(?=;)", helper) == [
         "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))", "set_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))"]
+
+
+@pytest.mark.parametrize("steady", ["0", "1"])
+def test_helper_copies_share_their_ids_when_the_middle_loop_may_not_run(capsys, steady):
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_three_phases_guarded.cpp"
+    expected = path.with_name("helper_three_phases_guarded.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    text = expected.read_text()
+    helper = text[text.index("scale_block(int"):text.index("extern")]
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(step % 2));" in helper
+    assert main(["verify", "--set", f"steady={steady}", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out

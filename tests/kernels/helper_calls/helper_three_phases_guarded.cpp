@@ -1,6 +1,7 @@
-// helper_three_phases with the steady loop in an `if` on a run-time count: the copies' loops
-// are not in one block, so no one prime and drain bracket them all; each call of the steady
-// loop writes its flags around it instead, with a warning.
+// helper_three_phases with the steady loop in an `if` on a run-time value: the steady copy may
+// not run at all, and the epilogue's first waits then take the prologue's last signals. The
+// copies still share their per-lane ids inside the helper, primed before the first loop and
+// drained after the last.
 #include <pto/pto-inst.hpp>
 using namespace pto;
 using TileT = Tile<TileType::Vec, float, 8, 64>;

@@ -102,30 +102,31 @@ memory plan's single L0C accumulator `qkAccTile` (declared once by the AUTO kern
 loops): each QK matmul waits for the previous fixpipe store (the L0C unit-flag waits at the top of
 the rewrite's critical path), so the vector cores start later than with the hand-written kernel's.
 
-At S1 = 2048 (1.252x) the MultiStaged main loop runs: three call sites of `compute_qk` /
+At S1 = 2048 (1.204x) the MultiStaged main loop runs: three call sites of `compute_qk` /
 `compute_pv` (prologue, main loop, epilogue). Even ideal synchronization of this memory plan is
 1.009x: `qkAccTile` in one L0C buffer, `al0Tiles` / `bl0Tiles` declared inside
 `pto_macro_matmul` (every lane shares one L0A / L0B copy) and the main loop's single `kMatTile`,
 `pMatTile`, `vMatTile` (the AUTO kernel's own choice: "we don't do double buffering for the main
-loop") cost 1,579 cycles over its true dependences. The synchronization costs 7,929 more: the
-flags moved to the prologue and epilogue calls keep one id (MTE1 -> MTE2 at lines 626 and 690 of
-the rewrite), and the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` order each
-extract after the previous matmul (lines 162 and 182). The one id on MTE1 -> MTE2 is not a
-failed plan check: the per-lane plan keeps eleven MTE1 -> MTE2 flags live at once (`kMatTile`
-and `vMatTile` with one and two lanes in each of the helpers' copies, whose ids the copies cannot
-share, plus `aMatTile` and `bMatTile`), more than the 8 event ids, so the planner falls back to one
-id per sync on that pair ("more than 8 events would be live on MTE1 -> MTE2" at 228:9). Sharing
-the copies' ids (a credit between the prologue's, the main loop's and the epilogue's flags)
-would let the lanes back in. The epilogue's `compute_gu` lanes now have a name (4 above), but its
-main-loop copy keeps the single `pvVecTile` of the AUTO kernel, so one text for both keeps one id.
+loop") cost 1,579 cycles over its true dependences. The synchronization costs 6,356 more, led by
+the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` (each extract after the previous
+matmul) and the L0C unit-flag waits. The MTE1 -> MTE2 flags now take one id per lane: the copies
+of one text share their ids instead of being kept apart for their spans, and the main loop's
+one-id flag for its single `kMatTile` stays with its call, so `compute_qk` writes
+`(sub_tile_id % 2) + 2` inside the helper for the prologue's two K lanes (before, the pair fell
+back to one id per sync, "more than 8 events would be live on MTE1 -> MTE2", and the waits at the
+prologue's and epilogue's calls held the cube's MTE2 about 6,400 cycles each: 40,903 cycles). The
+epilogue's V lanes still share one id with `pMatTile`'s flag (its TPOP's), and the epilogue's
+`compute_gu` lanes have a name (4 above), but its main-loop copy keeps the single `pvVecTile` of
+the AUTO kernel, so one text for both keeps one id.
 
-At S1 = 8192 (1.277x) the rewrite exists since the planner stopped taking a scalar stored every
+At S1 = 8192 (1.273x) the rewrite exists since the planner stopped taking a scalar stored every
 iteration of a shortened loop as unknown everywhere (it made `compute_gu`'s own `tile_id` tests
 unknown, so its main-loop copy waited on a flag nothing had set, and the planner fell back to a
 full barrier in one copy). Its causes are those of 2048 over 28 main-loop iterations instead of
 4: the ideal-sync bound is 1.115x (the memory plan 14,875 cycles over the true dependences: the
 same single `qkAccTile`, shared L0A / L0B and single main-loop tiles), and the synchronization
-18,489 cycles more, mostly the single-id MTE1 -> MTE2 and M <-> MTE1 flags above.
+18,035 cycles more, mostly the single-id M <-> MTE1 flags above and the main loop's one-id
+flags for its single tiles.
 """
 
 

@@ -61,7 +61,7 @@ def test_no_barrier_after_a_reduction_or_before_a_broadcast_that_reads_its_outpu
     TROWSUM(rowSum, y, tmp);
     TROWEXPANDDIV(z, y, rowSum);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
-    pipe_barrier(PIPE_V);  // WAW the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
+    pipe_barrier(PIPE_V);  // WAR the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
     TROWEXPANDMUL(w, y, rowMax);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW w: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
@@ -90,7 +90,7 @@ def test_at_the_width_where_a_reduction_returns_early_its_consumers_keep_their_b
     pipe_barrier(PIPE_V);  // RAW rowSum: TROWSUM -> TROWEXPANDDIV on PIPE_V
     TROWEXPANDDIV(z, y, rowSum);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
-    pipe_barrier(PIPE_V);  // WAW the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
+    pipe_barrier(PIPE_V);  // WAR the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
     TROWEXPANDMUL(w, y, rowMax);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW w: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3

@@ -16,8 +16,10 @@ order, each pipe running its queue in order, the cross-core FIFO waits kept):
 A kernel's time above its ideal-sync bound is its synchronization's cost; the ideal-sync bound above
 the true-dependence one is its memory plan's (buffers reused or not multi-buffered); the rest is its
 program order and its work. The waits are the same-core waits on the critical path that held their
-pipe after it was otherwise free, summed per source line and flag. Run by hand; not part of the
-test suite (benchmarks/fa_a2a3_vs_hand.py uses it).
+pipe after it was otherwise free, summed per source line and flag. Those figures are each wait's
+own idle time of its pipe, not shares of the kernel's time: waits on different pipes and cores hold
+them at once, so they overlap, do not add up, and their sum can exceed the timed cycles over the
+ideal-sync bound. Run by hand; not part of the test suite (benchmarks/fa_a2a3_vs_hand.py uses it).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ class Bounds:
     total: int
     ideal: int  # every same-core sync replaced by the data dependences it orders
     true_deps: int  # read-after-write only
-    critical_waits: list[tuple[str, int, int]] = field(default_factory=list)  # (wait, held cycles, times)
+    # (wait, held cycles, times); the held cycles of different waits overlap: not additive.
+    critical_waits: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def timed(argv: list[str]):
@@ -121,7 +124,9 @@ def bound(trace, sched: Schedule, true_deps_only: bool = False) -> int:
 
 def critical_waits(trace, sched: Schedule) -> list[tuple[str, int, int]]:
     """Same-core waits on the critical path that held their pipe past the moment it was free and
-    issued: (the wait and its flag, cycles held, times), most first."""
+    issued: (the wait and its flag, cycles held, times), most first. The cycles are the idle time of
+    each wait's own pipe; waits on other pipes may hold theirs in the same cycles, so the figures
+    overlap and do not add up."""
     steps = trace.steps
     on_path = {i for i, _ in sched.critical_path()}
     held: Counter = Counter()
@@ -149,6 +154,8 @@ def main() -> int:
     trace, sched = timed(sys.argv[1:])
     b = measure(trace, sched)
     print(f"timed {b.total:,} cycles; ideal-sync bound {b.ideal:,}; true-dependence bound {b.true_deps:,}")
+    if b.critical_waits:
+        print("waits on the critical path, cycles each held its pipe (overlapping: they do not add up):")
     for what, cycles, n in b.critical_waits[:12]:
         print(f"  {cycles:>8,} cycles x{n:<3} {what}")
     return 0

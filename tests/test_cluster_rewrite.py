@@ -30,6 +30,12 @@ def run(capsys, *argv):
     return status, out, err
 
 
+def sides_beside(folder: Path) -> None:
+    """A copy of the header the a2a3 kernels include (a2a3_sides.hpp) in `folder`, for a kernel
+    or a rewrite written there."""
+    (folder / "a2a3_sides.hpp").write_text((KERNELS / "a2a3_sides.hpp").read_text())
+
+
 def line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
@@ -89,6 +95,7 @@ def test_a_tile_read_two_pops_behind_its_ring_names_its_slot_two_counts_back():
 def test_a_wrong_slot_in_the_rewrite_is_found(capsys, tmp_path):
     # `check` evaluates the pipe's count where the rewrite reads it: the pop's wait naming the
     # other slot breaks the rotation of the two ids.
+    sides_beside(tmp_path)
     text = (KERNELS / "a2a3_gm_fifo.manual.cpp").read_text()
     good = "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(pipe.cons.getTileId() % 2));"
     assert good in text
@@ -119,6 +126,7 @@ def test_consecutive_pushes_into_a_gm_ring_write_different_slots(capsys, tmp_pat
     # Push n stores into GM slot n % 2: the next push's store is to the other slot (no barrier
     # between the two stores on FIX), and the push two later, into the same slot, waits for the
     # ring's free signal first (the pipe's protocol orders them). `check` of the rewrite agrees.
+    sides_beside(tmp_path)
     out = tmp_path / "gm_fifo.cpp"
     status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", f"-DPANELS={panels}",
                          KERNELS / "a2a3_gm_fifo.cpp", "-o", out)
@@ -286,6 +294,7 @@ def test_the_unit_flags_order_a_pushed_accumulator_with_its_matmuls(capsys, tmp_
     # The final matmul publishes the accumulator and the push's phased store reads it out, so
     # the rewrite has no M -> FIX flag before the push and no FIX -> M flag before the next
     # panel's matmul (the unit flags are the hardware's handshake, whatever syncs are added).
+    sides_beside(tmp_path)
     text = (KERNELS / "a2a3_unit_flag_push.manual.cpp").read_text()
     assert "PIPE_M, PIPE_FIX" not in text and "PIPE_FIX, PIPE_M" not in text
     status, out, err = run(capsys, "verify", "--arch", "a2a3", UNIT_FLAG_PUSH, KERNELS / "a2a3_unit_flag_push.manual.cpp")
@@ -314,6 +323,7 @@ def test_the_unit_flags_order_a_pushed_accumulator_with_its_matmuls(capsys, tmp_
 def test_a_push_through_a_unit_flag_ring_is_a_phased_store(capsys, tmp_path):
     # pto-isa's a2a3 TPipe takes EN_UNIT_FLAG too (its seventh argument): an accumulator's plain
     # push is then a store with STPhase::Final, and the rewrite leaves the M <-> FIX order to it.
+    sides_beside(tmp_path)
     src = (KERNELS / "a2a3_gm_fifo.cpp").read_text()
     kernel = tmp_path / "ring_unit_flag.cpp"
     kernel.write_text(src.replace("32 * 32 * sizeof(float), 2>", "32 * 32 * sizeof(float), 2, 2, false, true>")

@@ -61,7 +61,7 @@ def test_no_barrier_after_a_reduction_or_before_a_broadcast_that_reads_its_outpu
     TROWSUM(rowSum, y, tmp);
     TROWEXPANDDIV(z, y, rowSum);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
-    pipe_barrier(PIPE_V);  // WAW the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
+    pipe_barrier(PIPE_V);  // WAR the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
     TROWEXPANDMUL(w, y, rowMax);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW w: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
@@ -90,7 +90,7 @@ def test_at_the_width_where_a_reduction_returns_early_its_consumers_keep_their_b
     pipe_barrier(PIPE_V);  // RAW rowSum: TROWSUM -> TROWEXPANDDIV on PIPE_V
     TROWEXPANDDIV(z, y, rowSum);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
-    pipe_barrier(PIPE_V);  // WAW the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
+    pipe_barrier(PIPE_V);  // WAR the hidden UB scratch: TROWEXPANDDIV -> TROWEXPANDMUL on PIPE_V
     TROWEXPANDMUL(w, y, rowMax);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW w: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);  // RAW z: V -> MTE3
@@ -163,3 +163,27 @@ def test_the_attention_sample_has_no_barrier_after_its_row_reductions(capsys, tm
     reductions = [n for n, line in enumerate(lines) if line.startswith(("TROWMAX(", "TROWSUM("))]
     assert len(reductions) == 2
     assert not [lines[n + 1] for n in reductions if lines[n + 1].startswith("pipe_barrier")]
+
+
+QUANTISED = Path(__file__).parent / "kernels" / "sync" / "quantised_store.cpp"
+
+
+def test_the_quantised_store_drain_orders_the_parameters_move_before_it(capsys, tmp_path):
+    """a2a3's TSTORE_FP drains PIPE_FIX before it stores (`instructions.drains_before`): the TMOV
+    that fills its Scaling tile needs no barrier of the rewrite's, nor does the TMOV_FP after the
+    store that reads the same tile. `check` issues the same drain and finds the rewrite clean.
+    (The emulator does not compute the fixpipe's quantisation, so `verify` cannot run it.)"""
+    expected = QUANTISED.with_name("quantised_store.manual.cpp")
+    status, out, err = run(capsys, "auto2manual", "--arch", "a2a3", QUANTISED, "--check", expected)
+    assert status == 0, out + err
+    assert "pipe_barrier" not in expected.read_text()
+    status, report, err = run(capsys, "check", "--arch", "a2a3", expected)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in report, report + err
+    # Without the drain (the same kernel on a5, whose TSTORE_FP has none) the barrier is needed.
+    a5 = tmp_path / "quantised_store.a5.manual.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", QUANTISED, "-o", a5)
+    assert status == 0, err
+    assert "    pipe_barrier(PIPE_FIX);  // RAW scale: TMOV -> TSTORE_FP on PIPE_FIX\n" \
+           "    TSTORE_FP(outGlobal, acc, scale);\n" in a5.read_text()
+    status, report, err = run(capsys, "check", "--arch", "a5", a5)
+    assert status == 0 and "0 race(s), 0 flag problem(s)" in report, report + err

@@ -234,8 +234,8 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
             for w in _latest(c.writers, d):
                 if getattr(w, "pos", -1) < handed and w.stmt.op not in CROSS_CORE_FLAGS:
                     continue
-                if not own_barrier_orders(w, d, fp, late):
-                    deps.append(DynDep(w, d, "waw" if acc.write else "raw", fp.space, acc.what))
+                if not own_barrier_orders(w, d, fp, late, acc.write):
+                    deps.append(DynDep(w, d, _after_writer(w, d, fp, late, acc.write), fp.space, acc.what))
             if acc.write:
                 for r in _latest(c.readers, d):
                     if getattr(r, "pos", -1) < handed and r.stmt.op not in CROSS_CORE_FLAGS:
@@ -245,27 +245,44 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
         _update(space_cells, hit, acc, d)
 
 
-def own_barrier_orders(x, d, fp: Footprint, late: bool) -> bool:
+def own_barrier_orders(x, d, fp: Footprint, late: bool, write: bool = True) -> bool:
     """The pipe_barrier an instruction's own implementation issues (`execution.mark_barrier_inside`,
-    the model `check` uses) orders x's access to `fp` before d's: both on one pipe of one core, and
-    either d makes this access after its barrier (`late`), or every access of x that may touch
-    `fp` came before x's barrier. A cell keeps the op, not the access, and one op's reads and
-    writes update it in either order (a row broadcast writes the scratch early and reads it back
-    late): any late access of x there, read or write, and x's barrier does not count."""
+    the model `check` uses) orders x's accesses to `fp` before d's access there (a write when
+    `write`): every access of x that may touch `fp` and conflict with it (any when d writes, x's
+    writes when d reads) is ordered by `barrier_between`. A cell keeps the op, not the access, and
+    one op's reads and writes update it in either order (a row broadcast writes the scratch early
+    and reads it back late), so every such access of x counts."""
     if x.pipe != d.pipe or getattr(x, "core", "") != getattr(d, "core", ""):
         return False
     if late:
         return True
-    if not x.barrier_inside:
-        return False
     lo, hi, _ = _hull(fp)
     for a in x.accesses:
-        if a.early or a.footprint.space != fp.space:
+        if a.footprint.space != fp.space or not (write or a.write):
             continue
         alo, ahi, _ = _hull(a.footprint)
-        if alo < hi and lo < ahi:
+        if alo < hi and lo < ahi and not barrier_between(x, a, d, late):
             return False
     return True
+
+
+def barrier_between(x, a: Access, d, late: bool) -> bool:
+    """A pipe_barrier inside x or d orders x's access `a` before d's access (`late`: d makes it
+    after its own barrier): both on one pipe of one core, and either d's access is late or `a`
+    came before x's barrier."""
+    if x.pipe != d.pipe or getattr(x, "core", "") != getattr(d, "core", ""):
+        return False
+    return late or (x.barrier_inside and a.early)
+
+
+def _after_writer(w, d, fp: Footprint, late: bool, write: bool) -> str:
+    """The hazard of d's access to `fp` after w, the last writer there, that w's own barrier leaves
+    unordered. When that barrier orders w's writes there, what is left is w's read after it: the
+    second of two row broadcasts writes the hidden scratch before the first one's read-back (WAR),
+    not against the first one's write (its barrier orders that)."""
+    if write and own_barrier_orders(w, d, fp, late, write=False):
+        return "war"
+    return "waw" if write else "raw"
 
 
 def _latest(ops: tuple, d) -> list:

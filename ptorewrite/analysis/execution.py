@@ -38,8 +38,8 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Expr
 from ptorewrite.analysis.footprint import Footprint, single, strided
 from ptorewrite.analysis.instructions import (
-    DRAINS_BEFORE,
     SIMT_GATHER_SEMAPHORE,
+    drains_before,
     is_scratch,
     l1_gather_part,
     scratch_reach,
@@ -151,10 +151,13 @@ class Access:
 def mark_barrier_inside(op: str, arch: str, tiles: list[TileOperand], accesses: list[Access],
                         hidden: Footprint | None) -> tuple[list[Access], bool]:
     """The accesses of one instance of `op` ordered around the pipe_barrier its own implementation
-    issues (`instructions.vector_barrier_inside`), and whether it issues one. `tiles`: one operand
-    per tile argument, in order; `hidden`: the hidden UB scratch when the op writes it. The one
-    model of these barriers: `check` (emulator.pipes) and the sync planner (transform.sync_check)
-    both read the `early` marks and the read-back of the scratch added here.
+    issues (`instructions.vector_barrier_inside`, `instructions.drains_before`), and whether it
+    issues one. `tiles`: one operand per tile argument, in order; `hidden`: the hidden UB scratch
+    when the op writes it. The one model of these barriers: `check` (emulator.pipes) and the sync
+    planner (transform.sync_check) both read the `early` marks and the read-back of the scratch
+    added here.
+    - A drain before the work (a2a3's TSTORE_FP): no access before its barrier. (`check` issues
+      it as a barrier step of its own before the instruction, where the timing counts it too.)
     - A drained row reduction: every access before its barrier.
     - A row broadcast of a column vector: the read of the column and the write of the scratch
       before it; the rest after it, with the computation's read of the hidden scratch (the tmp
@@ -164,7 +167,7 @@ def mark_barrier_inside(op: str, arch: str, tiles: list[TileOperand], accesses: 
                                    [(t.decl.cols * t.decl.elem_bytes,
                                      t.valid[1] * t.decl.elem_bytes if t.valid_known else None) for t in tiles])
     if inside is None:
-        return accesses, False
+        return accesses, drains_before(op, arch) is not None
     if inside == -1:
         return [replace(a, early=True) for a in accesses], True
     vector = tiles[inside].text
@@ -878,7 +881,7 @@ class Machine:
                 self.kernel.core in ("vec", "cube"):
             self.gather_into_l1(s, operands, accesses, template)
             return
-        drained = DRAINS_BEFORE.get((self.arch.name, s.op))
+        drained = drains_before(s.op, self.arch.name)
         if drained is not None and self.manual:  # part of the instruction: a manual kernel relies on it
             self.issue(Step(len(self.steps), "barrier", drained,
                             ir.Sync("barrier", drained, None, None, s.loc, s.via), self.seq))

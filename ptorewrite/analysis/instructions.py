@@ -435,6 +435,14 @@ def l1_gather_part(template: Mapping[str, str], core: str, subblock, arch: ArchP
 # earlier FIX instruction (the TMOV that fills the Scaling tile from L1) has completed; a5's does not.
 DRAINS_BEFORE: dict[tuple[str, str], str] = {("a2a3", "TSTORE_FP"): "FIX"}
 
+
+def drains_before(op: str, arch: str) -> str | None:
+    """The pipe `op`'s implementation drains before its own work on `arch` (`DRAINS_BEFORE`), or
+    None. One model for `check`, which issues that barrier before the instruction, and the sync
+    planner, which counts it as a barrier inside the instruction with none of its accesses
+    before it (`execution.mark_barrier_inside`)."""
+    return DRAINS_BEFORE.get((arch, op))
+
 # Vector instructions whose pto-isa a2a3 implementation issues pipe_barrier(PIPE_V) itself, part way
 # through its own work (see `vector_barrier_inside`).
 # - The float and half row reductions reduce in steps through their scratch tile, a barrier after

@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.deps import DynDep, Edge, own_barrier_orders, static_edges
+from ptorewrite.analysis.deps import DynDep, Edge, barrier_between, static_edges
 from ptorewrite.analysis.expr import cpp_text
 from ptorewrite.analysis.gm_pairs import classify
 from ptorewrite.analysis.hb import same_pipe_ordered
@@ -234,7 +234,7 @@ def _conflict(x, y) -> tuple[str, str, str] | None:
         for b in y.accesses:
             if not (a.write or b.write) or a.footprint.overlap(b.footprint) is None:
                 continue
-            if own_barrier_orders(x, y, b.footprint, y.barrier_inside and not b.early):
+            if barrier_between(x, a, y, y.barrier_inside and not b.early):
                 continue  # ordered by the barrier inside one of them, as in `deps`
             kind = "waw" if a.write and b.write else "raw" if a.write else "war"
             return kind, a.footprint.space, b.what

@@ -410,11 +410,15 @@ class _Harmony:
             else:
                 trial = self.settle(flags + added) if added else None
                 if trial is not None:
+                    # A copy whose own plan has the flag, set inside the statement where the one
+                    # text sets it, needs it: only the others run an ordering they do not need.
+                    needless = [a for a in added if not any(self.same_ordering(g, f, a) for g in flags)]
                     flags = trial
-                    where = ", ".join(sorted({_call_site(self.tree, a.set_at) for a in added}))
-                    self.warn(f"this {f.src} -> {f.dst} flag is needed by the helper's call at "
-                              f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text for "
-                              "every call: an ordering they do not need)", f.set_at.loc)
+                    if needless:
+                        where = ", ".join(sorted({_call_site(self.tree, a.set_at) for a in needless}))
+                        self.warn(f"this {f.src} -> {f.dst} flag is needed by the helper's call at "
+                                  f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text "
+                                  "for every call: an ordering they do not need)", f.set_at.loc)
         return flags
 
     def has_lanes_for(self, flags: list[PlannedSync], f: PlannedSync, t: ir.Stmt) -> bool:
@@ -431,6 +435,14 @@ class _Harmony:
         return any(g.kind == "flag" and g.slots > 1 and (g.src, g.dst) == (f.src, f.dst) and g.set_at is not None
                    and text_of(g.set_at) == text_of(f.set_at) and text_of(g.wait_at) == text_of(f.wait_at)
                    and self.body(g.set_at) is body for g in flags)
+
+    def same_ordering(self, g: PlannedSync, f: PlannedSync, a: PlannedSync) -> bool:
+        """g, a flag of a copy's own plan, is what `a` (f written in that copy) is there, set at the
+        end of a statement that holds g's set: the same pipes, waited at the same statement, set
+        at g's statement or after the `if` or loop around it (the copy's constant argument decided
+        the `if`, so its plan set the flag inside it)."""
+        return g.kind == "flag" and g.src == f.src and g.dst == f.dst and g.wait_at is a.wait_at and \
+            g.set_at is not None and any(x is a.set_at for x in self.tree.chain(g.set_at))
 
     def outer_loop(self, f: PlannedSync, block: ir.Block) -> ir.For | None:
         """The loop that carries f when it is the innermost loop around the helper's call (f is

@@ -74,7 +74,7 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
-    def names(stmt: ir.Stmt) -> Spell:
+    def speller_at(stmt: ir.Stmt) -> Spell:
         """How an event id or guard is spelled next to `stmt` (a helper's parameter inside the
         helper, the caller's variable outside it; a variable a parameter holds shifted by a
         constant through that parameter, folded: Tree.shifts_at)."""
@@ -101,10 +101,10 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             at(s.wait_at, "before", f"pipe_barrier(PIPE_{s.src})", reason, 1)
             continue
         args = f"PIPE_{s.src}, PIPE_{s.dst}"
-        at(s.set_at, "after", _guarded(s.set_guard, names(s.set_at),
-                                       f"set_flag({args}, {_event_text(s, names(s.set_at))})"), s.reason, 2)
-        at(s.wait_at, "before", _guarded(s.wait_guard, names(s.wait_at),
-                                         f"wait_flag({args}, {_event_text(s, names(s.wait_at), wait=True)})"),
+        at(s.set_at, "after", _guarded(s.set_guard, speller_at(s.set_at),
+                                       f"set_flag({args}, {_event_text(s, speller_at(s.set_at))})"), s.reason, 2)
+        at(s.wait_at, "before", _guarded(s.wait_guard, speller_at(s.wait_at),
+                                         f"wait_flag({args}, {_event_text(s, speller_at(s.wait_at), wait=True)})"),
            s.reason, 0)
         what = ", ".join(s.operands[:3]) if s.operands else s.edge.what
         if s.prime_at is None:
@@ -113,16 +113,16 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             # The first iteration's slot is primed (its producer runs before the loop); the slot
             # produced in the last iteration is drained.
             (first,), (last,) = s.boundary_ids("before"), s.boundary_ids("after")
-            at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, names(s.prime_at))})",
+            at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, speller_at(s.prime_at))})",
                f"prime: {what} of the first iteration ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, names(s.prime_at))})",
+            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, speller_at(s.prime_at))})",
                f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
             continue
         drain_at = s.drain_at if s.drain_at is not None else s.prime_at
         for e in s.boundary_ids("before"):
-            evk = _id_text(e, names(s.prime_at))
+            evk = _id_text(e, speller_at(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
-            at(drain_at, "after", f"wait_flag({args}, {_id_text(e, names(drain_at))})",
+            at(drain_at, "after", f"wait_flag({args}, {_id_text(e, speller_at(drain_at))})",
                f"drain: {what} ({s.src} -> {s.dst})", 4)
     out = _phase_ends(kernel, out, main)
     if check_copies:

@@ -2,21 +2,7 @@
 // and whose consumer copies each tile into one of two UB slots: the cube core multiplies
 // PANELS row panels of `a` by `b` and pushes each product; each vector core pops its 16-row
 // half, takes its exponent and stores it.
-#include <pto/pto-inst.hpp>
-#include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#if defined(__DAV_C220_CUBE__)
-constexpr bool CUBE_SIDE = true;
-#else
-constexpr bool CUBE_SIDE = false;
-#endif
-#if defined(__DAV_C220_VEC__)
-constexpr bool VEC_SIDE = true;
-#else
-constexpr bool VEC_SIDE = false;
-#endif
+#include "a2a3_sides.hpp"  // the PTO headers; CUBE_SIDE / VEC_SIDE: the core type compiled for
 
 #ifndef PANELS
 #define PANELS 3

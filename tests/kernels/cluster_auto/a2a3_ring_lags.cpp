@@ -4,21 +4,7 @@
 // `second` was popped: two counts behind), adds them, and scales the sum by the last tile
 // popped from `scales`, which on odd panels was popped one panel earlier (how far behind
 // depends on the path: that ring's slots are not told apart).
-#include <pto/pto-inst.hpp>
-#include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#if defined(__DAV_C220_CUBE__)
-constexpr bool CUBE_SIDE = true;
-#else
-constexpr bool CUBE_SIDE = false;
-#endif
-#if defined(__DAV_C220_VEC__)
-constexpr bool VEC_SIDE = true;
-#else
-constexpr bool VEC_SIDE = false;
-#endif
+#include "a2a3_sides.hpp"  // the PTO headers; CUBE_SIDE / VEC_SIDE: the core type compiled for
 
 #ifndef PANELS
 #define PANELS 4

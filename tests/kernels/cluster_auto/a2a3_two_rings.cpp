@@ -4,21 +4,7 @@
 // `pRing`; the cube core pops the gathered panel into L1, multiplies it by `b` again and stores the
 // product. Each ring's flags hand over that ring's slots only: the cube core's pop of a panel
 // from `pRing` (MTE2) does not wait for its own push of the next product into `sRing` (FIX).
-#include <pto/pto-inst.hpp>
-#include <pto/common/fifo.hpp>
-
-using namespace pto;
-
-#if defined(__DAV_C220_CUBE__)
-constexpr bool CUBE_SIDE = true;
-#else
-constexpr bool CUBE_SIDE = false;
-#endif
-#if defined(__DAV_C220_VEC__)
-constexpr bool VEC_SIDE = true;
-#else
-constexpr bool VEC_SIDE = false;
-#endif
+#include "a2a3_sides.hpp"  // the PTO headers; CUBE_SIDE / VEC_SIDE: the core type compiled for
 
 #ifndef PANELS
 #define PANELS 3

@@ -4,20 +4,7 @@
 // the next phased matmul after it. The cube core multiplies PANELS row panels of `a` by `b` (two
 // phased matmuls per panel: a partial and a final one) and pushes each product; each vector core
 // pops its 16-row half, scales it and stores it.
-#include <pto/pto-inst.hpp>
-
-using namespace pto;
-
-#if defined(__DAV_C220_CUBE__)
-constexpr bool CUBE_SIDE = true;
-#else
-constexpr bool CUBE_SIDE = false;
-#endif
-#if defined(__DAV_C220_VEC__)
-constexpr bool VEC_SIDE = true;
-#else
-constexpr bool VEC_SIDE = false;
-#endif
+#include "a2a3_sides.hpp"  // the PTO headers; CUBE_SIDE / VEC_SIDE: the core type compiled for
 
 #ifndef PANELS
 #define PANELS 3

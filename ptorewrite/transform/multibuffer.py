@@ -29,6 +29,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
 from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.transform import call_lanes
 
 PARTIAL_WRITERS = with_fp_forms("TINSERT")  # write a window of their destination, keep the rest
 
@@ -57,7 +58,11 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
 
     decisions: list[Decision] = []
     parents = _parents(kernel)
+    helper_blocks = call_lanes.helper_declared(kernel)
     for tile in list(kernel.tiles):
+        if tile.lane_counter and tile.scope in helper_blocks:
+            decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks)
+            continue
         found = _candidate(kernel, tile, parents)
         if found is None:
             continue
@@ -75,6 +80,44 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
         decisions.append(Decision(tile, loop, copies, "written afresh every iteration, used by "
                                   + " and ".join(sorted(_pipes(kernel, tile))), undo))
     return decisions
+
+
+def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, copies: int, reserved,
+                 helper_blocks: dict[int, ir.Block]) -> list[Decision]:
+    """A tile declared in a helper: copies chosen by the helper's running count of its
+    executions (`transform.call_lanes`), for every tile of its declaration at once."""
+    from ptorewrite.transform.memplan import plan_memory
+
+    group = call_lanes.declaration_group(kernel, tile)
+    if tile is not group[0] or tile.per_lane:
+        return []  # decided with the first tile of its declaration
+    users = [s for s in kernel.instructions() if any(_touches(s, t) for t in group)]
+    if not users:
+        return []
+    why = ""
+    if any(t.alias is not None or t.fixed_addresses or t.count is not None or t.per_lane for t in group) or any(
+            t.alias is not None and _alias_root(t) in group for t in kernel.tiles):
+        why = "dependence: aliased by TRESHAPE/TSUBVIEW or placed by hand"
+    elif any(isinstance(s, (ir.AliasDef, ir.TileAssign)) and any(_mentions(s, t) for t in group)
+             for s in ir.walk(kernel.body)):
+        why = "dependence: aliased or placed by hand"
+    elif len({s.pipe for s in users}) < 2:
+        why = "one pipe uses it: nothing to overlap"
+    elif any(t.scope not in helper_blocks for t in group):
+        why = "declared in a helper here and in the kernel's own body elsewhere"
+    elif len(group) < 2 and not _loops_around(helper_blocks[tile.scope], _parents(kernel)):
+        why = "declared in a helper that runs once: nothing to overlap"
+    if why:
+        return [Decision(t, None, 1, why) for t in group]
+    undo = call_lanes.make_call_copies(kernel, group, copies, helper_blocks)
+    try:
+        plan_memory(kernel, profile, Reporter(), reserved)
+    except PtoError:
+        undo()
+        return [Decision(t, None, 1, f"declared in a helper; capacity: {copies} copies do not fit") for t in group]
+    how = (f"declared in a helper: the copy is its count of executions modulo {copies}, a static "
+           f"'{group[0].lane_text}'")
+    return [Decision(t, None, copies, how, undo if i == 0 else None) for i, t in enumerate(group)]
 
 
 def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:

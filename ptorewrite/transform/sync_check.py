@@ -156,7 +156,7 @@ class PlanTrace:
             if s.prime_at is not None:
                 for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):
                     ids = s.boundary_ids(where)
-                    for m in idx((id(s.prime_at), where), ()):
+                    for m in idx((id(s.prime_at if where == "before" else s.drain_stmt), where), ()):
                         for e in ids:
                             out.append((m.pos + off, kind, a, b, event_value(e, m.env, m.forced), s))
         out.sort(key=lambda x: x[0])

@@ -115,13 +115,13 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             (first,), (last,) = s.boundary_ids("before"), s.boundary_ids("after")
             at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, names(s.prime_at))})",
                f"prime: {what} of the first iteration ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, names(s.prime_at))})",
+            at(s.drain_stmt, "after", f"wait_flag({args}, {_id_text(last, names(s.drain_stmt))})",
                f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
             continue
         for e in s.boundary_ids("before"):
             evk = _id_text(e, names(s.prime_at))
             at(s.prime_at, "before", f"set_flag({args}, {evk})", f"prime: {what} free at start ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
+            at(s.drain_stmt, "after", f"wait_flag({args}, {evk})", f"drain: {what} ({s.src} -> {s.dst})", 4)
     out = _phase_ends(kernel, out, main)
     if check_copies:
         split = _check_shared_helpers(kernel, tree, out)

@@ -31,26 +31,44 @@ from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import Const, Var, binop
 
 
-def helper_declared(kernel: ir.Kernel) -> dict[int, ir.Block]:
-    """Block uid -> the block, for every block that lies inside an inlined helper call (the
-    blocks whose tile declarations are a helper's)."""
-    out: dict[int, ir.Block] = {}
+def declaring_blocks(kernel: ir.Kernel) -> dict[int, ir.Block]:
+    """id(tile) -> the block of an inlined helper whose every run declares the tile afresh, for
+    every single tile a helper declares: the loop body or braces it is declared in (the front
+    end's `scope`), or the helper's own body when it is declared at the helper's top level (the
+    scope is then the caller's)."""
+    chains: dict[int, list[ir.Block]] = {}  # id(instruction) -> the blocks around it, outermost first
 
-    def visit(s: ir.Stmt, inside: bool) -> None:
+    def visit(s: ir.Stmt, around: list[ir.Block]) -> None:
         if isinstance(s, ir.Block):
-            inside = inside or s.inlined
-            if inside:
-                out[s.uid] = s
+            around = around + [s]
             for x in s.stmts:
-                visit(x, inside)
+                visit(x, around)
         elif isinstance(s, ir.For):
-            visit(s.body, inside)
+            visit(s.body, around)
         elif isinstance(s, ir.If):
-            visit(s.then, inside)
+            visit(s.then, around)
             if s.other is not None:
-                visit(s.other, inside)
+                visit(s.other, around)
+        elif isinstance(s, ir.Instr):
+            chains[id(s)] = around
 
-    visit(kernel.body, False)
+    visit(kernel.body, [])
+    out: dict[int, ir.Block] = {}
+    users: dict[int, list[ir.Instr]] = {}
+    for s in kernel.instructions():
+        for a in s.tile_args:
+            users.setdefault(id(a.value.tile), []).append(s)
+    for t in kernel.tiles:
+        if not t.lane_counter or t.count is not None or id(t) not in users:
+            continue
+        around = chains[id(users[id(t)][0])]
+        common = [b for i, b in enumerate(around)
+                  if all(len(chains[id(u)]) > i and chains[id(u)][i] is b for u in users[id(t)])]
+        helper = next((i for i in range(len(common) - 1, -1, -1) if common[i].inlined), None)
+        if helper is None:
+            continue  # declared in the kernel's own body
+        inner = next((b for b in common[helper:] if b.uid == t.scope), common[helper])
+        out[id(t)] = inner
     return out
 
 
@@ -67,23 +85,25 @@ def counter_text(var: str) -> str:
 
 def make_call_copies(kernel: ir.Kernel, group: list[ir.TileDecl], copies: int,
                      blocks: dict[int, ir.Block]) -> Callable[[], None]:
+    """(`blocks`: declaring_blocks)"""
     """Give every tile of `group` (one declaration) `copies` copies indexed by its block's
     counter; returns a function that undoes it."""
     # Tiles declared in one block share the counter of the first of them already counting there.
     counters: dict[int, str] = {}
     for t in kernel.tiles:
-        if t.per_lane and t.lane_counter and t.lane_at is None and t.lane_text == counter_text(t.lane_counter):
-            counters.setdefault(t.scope, t.lane_counter)
-    saved = [(t, t.count, t.per_lane, t.lane_text, t.lane_constexpr, t.lanes_shared, t.lane_counter) for t in group]
+        if t.per_lane and t.counter_block:
+            counters.setdefault(t.counter_block, t.lane_counter)
+    saved = [(t, t.count, t.per_lane, t.lane_text, t.lane_constexpr, t.lanes_shared, t.lane_counter, t.counter_block)
+             for t in group]
     changed: list[tuple[ir.Instr, tuple]] = []
     added: list[tuple[ir.Block, ir.Assign]] = []
     started = {s.var for s in kernel.body.stmts if is_counter_start(s)}
     for t in group:
-        var = counters.setdefault(t.scope, t.lane_counter)
+        block = blocks[id(t)]
+        var = counters.setdefault(block.uid, t.lane_counter)
         index = Var(var)
         t.count, t.per_lane, t.lane_constexpr, t.lanes_shared = copies, True, False, False
-        t.lane_counter, t.lane_text = var, counter_text(var)
-        block = blocks[t.scope]
+        t.lane_counter, t.lane_text, t.counter_block = var, counter_text(var), block.uid
         if not any(isinstance(s, ir.Assign) and s.var == var for s in block.stmts[:1]):
             step = ir.Assign(var, binop("%", binop("+", Var(var), Const(1)), Const(copies)), t.loc)
             block.stmts.insert(0, step)
@@ -101,9 +121,9 @@ def make_call_copies(kernel: ir.Kernel, group: list[ir.TileDecl], copies: int,
                                else a for a in s.args)
 
     def undo() -> None:
-        for t, count, per_lane, lane_text, lane_constexpr, lanes_shared, counter in saved:
-            t.count, t.per_lane, t.lane_text, t.lane_constexpr, t.lanes_shared, t.lane_counter = \
-                count, per_lane, lane_text, lane_constexpr, lanes_shared, counter
+        for t, count, per_lane, lane_text, lane_constexpr, lanes_shared, counter, block in saved:
+            t.count, t.per_lane, t.lane_text, t.lane_constexpr, t.lanes_shared, t.lane_counter, t.counter_block = \
+                count, per_lane, lane_text, lane_constexpr, lanes_shared, counter, block
         for s, args in reversed(changed):
             s.args = args
         for block, stmt in added:

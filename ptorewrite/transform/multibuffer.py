@@ -58,9 +58,9 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
 
     decisions: list[Decision] = []
     parents = _parents(kernel)
-    helper_blocks = call_lanes.helper_declared(kernel)
+    helper_blocks = call_lanes.declaring_blocks(kernel)
     for tile in list(kernel.tiles):
-        if tile.lane_counter and tile.scope in helper_blocks:
+        if id(tile) in helper_blocks:
             decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks)
             continue
         found = _candidate(kernel, tile, parents)
@@ -103,9 +103,9 @@ def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, cop
         why = "dependence: aliased or placed by hand"
     elif len({s.pipe for s in users}) < 2:
         why = "one pipe uses it: nothing to overlap"
-    elif any(t.scope not in helper_blocks for t in group):
+    elif any(id(t) not in helper_blocks for t in group):
         why = "declared in a helper here and in the kernel's own body elsewhere"
-    elif len(group) < 2 and not _loops_around(helper_blocks[tile.scope], _parents(kernel)):
+    elif len(group) < 2 and not _loops_around(helper_blocks[id(tile)], _parents(kernel)):
         why = "declared in a helper that runs once: nothing to overlap"
     if why:
         return [Decision(t, None, 1, why) for t in group]
@@ -120,12 +120,14 @@ def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, cop
     return [Decision(t, None, copies, how, undo if i == 0 else None) for i, t in enumerate(group)]
 
 
-def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:
-    """Every tile back to one copy (latest first), each decision saying why."""
+def undo_copies(decisions: list[Decision], reason: str,
+                which: Callable[[Decision], bool] = lambda d: True) -> list[Decision]:
+    """Every tile (of the decisions `which` picks) back to one copy (latest first), each decision
+    saying why."""
     for d in reversed(decisions):
-        if d.copies > 1 and d.undo is not None:
+        if d.copies > 1 and d.undo is not None and which(d):
             d.undo()
-    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 else d for d in decisions]
+    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 and which(d) else d for d in decisions]
 
 
 def _parents(kernel: ir.Kernel) -> dict[int, ir.Stmt]:

@@ -60,13 +60,22 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     decisions = []
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
-    if any(d.copies > 1 for d in decisions):
+    while any(d.copies > 1 for d in decisions):
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
         # between the branches of a runtime condition): then the tiles stay single.
         trial = Reporter()
         plan = plan_memory(kernel, profile, trial, options.reserved)
         insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
-        more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        try:
+            more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        except PtoError:
+            # A helper's counted copies can leave its calls needing different lines inside it
+            # (one text): then its tiles stay one copy, as before, and the plan is made again.
+            if not any(d.copies > 1 and d.loop is None for d in decisions):
+                raise
+            decisions = undo_copies(decisions, "declared in a helper; with copies its calls would need different "
+                                    "synchronization inside it", lambda d: d.loop is None)
+            continue
         insertions += more
         if not any("PIPE_ALL" in i.code for i in insertions):
             for d in trial.diagnostics:

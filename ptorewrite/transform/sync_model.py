@@ -385,27 +385,24 @@ def counted_candidate(tree: Tree, e: Edge) -> PlannedSync | None:
         if da.text != e.what:
             continue
         tile, index = root(da.value)
-        if not (tile.per_lane and tile.lane_counter and index == Var(tile.lane_counter)):
+        if not (tile.per_lane and tile.counter_block and index == Var(tile.lane_counter)):
             continue
         for sa in e.src.tile_args:
             st, sidx = root(sa.value)
-            if not (st.per_lane and sidx == index):
+            if not (st.per_lane and st.counter_block and sidx == index):
                 continue
-            a = _in_block(tree, e.src, st.scope)
-            b = _in_block(tree, e.dst, tile.scope)
+            a = _in_block(tree, e.src, st.counter_block)
+            b = _in_block(tree, e.dst, tile.counter_block)
             if a is None or b is None or not (tree.spells(index, a) and tree.spells(index, b)) or \
                     (tree.parent.get(id(a)) is tree.parent.get(id(b)) and tree.order[id(a)] <= tree.order[id(b)]):
                 continue  # (a dependence within one run is ordered as any other)
-            # One text: the copies of the helper's lines share the ids, primed and drained once,
-            # by the first copy's flag, around every run of the helper (of every instantiation).
+            # One text: the copies of the helper's lines share the ids, primed and drained once
+            # around every run of the helper (of every instantiation); the copies' flags prime
+            # and drain at the same places, which count once (sync_check.PlanTrace.order).
             name = tile.lane_text
             root_block = tree.chain(a)[-1]
-            first = next((x for x in ir.walk(root_block) if isinstance(x, ir.Block) and x.stmts
-                          and _is_step(x.stmts[0], name)), None)
-            prime = drain = None
-            if first is tree.parent.get(id(b)):
-                top = [x for x in root_block.stmts if any(_is_step(y, name) for y in ir.walk(x))]
-                prime, drain = top[0], top[-1]
+            top = [x for x in root_block.stmts if any(_is_step(y, name) for y in ir.walk(x))]
+            prime, drain = top[0], top[-1]
             return PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=prime, drain_at=drain,
                                slot=index, slots=tile.count, counted=True,
                                reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (the copy's next use)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ptorewrite.analysis import ir
 from ptorewrite.diagnostics import PtoError
 from ptorewrite.parse.invocation import is_bundled
-from ptorewrite.transform.call_lanes import counter_text
 from ptorewrite.transform.edits import Insertion
 from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
 
@@ -21,8 +20,8 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
     out: list[Insertion] = []
     counted: set[tuple[int, str]] = set()
     for p in sorted(plan.placements, key=lambda p: (p.tile.loc.file, p.tile.loc.offset)):
-        if p.tile.per_lane and counts_calls(p.tile) and (p.tile.scope, p.tile.lane_text) not in counted:
-            counted.add((p.tile.scope, p.tile.lane_text))
+        if p.tile.per_lane and counts_calls(p.tile) and (p.tile.counter_block, p.tile.lane_text) not in counted:
+            counted.add((p.tile.counter_block, p.tile.lane_text))
             out += _counter_lines(kernel, plan, p)
     for p in plan.placements:
         free = [s for s in range(len(p.addresses)) if s not in p.fixed_slots]
@@ -77,7 +76,7 @@ def _per_lane_line(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement, checke
 
 def counts_calls(tile: ir.TileDecl) -> bool:
     """A helper's tile whose copy is the helper's running count of its executions."""
-    return bool(tile.lane_counter) and tile.lane_at is None and tile.lane_text == counter_text(tile.lane_counter)
+    return bool(tile.counter_block) and tile.lane_at is None
 
 
 def _counter_lines(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement) -> list[Insertion]:
@@ -85,7 +84,7 @@ def _counter_lines(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement) -> lis
     per instantiation of the helper) stepped each time the block runs, so that consecutive calls
     take the copies in turn."""
     name, n = p.tile.lane_text, p.tile.count or 1
-    users = sorted({q.name for q in plan.placements if q.tile.per_lane and q.tile.scope == p.tile.scope
+    users = sorted({q.name for q in plan.placements if q.tile.per_lane and q.tile.counter_block == p.tile.counter_block
                     and q.tile.lane_text == name})
     return [
         Insertion.at(p.tile.loc, "before", f"static uint32_t {name} = {n - 1}",

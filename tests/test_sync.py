@@ -832,3 +832,42 @@ def test_a_plan_whose_helper_copies_differ_with_shifted_names_is_made_again_with
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", "-I", str(path.parent), str(path), str(out)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_declared_tiles_alternate_their_copies_per_call(capsys):
+    # The matmul helper declares its L0 tiles inside its k loop and is called from a prologue
+    # loop, a steady loop and a MultiBuffered body: the rewrite keeps a function static in the
+    # helper that picks the copy, steps it before the declaration, and names it in the TASSIGNs
+    # and in the id of each copy's MTE1 -> M flag.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0.cpp"
+    expected = path.with_name("helper_declared_l0.manual.cpp")
+    text = expected.read_text()
+    assert "        static uint32_t leftCopy = 1;" in text
+    assert "        leftCopy = (leftCopy + 1) % 2;" in text
+    assert "TASSIGN(left, leftCopy * 0x400);" in text and "TASSIGN(right, leftCopy * 0x400);" in text
+    assert "wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));" in text
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_copy_under_a_runtime_if_is_the_counters_value(tmp_path):
+    # One call runs only when `extra` is nonzero, so the loop's first call takes copy 1 without
+    # it and copy 0 with it: the copy is the counter's run-time value, call after call, and the
+    # rewrite checks and verifies for both outcomes.
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0_guarded.cpp"
+    auto, text, _ = rewrite_file(path)
+    assert b"static uint32_t leftCopy = 1;" in text
+    manual = load_manual(tmp_path, text, "guarded.cpp")
+    for extra, calls in ((0, 4), (1, 5)):
+        steps = execution.unroll(manual, profile("a2a3"), {"extra": extra}).steps
+        extracts = [s for s in steps if s.kind == "op" and s.stmt.op == "TEXTRACT"
+                    and s.operands[0].decl.cpp_name == "left"]
+        assert [x.operands[0].place.address for x in extracts] == [0x400 * (k % 2) for k in range(calls)]
+        v = verify(auto, manual, profile("a2a3"), {"extra": extra}, seed=2)
+        assert v.equivalent and v.check.clean, extra

@@ -132,7 +132,9 @@ class _Planner:
 
     def _accept(self, syncs: list[PlannedSync], cand: PlannedSync, e: Edge, strict: bool):
         """(new syncs, ordering) with `cand` added (and in strict mode a credit for it), or None."""
-        trial = syncs + [cand]
+        for c in cand.companions:
+            c.event = cand.event
+        trial = syncs + [cand] + cand.companions
         o = self.order(trial)
         if o is None or not self.pt.ordered(o, e):
             return None

@@ -39,6 +39,9 @@ class PlannedSync:
     # Its id is a helper's counter of its copies (counted_candidate): the copies of its lines in
     # every call share the ids, whose uses interleave by design.
     counted: bool = False
+    # Flags that go in with this one as one candidate (a counted flag's lines in the producer's
+    # copy of the helper when the consumer runs in another copy), on the same ids.
+    companions: list[PlannedSync] = field(default_factory=list)
     slot: Expr | None = None  # event id offset per slot
     slots: int = 1
     # Produced one iteration ahead (software pipelining): the set uses the producer's slot, the
@@ -403,10 +406,29 @@ def counted_candidate(tree: Tree, e: Edge) -> PlannedSync | None:
             root_block = tree.chain(a)[-1]
             top = [x for x in root_block.stmts if any(_is_step(y, name) for y in ir.walk(x))]
             prime, drain = top[0], top[-1]
-            return PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=prime, drain_at=drain,
-                               slot=index, slots=tile.count, counted=True,
-                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (the copy's next use)")
+            reason = f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (the copy's next use)"
+            block_a, block_b = tree.parent.get(id(a)), tree.parent.get(id(b))
+            if block_a is block_b:
+                return PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=prime, drain_at=drain,
+                                   slot=index, slots=tile.count, counted=True, reason=reason)
+            # The producer runs in another copy of the helper (another call site): every copy
+            # waits and sets the ids, so that the one chain of each id passes through both.
+            a_in_b, b_in_a = _analog(a, block_b), _analog(b, block_a)
+            if a_in_b is None or b_in_a is None or not isinstance(block_a.stmts[0], ir.Assign):
+                continue
+            out = PlannedSync("flag", e.src.pipe, e.dst.pipe, a_in_b, b, e, prime_at=prime, drain_at=drain,
+                              slot=index, slots=tile.count, counted=True, reason=reason)
+            out.companions = [PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b_in_a, e, prime_at=prime,
+                                          drain_at=drain, slot=Var(block_a.stmts[0].var), slots=tile.count,
+                                          counted=True, reason=reason)]
+            return out
     return None
+
+
+def _analog(s: ir.Stmt, block: ir.Block) -> ir.Stmt | None:
+    """The statement of `block` (another copy of s's block) that s is: same place, same text."""
+    return next((x for x in block.stmts if x.loc is not None and s.loc is not None and x.loc == s.loc
+                 and type(x) is type(s)), None)
 
 
 def _in_block(tree: Tree, s: ir.Stmt, uid: int) -> ir.Stmt | None:

@@ -1,9 +1,9 @@
-// A matmul helper that declares its own L0A/L0B tiles, called from a prologue loop, a steady
-// loop and a MultiBuffered body. No caller's loop index is in scope where the helper declares
-// them, so the rewrite gives them two copies chosen by a counter the helper keeps itself (a
-// function static stepped each time the declaration runs, one for every call site since the
-// helper is no template), and the flags that hand a copy from the cube unit back to the extract
-// take that counter as their id: the extract of one call overlaps the matmul of the one before.
+// A matmul helper that declares its own L0A/L0B tiles inside its loop over k (one step here),
+// called from a prologue loop, a steady loop and a MultiBuffered body. No caller's loop index is
+// in scope where the helper declares them, so the rewrite gives them two copies chosen by a
+// counter the helper keeps itself: a function static stepped each time the declaration runs
+// (one for every call site, the helper being no template), written before the declaration, with
+// each tile's TASSIGN naming it and the MTE1 -> M flag of each copy taking it as its id.
 #include <pto/pto-inst.hpp>
 #include "multiBuffer.hpp"
 
@@ -19,11 +19,13 @@ using GmC = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
 
 AICORE inline void block_product(MatA &a, MatB &b, Acc &c)
 {
-    TileLeft<half, 16, 32> left;
-    TileRight<half, 32, 16> right;
-    TEXTRACT(left, a, 0, 0);
-    TEXTRACT(right, b, 0, 0);
-    TMATMUL(c, left, right);
+    for (int k = 0; k < 1; ++k) {
+        TileLeft<half, 16, 32> left;
+        TileRight<half, 32, 16> right;
+        TEXTRACT(left, a, 0, 0);
+        TEXTRACT(right, b, 0, 0);
+        TMATMUL(c, left, right);
+    }
 }
 
 AICORE inline void one_block(int blk, MatA &aMat, MatB &bMat, Acc &acc, __gm__ float *c, __gm__ half *a,

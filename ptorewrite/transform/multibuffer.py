@@ -51,7 +51,8 @@ class Decision:
 
 
 def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
-                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> list[Decision]:
+                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+                call_copies: bool = True) -> list[Decision]:
     """Make every qualifying tile `copies` copies (see module doc); returns what was decided for
     each tile some loop writes, for the memory report. The kernel is changed in place."""
     from ptorewrite.transform.memplan import plan_memory
@@ -60,8 +61,13 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
     parents = _parents(kernel)
     helper_blocks = call_lanes.declaring_blocks(kernel)
     for tile in list(kernel.tiles):
-        if id(tile) in helper_blocks:
+        if id(tile) in helper_blocks and call_copies:
             decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks)
+            continue
+        if id(tile) in helper_blocks and tile is call_lanes.declaration_group(kernel, tile)[0] and any(
+                isinstance(s, ir.Instr) and _touches(s, tile) for s in kernel.instructions()):
+            decisions.append(Decision(tile, None, 1, "declared in a helper; with copies, the kernels of this file "
+                                      "would need different lines in it"))
             continue
         found = _candidate(kernel, tile, parents)
         if found is None:

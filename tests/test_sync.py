@@ -871,3 +871,25 @@ def test_helper_copy_under_a_runtime_if_is_the_counters_value(tmp_path):
         assert [x.operands[0].place.address for x in extracts] == [0x400 * (k % 2) for k in range(calls)]
         v = verify(auto, manual, profile("a2a3"), {"extra": extra}, seed=2)
         assert v.equivalent and v.check.clean, extra
+
+
+def test_helper_copies_that_would_need_different_lines_stay_one(tmp_path):
+    # Declared at the helper's top level, the L0 tiles' counted copies leave the helper's calls
+    # needing different lines in it (the prologue's two calls take both copies, the steady
+    # loop's calls reuse them): the plan is made again with one copy, and the report says why.
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0.cpp"
+    text = path.read_text()
+    body = ("    for (int k = 0; k < 1; ++k) {\n        TileLeft<half, 16, 32> left;\n"
+            "        TileRight<half, 32, 16> right;\n        TEXTRACT(left, a, 0, 0);\n"
+            "        TEXTRACT(right, b, 0, 0);\n        TMATMUL(c, left, right);\n    }\n")
+    assert body in text
+    flat = body.replace("    for (int k = 0; k < 1; ++k) {\n", "").replace("    }\n", "").replace("        ", "    ")
+    src = write(tmp_path, "flat.cpp", text.replace(body, flat))
+    kernel = load_kernel(src, FrontendOptions())
+    result = rewrite(kernel, profile("a2a3"), Reporter())
+    left = [d for d in result.multibuffered if (d.tile.cpp_name or d.tile.name) == "left"]
+    assert left and all(d.copies == 1 and "different synchronization" in d.reason for d in left)
+    assert b"leftCopy" not in result.text
+    manual = load_manual(tmp_path, result.text, "flat.manual.cpp")
+    v = verify(kernel, manual, profile("a2a3"), {}, seed=3)
+    assert v.equivalent and v.check.clean

@@ -578,7 +578,7 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
         kinds = "/".join(k.upper() for k in ("raw", "war", "waw") if any(k in e.kinds for e in left))
         shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
         tail = " (produced one iteration ahead)" if s.ahead is not None else \
-            " (next iteration)" if s.prime_at is not None else ""
+            " (the copy's next use)" if s.counted else " (next iteration)" if s.prime_at is not None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
 

@@ -933,3 +933,64 @@ def test_helper_copies_share_their_ids_when_the_middle_loop_may_not_run(capsys, 
     assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(step % 2));" in helper
     assert main(["verify", "--set", f"steady={steady}", str(path)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_declared_tiles_alternate_their_copies_per_call(capsys):
+    # The matmul helper declares its L0 tiles inside its k loop and is called from a prologue
+    # loop, a steady loop and a MultiBuffered body: the rewrite keeps a function static in the
+    # helper that picks the copy, steps it before the declaration, and names it in the TASSIGNs
+    # and in the id of each copy's MTE1 -> M flag.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0.cpp"
+    expected = path.with_name("helper_declared_l0.manual.cpp")
+    text = expected.read_text()
+    assert "        static uint32_t leftCopy = 1;" in text
+    assert "        leftCopy = (leftCopy + 1) % 2;" in text
+    assert "TASSIGN(left, leftCopy * 0x400);" in text and "TASSIGN(right, leftCopy * 0x400);" in text
+    assert "wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));" in text
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["check", str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_helper_copy_under_a_runtime_if_is_the_counters_value(tmp_path):
+    # One call runs only when `extra` is nonzero, so the loop's first call takes copy 1 without
+    # it and copy 0 with it: the copy is the counter's run-time value, call after call, and the
+    # rewrite checks and verifies for both outcomes.
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0_guarded.cpp"
+    auto, text, _ = rewrite_file(path)
+    assert b"static uint32_t leftCopy = 1;" in text
+    manual = load_manual(tmp_path, text, "guarded.cpp")
+    for extra, calls in ((0, 4), (1, 5)):
+        steps = execution.unroll(manual, profile("a2a3"), {"extra": extra}).steps
+        extracts = [s for s in steps if s.kind == "op" and s.stmt.op == "TEXTRACT"
+                    and s.operands[0].decl.cpp_name == "left"]
+        assert [x.operands[0].place.address for x in extracts] == [0x400 * (k % 2) for k in range(calls)]
+        v = verify(auto, manual, profile("a2a3"), {"extra": extra}, seed=2)
+        assert v.equivalent and v.check.clean, extra
+
+
+def test_helper_copies_that_would_need_different_lines_stay_one(tmp_path):
+    # Declared at the helper's top level, the L0 tiles' counted copies leave the helper's calls
+    # needing different lines in it (the prologue's two calls take both copies, the steady
+    # loop's calls reuse them): the plan is made again with one copy, and the report says why.
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0.cpp"
+    text = path.read_text()
+    body = ("    for (int k = 0; k < 1; ++k) {\n        TileLeft<half, 16, 32> left;\n"
+            "        TileRight<half, 32, 16> right;\n        TEXTRACT(left, a, 0, 0);\n"
+            "        TEXTRACT(right, b, 0, 0);\n        TMATMUL(c, left, right);\n    }\n")
+    assert body in text
+    flat = body.replace("    for (int k = 0; k < 1; ++k) {\n", "").replace("    }\n", "").replace("        ", "    ")
+    src = write(tmp_path, "flat.cpp", text.replace(body, flat))
+    kernel = load_kernel(src, FrontendOptions())
+    result = rewrite(kernel, profile("a2a3"), Reporter())
+    left = [d for d in result.multibuffered if (d.tile.cpp_name or d.tile.name) == "left"]
+    assert left and all(d.copies == 1 and "different synchronization" in d.reason for d in left)
+    assert b"leftCopy" not in result.text
+    manual = load_manual(tmp_path, result.text, "flat.manual.cpp")
+    v = verify(kernel, manual, profile("a2a3"), {}, seed=3)
+    assert v.equivalent and v.check.clean

@@ -75,6 +75,11 @@ class TileDecl:
     # Declared in a helper that a MultiBuffered body calls: the lane is not in scope at the
     # declaration, so every lane shares this one copy.
     lanes_shared: bool = False
+    # Declared in an inlined helper: the IR scalar a rewrite may declare as a function static of
+    # the helper (one per function instance, as C++ gives a static in a template) to count the
+    # executions of the declaring block modulo its copies (transform.call_lanes); "" elsewhere.
+    lane_counter: str = ""
+    counter_block: int = 0  # uid of the block whose every run steps that counter (0: none)
     # Multi-buffered by ptorewrite though declared before its loop: the loop body whose every
     # iteration moves it to its copy (a TASSIGN before the body's first statement).
     lane_at: Block | None = None

@@ -1550,6 +1550,15 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             self.prologue.append(ir.Assign(var, value, self.range_of(d, include_semicolon=True)))
         scope.define(decl.name, Binding("mutable", var))
 
+    def _lane_counter(self, decl) -> str:
+        """The IR scalar that would count the executions of a helper's tile declaration: one per
+        function instance and declaration, as a `static` local there would be (see declare_static)."""
+        key = (self._instances[-1], "copy", decl.name_offset)
+        var = self._statics.get(key)
+        if var is None:
+            var = self._statics[key] = self.unique_name(f"{decl.name}Copy")
+        return var
+
     def _is_assigned_later(self, decl: Cursor) -> bool:
         """A local scalar is mutable if any statement in its function assigns to it."""
         return bool(self._assignment_sites(decl))
@@ -1708,6 +1717,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                              "are a5's)", decl.name_offset)
         self.tiles.append(tile)
         self._tile_levels[id(tile)] = self._control_level()
+        if count is None and self._instances:
+            tile.lane_counter = self._lane_counter(decl)
         if self._lanes and count is None:
             # The AUTO compiler gives each lane of a MultiBuffered loop its own copy.
             nbuf, slot, lane_text, body = self._lanes[-1]

@@ -361,6 +361,9 @@ class _Harmony:
             if f.kind != "flag" or f.set_at is None or f.ahead is not None or not self.shared(f.set_at) \
                     or not self.shared(f.wait_at):
                 continue
+            if f.drain_at is not None:
+                flags = self.missing_counted(flags, f)
+                continue
             block = self.common_helper(f.set_at, f.wait_at)
             if block is None or not self.lacking_bodies(flags, f):
                 continue
@@ -443,6 +446,26 @@ class _Harmony:
         the `if`, so its plan set the flag inside it)."""
         return g.kind == "flag" and g.src == f.src and g.dst == f.dst and g.wait_at is a.wait_at and \
             g.set_at is not None and any(x is a.set_at for x in self.tree.chain(g.set_at))
+
+    def missing_counted(self, flags: list[PlannedSync], f: PlannedSync) -> list[PlannedSync]:
+        """A flag on a helper's counted copies (sync_model.counted_candidate) in every other run
+        of its lines: each copy waits on and sets the id of its own copy (its own counter), with
+        no prime or drain of its own, since f's prime and drain bracket every run of the helper."""
+        added = []
+        for t in self.lacking_bodies(flags, f):
+            body = self.body(t)
+            set_at = next((c for c in self.copies.get(text_of(f.set_at), ()) if self.body(c) is body), None)
+            wait_at = next((c for c in self.copies.get(text_of(f.wait_at), ()) if self.body(c) is body), None)
+            if set_at is None or wait_at is None:
+                return flags
+            step = self.tree.parent.get(id(wait_at))
+            first = step.stmts[0] if isinstance(step, ir.Block) and step.stmts else None
+            if not isinstance(first, ir.Assign) or self.tree.parent.get(id(set_at)) is not step:
+                return flags
+            added.append(replace(f, set_at=set_at, wait_at=wait_at, prime_at=None, drain_at=None,
+                                 slot=Var(first.var), spelled_slot=None, spelled_wait_slot=None))
+        trial = self.settle(flags + added) if added else None
+        return trial if trial is not None else flags
 
     def outer_loop(self, f: PlannedSync, block: ir.Block) -> ir.For | None:
         """The loop that carries f when it is the innermost loop around the helper's call (f is

@@ -29,6 +29,7 @@ from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
 from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
+from ptorewrite.transform import call_lanes
 
 PARTIAL_WRITERS = with_fp_forms("TINSERT")  # write a window of their destination, keep the rest
 
@@ -50,14 +51,24 @@ class Decision:
 
 
 def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
-                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> list[Decision]:
+                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+                call_copies: bool = True) -> list[Decision]:
     """Make every qualifying tile `copies` copies (see module doc); returns what was decided for
     each tile some loop writes, for the memory report. The kernel is changed in place."""
     from ptorewrite.transform.memplan import plan_memory
 
     decisions: list[Decision] = []
     parents = _parents(kernel)
+    helper_blocks = call_lanes.declaring_blocks(kernel)
     for tile in list(kernel.tiles):
+        if id(tile) in helper_blocks and call_copies:
+            decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks)
+            continue
+        if id(tile) in helper_blocks and tile is call_lanes.declaration_group(kernel, tile)[0] and any(
+                isinstance(s, ir.Instr) and _touches(s, tile) for s in kernel.instructions()):
+            decisions.append(Decision(tile, None, 1, "declared in a helper; with copies, the kernels of this file "
+                                      "would need different lines in it"))
+            continue
         found = _candidate(kernel, tile, parents)
         if found is None:
             continue
@@ -77,12 +88,52 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
     return decisions
 
 
-def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:
-    """Every tile back to one copy (latest first), each decision saying why."""
+def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, copies: int, reserved,
+                 helper_blocks: dict[int, ir.Block]) -> list[Decision]:
+    """A tile declared in a helper: copies chosen by the helper's running count of its
+    executions (`transform.call_lanes`), for every tile of its declaration at once."""
+    from ptorewrite.transform.memplan import plan_memory
+
+    group = call_lanes.declaration_group(kernel, tile)
+    if tile is not group[0] or tile.per_lane:
+        return []  # decided with the first tile of its declaration
+    users = [s for s in kernel.instructions() if any(_touches(s, t) for t in group)]
+    if not users:
+        return []
+    why = ""
+    if any(t.alias is not None or t.fixed_addresses or t.count is not None or t.per_lane for t in group) or any(
+            t.alias is not None and _alias_root(t) in group for t in kernel.tiles):
+        why = "dependence: aliased by TRESHAPE/TSUBVIEW or placed by hand"
+    elif any(isinstance(s, (ir.AliasDef, ir.TileAssign)) and any(_mentions(s, t) for t in group)
+             for s in ir.walk(kernel.body)):
+        why = "dependence: aliased or placed by hand"
+    elif len({s.pipe for s in users}) < 2:
+        why = "one pipe uses it: nothing to overlap"
+    elif any(id(t) not in helper_blocks for t in group):
+        why = "declared in a helper here and in the kernel's own body elsewhere"
+    elif len(group) < 2 and not _loops_around(helper_blocks[id(tile)], _parents(kernel)):
+        why = "declared in a helper that runs once: nothing to overlap"
+    if why:
+        return [Decision(t, None, 1, why) for t in group]
+    undo = call_lanes.make_call_copies(kernel, group, copies, helper_blocks)
+    try:
+        plan_memory(kernel, profile, Reporter(), reserved)
+    except PtoError:
+        undo()
+        return [Decision(t, None, 1, f"declared in a helper; capacity: {copies} copies do not fit") for t in group]
+    how = (f"declared in a helper: the copy is its count of executions modulo {copies}, a static "
+           f"'{group[0].lane_text}'")
+    return [Decision(t, None, copies, how, undo if i == 0 else None) for i, t in enumerate(group)]
+
+
+def undo_copies(decisions: list[Decision], reason: str,
+                which: Callable[[Decision], bool] = lambda d: True) -> list[Decision]:
+    """Every tile (of the decisions `which` picks) back to one copy (latest first), each decision
+    saying why."""
     for d in reversed(decisions):
-        if d.copies > 1 and d.undo is not None:
+        if d.copies > 1 and d.undo is not None and which(d):
             d.undo()
-    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 else d for d in decisions]
+    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 and which(d) else d for d in decisions]
 
 
 def _parents(kernel: ir.Kernel) -> dict[int, ir.Stmt]:

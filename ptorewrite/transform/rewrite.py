@@ -31,6 +31,9 @@ class RewriteOptions:
     conservative: bool = False  # a full barrier after every instruction instead of planned syncs
     values: dict[str, int] = field(default_factory=dict)  # runtime values named on the command line (the analysis covers all)
     multibuffer: bool = True  # make single tiles each loop iteration writes afresh into copies (see multibuffer)
+    # Copies of tiles a helper declares, chosen by the helper's own counter (transform.call_lanes);
+    # off when the kernels of one file would need different lines in the helper with them.
+    call_copies: bool = True
     buffers: int = 2  # copies per multi-buffered tile
 
 
@@ -59,14 +62,23 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     check_operands(kernel, profile, reporter)
     decisions = []
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
-        decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
-    if any(d.copies > 1 for d in decisions):
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies)
+    while any(d.copies > 1 for d in decisions):
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
         # between the branches of a runtime condition): then the tiles stay single.
         trial = Reporter()
         plan = plan_memory(kernel, profile, trial, options.reserved)
         insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
-        more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        try:
+            more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+        except PtoError:
+            # A helper's counted copies can leave its calls needing different lines inside it
+            # (one text): then its tiles stay one copy, as before, and the plan is made again.
+            if not any(d.copies > 1 and d.loop is None for d in decisions):
+                raise
+            decisions = undo_copies(decisions, "declared in a helper; with copies its calls would need different "
+                                    "synchronization inside it", lambda d: d.loop is None)
+            continue
         insertions += more
         if not any("PIPE_ALL" in i.code for i in insertions):
             for d in trial.diagnostics:
@@ -123,7 +135,30 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     options = options or RewriteOptions()
     refuse_lambda_calls(kernels)
     kernels = planned_clusters(kernels)
-    results = [rewrite(k, profile, reporter, _with_rings(options, k, profile)) for k in kernels]
+    for call_copies in (True, False) if options.call_copies else (False,):
+        trial = Reporter()
+        tried = replace(options, call_copies=call_copies)
+        results = [rewrite(k, profile, trial, _with_rings(tried, k, profile)) for k in kernels]
+        try:
+            out = _merged(kernels, results)
+        except PtoError:
+            # A helper's tiles with copies counted by the helper can need different lines in it
+            # for different kernels of the file (one text): every kernel is planned again
+            # without them.
+            if not call_copies or not any(d.copies > 1 and d.loop is None for r in results for d in r.multibuffered):
+                raise
+            for r in results:
+                undo_copies(r.multibuffered, "")
+            continue
+        for d in trial.diagnostics:
+            if d not in reporter.diagnostics:
+                reporter.diagnostics.append(d)
+        return out
+    raise AssertionError("unreachable")
+
+
+def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewrite:
+    """The file's text with every kernel's lines (see rewrite_kernels)."""
     headers = rewritten_headers(kernels, [r.insertions for r in results])
     if len(kernels) == 1:
         return FileRewrite(results[0].text, results, kernels, headers)

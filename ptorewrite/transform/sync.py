@@ -132,7 +132,9 @@ class _Planner:
 
     def _accept(self, syncs: list[PlannedSync], cand: PlannedSync, e: Edge, strict: bool):
         """(new syncs, ordering) with `cand` added (and in strict mode a credit for it), or None."""
-        trial = syncs + [cand]
+        for c in cand.companions:
+            c.event = cand.event
+        trial = syncs + [cand] + cand.companions
         o = self.order(trial)
         if o is None or not self.pt.ordered(o, e):
             return None
@@ -576,7 +578,7 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
         kinds = "/".join(k.upper() for k in ("raw", "war", "waw") if any(k in e.kinds for e in left))
         shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
         tail = " (produced one iteration ahead)" if s.ahead is not None else \
-            " (next iteration)" if s.prime_at is not None else ""
+            " (the copy's next use)" if s.counted else " (next iteration)" if s.prime_at is not None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
 

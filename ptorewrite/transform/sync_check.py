@@ -156,12 +156,24 @@ class PlanTrace:
             if s.prime_at is not None:
                 for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):
                     ids = s.boundary_ids(where)
-                    at = s.drain_at if where == "after" and s.drain_at is not None else s.prime_at
-                    for m in idx((id(at), where), ()):
+                    for m in idx((id(s.prime_at if where == "before" else s.drain_stmt), where), ()):
                         for e in ids:
                             out.append((m.pos + off, kind, a, b, event_value(e, m.env, m.forced), s))
         out.sort(key=lambda x: x[0])
         self._events[key] = (s, out)
+        return out
+
+    def _bracket_keys(self, s: PlannedSync) -> set[tuple]:
+        """(position, kind, pipes, id) of the prime and drain events of a flag."""
+        out: set[tuple] = set()
+        if s.prime_at is None:
+            return out
+        a, b = PIPE_INDEX[s.src], PIPE_INDEX[s.dst]
+        idx = self.trace.markers.get
+        for where, off, kind in (("before", _PRIME, SET), ("after", _DRAIN, WAIT)):
+            for m in idx((id(s.prime_at if where == "before" else s.drain_stmt), where), ()):
+                for e in s.boundary_ids(where):
+                    out.add((m.pos + off, kind, a, b, event_value(e, m.env, m.forced)))
         return out
 
     def order(self, syncs: list[PlannedSync], check_flags: bool = True, cross_only: bool = False) -> Ordering:
@@ -170,8 +182,21 @@ class PlanTrace:
         of other pipes, and a set carries all of its own pipe's past anyway), so its events are
         left out."""
         events = list(self._controls)
+        bracketed: set[tuple] = set()
         for s in syncs:
             if cross_only and s.kind == "barrier" and s.src != "ALL":
+                continue
+            if s.counted:
+                # The copies of a flag on a helper's counted copies prime and drain its ids at the
+                # same places with one line each: once.
+                ends = self._bracket_keys(s)
+                for ev in self.sync_events(s):
+                    key = ev[:5]
+                    if key in ends:
+                        if key in bracketed:
+                            continue
+                        bracketed.add(key)
+                    events.append(ev)
                 continue
             events.extend(self.sync_events(s))
         events.sort(key=itemgetter(0))

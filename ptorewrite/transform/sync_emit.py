@@ -115,7 +115,7 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
             (first,), (last,) = s.boundary_ids("before"), s.boundary_ids("after")
             at(s.prime_at, "before", f"set_flag({args}, {_id_text(first, speller_at(s.prime_at))})",
                f"prime: {what} of the first iteration ({s.src} -> {s.dst})", 3)
-            at(s.prime_at, "after", f"wait_flag({args}, {_id_text(last, speller_at(s.prime_at))})",
+            at(s.drain_stmt, "after", f"wait_flag({args}, {_id_text(last, speller_at(s.drain_stmt))})",
                f"drain: {what} produced by the last iteration ({s.src} -> {s.dst})", 4)
             continue
         drain_at = s.drain_at if s.drain_at is not None else s.prime_at

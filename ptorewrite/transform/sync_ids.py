@@ -58,7 +58,7 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
     for s in flags:
         for o in flags:
             if s is not o and (s.src, s.dst) == (o.src, o.dst) and group_of[id(s)] != group_of[id(o)] \
-                    and _overlap(spans[id(s)], spans[id(o)]):
+                    and _overlap(spans[id(s)], spans[id(o)]) and not _counted_copies(s, o):
                 apart.add(frozenset((id(s), id(o))))
     before = pt.order(syncs)
     left = pt.unordered(before, pt.cross)
@@ -100,6 +100,12 @@ def allocate_events(pt: PlanTrace, syncs: list[PlannedSync], num_ids: int) -> No
     raise EventsExhausted(f"more than {num_ids} live events on {crowded[0]} -> {crowded[1]}", crowded,
                           failed.wait_at.loc if failed is not None else None, failed,
                           problem if failed is None else "")
+
+
+def _counted_copies(s: PlannedSync, o: PlannedSync) -> bool:
+    """Two copies of one flag on a helper's counted copies (sync_model.counted_candidate): each
+    run waits on and sets its own copy's id, so their spans interleave by design."""
+    return s.counted and o.counted and _where(s.set_at) == _where(o.set_at) and _where(s.wait_at) == _where(o.wait_at)
 
 
 def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
@@ -202,6 +208,8 @@ def _assign(flags: list[PlannedSync], share: str, apart: set[frozenset[int]], nu
 def _compatible(s: PlannedSync, o: PlannedSync, ids: range, o_ids: range, share: str, apart) -> bool:
     if o.src != s.src or not set(ids) & set(o_ids):
         return True
+    if ids == o_ids and _counted_copies(s, o):
+        return True  # one text: the copies take the same ids under every rule
     if o.dst != s.dst:
         return share != "source"
     return share != "none" and frozenset((id(s), id(o))) not in apart

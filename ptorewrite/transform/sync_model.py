@@ -33,9 +33,17 @@ class PlannedSync:
     edge: Edge
     reverse_loop: ir.For | None = None  # reverse flag: carried by this loop
     prime_at: ir.Stmt | None = None  # prime before / drain after this statement
-    # Drain after this statement instead (a chain of sequential copies of a helper's flag on one
-    # id: primed before the first copy's loop, drained after the last's); None: after prime_at.
+    # Drain after this statement instead; None: after prime_at. A chain of sequential copies of a
+    # helper's flag on one id is primed before the first copy's loop and drained after the last's;
+    # a flag on a helper's counted copies is primed before the first statement of the kernel that
+    # calls the helper and drained after the last.
     drain_at: ir.Stmt | None = None
+    # Its id is a helper's counter of its copies (counted_candidate): the copies of its lines in
+    # every call share the ids, whose uses interleave by design.
+    counted: bool = False
+    # Flags that go in with this one as one candidate (a counted flag's lines in the producer's
+    # copy of the helper when the consumer runs in another copy), on the same ids.
+    companions: list[PlannedSync] = field(default_factory=list)
     slot: Expr | None = None  # event id offset per slot
     slots: int = 1
     # Produced one iteration ahead (software pipelining): the set uses the producer's slot, the
@@ -56,6 +64,10 @@ class PlannedSync:
     # it passes (`slot` and `wait_slot` are that copy's reading); None: written from `slot`.
     spelled_slot: Expr | None = None
     spelled_wait_slot: Expr | None = None
+
+    @property
+    def drain_stmt(self) -> ir.Stmt | None:
+        return self.drain_at if self.drain_at is not None else self.prime_at
 
     def id_expr(self, wait: bool) -> Expr | None:
         """The slot part of the event id at the set (or the wait); None: the base id alone."""
@@ -219,7 +231,8 @@ class Tree:
                 for x in a.stmts:
                     if x is inner:
                         break
-                    if isinstance(x, ir.Assign):
+                    if isinstance(x, ir.Assign) and not getattr(x, "counter_start", False):
+                        # (a helper's counter set at the start is named inside the helper only)
                         out.setdefault(x.var, x.var.split("#")[0])
                 if a.inlined:
                     break
@@ -327,6 +340,10 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
         block = next(x for x in tree.chain(block)[1:] if isinstance(x, ir.Block))
     out: list[PlannedSync] = []
     pipes = f"{e.src.pipe} -> {e.dst.pipe}"
+    if not one_id:
+        counted = counted_candidate(tree, e)
+        if counted is not None:
+            out.append(counted)
     for block in levels:
         a = tree.child_of(block, e.src)
         b = tree.child_of(block, e.dst)
@@ -359,6 +376,72 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
         out += [c for c in guarded if c.slot is not None]
         out += [c for c in first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
     return out
+
+
+def counted_candidate(tree: Tree, e: Edge) -> PlannedSync | None:
+    """A dependence between two runs of a helper's declaration on the copy its counter names
+    (`transform.call_lanes`: both ends index the tile with the same counter): the flag an expert
+    writes with the counter as its id, waited before the consumer and set after the producer
+    inside the helper, every id primed before the kernel's first statement that runs the helper
+    and drained after its last one. Each run waits on and then sets the id of its own copy, so
+    the ids stay balanced however many runs there are (under run-time `if`s too), and the run
+    that reuses a copy waits for the last one that used it."""
+    for da in e.dst.tile_args:
+        if da.text != e.what:
+            continue
+        tile, index = root(da.value)
+        if not (tile.per_lane and tile.counter_block and index == Var(tile.lane_counter)):
+            continue
+        for sa in e.src.tile_args:
+            st, sidx = root(sa.value)
+            if not (st.per_lane and st.counter_block and sidx == index):
+                continue
+            a = _in_block(tree, e.src, st.counter_block)
+            b = _in_block(tree, e.dst, tile.counter_block)
+            if a is None or b is None or not (tree.spells(index, a) and tree.spells(index, b)) or \
+                    (tree.parent.get(id(a)) is tree.parent.get(id(b)) and tree.order[id(a)] <= tree.order[id(b)]):
+                continue  # (a dependence within one run is ordered as any other)
+            # One text: the copies of the helper's lines share the ids, primed and drained once
+            # around every run of the helper (of every instantiation); the copies' flags prime
+            # and drain at the same places, which count once (sync_check.PlanTrace.order).
+            name = tile.lane_text
+            root_block = tree.chain(a)[-1]
+            top = [x for x in root_block.stmts if any(_is_step(y, name) for y in ir.walk(x))]
+            prime, drain = top[0], top[-1]
+            reason = f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (the copy's next use)"
+            block_a, block_b = tree.parent.get(id(a)), tree.parent.get(id(b))
+            if block_a is block_b:
+                return PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, prime_at=prime, drain_at=drain,
+                                   slot=index, slots=tile.count, counted=True, reason=reason)
+            # The producer runs in another copy of the helper (another call site): every copy
+            # waits and sets the ids, so that the one chain of each id passes through both.
+            a_in_b, b_in_a = _analog(a, block_b), _analog(b, block_a)
+            if a_in_b is None or b_in_a is None or not isinstance(block_a.stmts[0], ir.Assign):
+                continue
+            out = PlannedSync("flag", e.src.pipe, e.dst.pipe, a_in_b, b, e, prime_at=prime, drain_at=drain,
+                              slot=index, slots=tile.count, counted=True, reason=reason)
+            out.companions = [PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b_in_a, e, prime_at=prime,
+                                          drain_at=drain, slot=Var(block_a.stmts[0].var), slots=tile.count,
+                                          counted=True, reason=reason)]
+            return out
+    return None
+
+
+def _analog(s: ir.Stmt, block: ir.Block) -> ir.Stmt | None:
+    """The statement of `block` (another copy of s's block) that s is: same place, same text."""
+    return next((x for x in block.stmts if x.loc is not None and s.loc is not None and x.loc == s.loc
+                 and type(x) is type(s)), None)
+
+
+def _in_block(tree: Tree, s: ir.Stmt, uid: int) -> ir.Stmt | None:
+    """The statement directly in the block `uid` (around s) that holds s."""
+    block = next((x for x in tree.chain(s)[1:] if isinstance(x, ir.Block) and x.uid == uid), None)
+    return None if block is None else tree.child_of(block, s)
+
+
+def _is_step(s: ir.Stmt, name: str) -> bool:
+    """Whether s is a step of a counter written `name` (an assignment of it, not its start)."""
+    return isinstance(s, ir.Assign) and s.var.split("#")[0] == name and not getattr(s, "counter_start", False)
 
 
 def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None, int]]:

@@ -18,6 +18,11 @@ from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
 
 def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = False) -> list[Insertion]:
     out: list[Insertion] = []
+    counted: set[tuple[int, str]] = set()
+    for p in sorted(plan.placements, key=lambda p: (p.tile.loc.file, p.tile.loc.offset)):
+        if p.tile.per_lane and counts_calls(p.tile) and (p.tile.counter_block, p.tile.lane_text) not in counted:
+            counted.add((p.tile.counter_block, p.tile.lane_text))
+            out += _counter_lines(kernel, plan, p)
     for p in plan.placements:
         free = [s for s in range(len(p.addresses)) if s not in p.fixed_slots]
         if not free:
@@ -61,12 +66,32 @@ def _per_lane_line(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement, checke
     if p.fixed_slots or any(a != base + i * stride for i, a in enumerate(p.addresses)):
         raise PtoError(f"per-lane tile '{p.name}' is not laid out with one stride; cannot place it with one "
                        "TASSIGN line", p.tile.loc)
-    if not p.tile.lane_text or not _declared_in_lane_body(kernel, p.tile):
+    if not p.tile.lane_text or not (counts_calls(p.tile) or _declared_in_lane_body(kernel, p.tile)):
         raise PtoError(f"per-lane tile '{p.name}' is declared outside the MultiBuffered body that gives it "
                        "its lanes (in a helper it calls?); its lane cannot be named there: declare it in the "
                        "body, or as an array indexed by the lane", p.tile.loc)
     lane = f"{p.tile.lane_text} * 0x{stride:x}"
     return _tassign(p.name, f"0x{base:x} + {lane}" if base else lane, checked)
+
+
+def counts_calls(tile: ir.TileDecl) -> bool:
+    """A helper's tile whose copy is the helper's running count of its executions."""
+    return bool(tile.counter_block) and tile.lane_at is None
+
+
+def _counter_lines(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement) -> list[Insertion]:
+    """The helper's counter, before the first declaration that uses it: a function static (one
+    per instantiation of the helper) stepped each time the block runs, so that consecutive calls
+    take the copies in turn."""
+    name, n = p.tile.lane_text, p.tile.count or 1
+    users = sorted({q.name for q in plan.placements if q.tile.per_lane and q.tile.counter_block == p.tile.counter_block
+                    and q.tile.lane_text == name})
+    return [
+        Insertion.at(p.tile.loc, "before", f"static uint32_t {name} = {n - 1}",
+                     f"copy of {', '.join(users)} this call uses: one counter per instantiation", order=-2),
+        Insertion.at(p.tile.loc, "before", f"{name} = ({name} + 1) % {n}",
+                     "each call takes the next copy, so its loads overlap the previous call's use", order=-1),
+    ]
 
 
 def _first_line_stmt(s: ir.Stmt) -> ir.Stmt:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
+from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, try_eval
 from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -133,11 +133,12 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
     if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
         return loop, "the loop's start or step is not known"
     if tile.scope != loop.body.uid:
-        first = _written_first(loop.body, tile)
-        if first is None:
-            return loop, "first touched inside an if or an inner loop"
-        if not first:
-            return loop, "dependence: an iteration reads what an earlier one wrote"
+        first = _first_access(loop.body.stmts, tile)
+        if first.kind == "r" and first.at is not None:
+            at = first.at
+            what = (f"{at.op} at {at.loc.short} writes part of it" if at.op in PARTIAL_WRITERS
+                    else f"{at.op} at {at.loc.short} may read it before it is written")
+            return loop, f"dependence: an iteration reads what an earlier one wrote ({what})"
     return loop, ""
 
 
@@ -162,19 +163,59 @@ def _loops_around(s: ir.Stmt, parents: dict[int, ir.Stmt]) -> list[ir.For]:
     return out
 
 
-def _written_first(body: ir.Block, tile: ir.TileDecl) -> bool | None:
-    """Whether the first statement of the body (looking into plain and inlined blocks only) that
-    touches the tile writes all of it and reads none of it; None when the first touch lies
-    inside an `if` or an inner loop."""
-    for s in body.stmts:
-        if isinstance(s, ir.Instr) and _touches(s, tile):
-            return s.op not in PARTIAL_WRITERS and all(a.access == "w" for a in _touches(s, tile))
-        if isinstance(s, ir.Block):
-            if any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-                return _written_first(s, tile)
-        elif any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-            return None
-    return None
+@dataclass(frozen=True)
+class _Access:
+    """How one stretch of an iteration meets the tile on its every path: "w" every path writes
+    it whole before anything reads it; "n" no path reads it before writing it, but some path
+    may not write it; "r" some path may read it (or write only part of it) first, at `at`."""
+
+    kind: str
+    at: ir.Instr | None = None
+
+
+_NONE = _Access("n")
+
+
+def _first_access(stmts: Sequence[ir.Stmt], tile: ir.TileDecl) -> _Access:
+    """The first access to the tile along every path through the statements, in order. After a
+    stretch that may or may not have written the tile, a read counts as a read first (on the
+    path that did not write)."""
+    for s in stmts:
+        got = _stmt_access(s, tile)
+        if got.kind != "n":
+            return got
+    return _NONE
+
+
+def _stmt_access(s: ir.Stmt, tile: ir.TileDecl) -> _Access:
+    if isinstance(s, ir.Instr):
+        args = _touches(s, tile)
+        if not args:
+            return _NONE
+        if s.op in PARTIAL_WRITERS or any(a.reads for a in args):
+            return _Access("r", s)
+        return _Access("w", s)
+    if isinstance(s, ir.Block):
+        return _first_access(s.stmts, tile)
+    if isinstance(s, ir.If):
+        decided = try_eval(s.cond, {})
+        if decided is not None:  # a condition known here (kept so every copy of a helper has one text)
+            live = s.then if decided else s.other
+            return _first_access(live.stmts, tile) if live is not None else _NONE
+        then = _first_access(s.then.stmts, tile)
+        other = _first_access(s.other.stmts, tile) if s.other is not None else _NONE
+        for branch in (then, other):
+            if branch.kind == "r":
+                return branch
+        return then if then.kind == other.kind == "w" else _NONE
+    if isinstance(s, ir.For):
+        # Every run of the body meets the tile as its first does; it writes it for sure only
+        # when the loop is known to run at least once.
+        body = _first_access(s.body.stmts, tile)
+        if body.kind == "w" and not (s.trip_count() or 0) >= 1:
+            return _NONE
+        return body
+    return _NONE
 
 
 def copy_index(loop: ir.For, copies: int) -> Expr:

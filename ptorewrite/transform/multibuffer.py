@@ -50,9 +50,11 @@ class Decision:
 
 
 def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
-                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> list[Decision]:
+                reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+                single: Mapping[int, str] | None = None) -> list[Decision]:
     """Make every qualifying tile `copies` copies (see module doc); returns what was decided for
-    each tile some loop writes, for the memory report. The kernel is changed in place."""
+    each tile some loop writes, for the memory report. The kernel is changed in place. `single`:
+    tiles (by id) to leave single although they qualify, with the reason."""
     from ptorewrite.transform.memplan import plan_memory
 
     decisions: list[Decision] = []
@@ -62,6 +64,7 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
         if found is None:
             continue
         loop, why_not = found
+        why_not = why_not or (single or {}).get(id(tile), "")
         if why_not:
             decisions.append(Decision(tile, loop, 1, why_not))
             continue

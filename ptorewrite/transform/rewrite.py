@@ -58,9 +58,10 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
                        "(check and simulate with a manual kernel run it)", loop.loc)
     check_operands(kernel, profile, reporter)
     decisions = []
+    single: dict[int, str] = {}
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
-    if any(d.copies > 1 for d in decisions):
+    while any(d.copies > 1 for d in decisions):
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
         # between the branches of a runtime condition): then the tiles stay single.
         trial = Reporter()
@@ -68,12 +69,22 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
         more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
         insertions += more
-        if not any("PIPE_ALL" in i.code for i in insertions):
-            for d in trial.diagnostics:
-                if d not in reporter.diagnostics:
-                    reporter.diagnostics.append(d)
-            return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
-        decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
+        if any("PIPE_ALL" in i.code for i in insertions):
+            decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
+            break
+        idle = {id(d.tile): d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, sync_plan)}
+        if idle:
+            # Such copies cost memory and flags and overlap nothing: plan again without them.
+            undo_copies(decisions, "")
+            for d in idle.values():
+                single[id(d.tile)] = ("no overlap: the flags that free its copies for the next write have one "
+                                      "event id for every copy")
+            decisions = multibuffer(kernel, profile, options.buffers, options.reserved, single)
+            continue
+        for d in trial.diagnostics:
+            if d not in reporter.diagnostics:
+                reporter.diagnostics.append(d)
+        return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     sync_plan = None
@@ -382,6 +393,19 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
             SHIFTED_PARAMS.reset(token)
     reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
     return edits, sync_plan
+
+
+def _copies_share_one_id(kernel: ir.Kernel, tile: ir.TileDecl, plan: sync.SyncPlan | None) -> bool:
+    """The flags that let a write of a multi-buffered tile wait for the readers of its copy (write
+    after read or write, on another pipe) all have one event id for every copy: each write then
+    waits for the readers of the copy before it, as with one tile. False when no flag orders them."""
+    if plan is None:
+        return False
+    # By statement: the copies of a helper inlined at several calls share one flag (one text),
+    # planned on one of its calls' instructions.
+    writes = {s.loc for s in kernel.instructions() if any(a.value.tile is tile and a.writes for a in s.tile_args)}
+    frees = [s for s in plan.syncs if s.kind == "flag" and s.edge.kinds & {"war", "waw"} and s.edge.dst.loc in writes]
+    return bool(frees) and all(s.slots == 1 and s.slot is None for s in frees)
 
 
 def refuse_manual(kernel: ir.Kernel) -> None:

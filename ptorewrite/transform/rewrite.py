@@ -62,23 +62,28 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
     while any(d.copies > 1 for d in decisions):
-        # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
-        # between the branches of a runtime condition): then the tiles stay single.
         trial = Reporter()
         plan = plan_memory(kernel, profile, trial, options.reserved)
         insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
         more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
         insertions += more
+        # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
+        # between the branches of a runtime condition), and copies whose flags get one event id
+        # for every copy overlap nothing while they take ids the others might use. Either way
+        # the last tile copied stays single and the rest are planned again, one tile fewer
+        # each time.
+        drop = None
         if any("PIPE_ALL" in i.code for i in insertions):
-            decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
-            break
-        idle = {id(d.tile): d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, sync_plan)}
-        if idle:
-            # Such copies cost memory and flags and overlap nothing: plan again without them.
+            drop = "the copies would need pipe_barrier(PIPE_ALL)"
+            last = [d for d in decisions if d.copies > 1][-1]
+        else:
+            idle = [d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, sync_plan)]
+            if idle:
+                drop = "no overlap: the flags that free its copies would have one event id for every copy"
+                last = idle[-1]
+        if drop is not None:
             undo_copies(decisions, "")
-            for d in idle.values():
-                single[id(d.tile)] = ("no overlap: the flags that free its copies for the next write have one "
-                                      "event id for every copy")
+            single[id(last.tile)] = drop
             decisions = multibuffer(kernel, profile, options.buffers, options.reserved, single)
             continue
         for d in trial.diagnostics:

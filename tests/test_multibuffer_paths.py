@@ -100,8 +100,8 @@ def test_an_inner_loop_that_may_not_run_does_not_count_as_a_write(tmp_path):
     path.write_text(src)
     (tmp_path / "common.hpp").write_bytes((KERNELS / "common.hpp").read_bytes())
     result = rewrite(load_kernel(path), A2A3, Reporter())
-    assert _decisions(result)["t"] == (1, "dependence: an iteration reads what an earlier one wrote (TMULS at 23:9 "
-                                          "may read it before it is written)")
+    assert _decisions(result)["t"] == (1, ("dependence: an iteration reads what an earlier one wrote (TMULS at 23:9 "
+                                          "may read it before it is written)"))
 
 
 def test_a_run_time_if_in_the_helper_whose_other_path_reads_keeps_the_tile_single(tmp_path):

@@ -5,18 +5,23 @@ iteration's readers.
 A tile qualifies in a loop when
 - it is one tile (not an array, not placed by hand, nothing aliases it) and every instruction
   that touches it lies in the loop's body;
-- each iteration writes it before anything reads it: it is declared in the body, or the first
-  statement of the body that touches it (not inside an `if` or an inner loop) writes it without
-  reading it, as a whole (TINSERT writes a window: it does not count);
+- each iteration writes it before anything reads it: it is declared in the body, or along every
+  path through the body the first access to it is a whole write (TINSERT writes a window: it
+  does not count) or there is none. Paths go through blocks (inlined helpers, MultiStaged stage
+  lambdas), both branches of an `if` decided at run time, the live branch of one decided by a
+  constant, and inner loops, which write for sure only when they run a constant number of
+  times, at least once (`_first_access`);
 - instructions of two or more pipes touch it (otherwise nothing can overlap);
 - the loop is counted with a known start and step.
 Then no value flows through the tile from one iteration to the next, and giving iteration k the
-copy k modulo N changes no result. In the IR the tile becomes a per-lane tile (as a tile declared
+copy k modulo N changes no result (nor is the copies' lifetime widened over the loop, see
+analysis.liveness). In the IR the tile becomes a per-lane tile (as a tile declared
 in a `MultiBuffered` body is): N copies, indexed by `((var - start) / step) % N`. In the source it
 keeps its declaration; one TASSIGN per iteration moves it to its copy (`transform.tassign`), and
 the sync planner gives each copy its own event id. Copies that do not fit are not made: the
 planner tries the tiles one at a time, in declaration order, and keeps what the memory plan
-accepts.
+accepts (and transform.rewrite drops, one at a time, those whose synchronization would need a
+full barrier or gets one event id for every copy).
 """
 
 from __future__ import annotations

@@ -63,18 +63,26 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
     while any(d.copies > 1 for d in decisions):
         trial = Reporter()
-        plan = plan_memory(kernel, profile, trial, options.reserved)
-        insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
-        more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
-        insertions += more
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
-        # between the branches of a runtime condition), and copies whose flags get one event id
-        # for every copy overlap nothing while they take ids the others might use. Either way
-        # the last tile copied stays single and the rest are planned again, one tile fewer
-        # each time.
+        # between the branches of a runtime condition), nor a rewrite the single tiles get (a
+        # helper's copies that would need different lines), and copies whose flags get one
+        # event id for every copy overlap nothing while they take ids the others might use.
+        # Either way the last tile copied stays single and the rest are planned again, one tile
+        # fewer each time.
         drop = None
-        if any("PIPE_ALL" in i.code for i in insertions):
+        try:
+            plan = plan_memory(kernel, profile, trial, options.reserved)
+            insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+            more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
+            insertions += more
+            text = edit_kernel(kernel, insertions)
+        except PtoError as x:
+            first = x.diagnostics[0]
+            where = f" at {first.loc.line}:{first.loc.col}" if first.loc else ""
+            drop = f"with the copies the rewrite stops{where}: {first.message.split(' (')[0]}"
+        if drop is None and any("PIPE_ALL" in i.code for i in insertions):
             drop = "the copies would need pipe_barrier(PIPE_ALL)"
+        if drop is not None:
             last = [d for d in decisions if d.copies > 1][-1]
         else:
             idle = [d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, sync_plan)]
@@ -89,7 +97,7 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         for d in trial.diagnostics:
             if d not in reporter.diagnostics:
                 reporter.diagnostics.append(d)
-        return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
+        return RewriteResult(text, plan, insertions, sync_plan, decisions)
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     sync_plan = None

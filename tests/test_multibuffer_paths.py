@@ -116,3 +116,41 @@ def test_a_run_time_if_in_the_helper_whose_other_path_reads_keeps_the_tile_singl
     result = rewrite(load_kernel(path), A2A3, Reporter())
     copies, reason = _decisions(result)["in"]
     assert copies == 1 and reason.startswith("dependence: an iteration reads what an earlier one wrote (TADDS at ")
+
+
+def test_copies_without_event_ids_of_their_own_stay_single(monkeypatch, tmp_path):
+    """With one event id per pipe pair the copies of `res` would be freed through one id: each
+    store would still wait for the one before, as with one tile. The last such tile stays single
+    and the rest are planned again; the rewrite verifies."""
+    from ptorewrite.transform import sync
+
+    monkeypatch.setattr(sync, "NUM_EVENT_IDS", 1)
+    auto, manual, result = _rewrite("guarded_helper", tmp_path)
+    assert _decisions(result)["res"] == (1, ("no overlap: the flags that free its copies would have one event id "
+                                            "for every copy"))
+    v = verify(auto, manual, A2A3, {"count": 5}, seed=2)
+    assert v.equivalent and v.check.clean
+
+
+def test_copies_the_rewrite_cannot_take_are_dropped_one_at_a_time(monkeypatch, tmp_path):
+    """A rewrite that stops with the copies (a helper whose calls would need different lines)
+    does not stop the kernel's: the tiles go back to one copy, each saying why."""
+    from ptorewrite.diagnostics import PtoError
+    from ptorewrite.transform import rewrite as rewrite_mod
+
+    planned = rewrite_mod._sync_insertions
+
+    def refuse_copies(kernel, plan, *args):
+        copied = [t for t in kernel.tiles if t.lane_at is not None]
+        if copied:
+            raise PtoError("this helper's calls would need different lines (stand-in)", copied[0].loc)
+        return planned(kernel, plan, *args)
+
+    monkeypatch.setattr(rewrite_mod, "_sync_insertions", refuse_copies)
+    auto, manual, result = _rewrite("guarded_helper", tmp_path)
+    assert _decisions(result) == {
+        "in": (1, "with the copies the rewrite stops at 21:5: this helper's calls would need different lines"),
+        "res": (1, "with the copies the rewrite stops at 21:5: this helper's calls would need different lines"),
+    }
+    v = verify(auto, manual, A2A3, {"count": 6}, seed=2)
+    assert v.equivalent and v.check.clean

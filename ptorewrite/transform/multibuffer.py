@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text, try_eval
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Var, binop, cpp_text, try_eval
 from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -140,6 +140,8 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
         return loop, "one pipe uses it: nothing to overlap"
     if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
         return loop, "the loop's start or step is not known"
+    if all(_in_one_iteration(s, loop, parents) for s in users):
+        return loop, "touched in one iteration of the loop only (an `if` on its counter): copies would not alternate"
     if tile.scope != loop.body.uid:
         first = _first_access(loop.body.stmts, tile)
         if first.kind == "r" and first.at is not None:
@@ -148,6 +150,20 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
                     else f"{at.op} at {at.loc.short} may read it before it is written")
             return loop, f"dependence: an iteration reads what an earlier one wrote ({what})"
     return loop, ""
+
+
+def _in_one_iteration(s: ir.Stmt, loop: ir.For, parents: dict[int, ir.Stmt]) -> bool:
+    """The statement runs only in the `then` of an `if (var == e)` on the loop's counter (e not
+    naming it): in one iteration of each run of the loop at most."""
+    child, p = s, parents.get(id(s))
+    while p is not None and p is not loop:
+        if isinstance(p, ir.If) and child is p.then and isinstance(p.cond, BinOp) and p.cond.op == "==":
+            sides = (p.cond.lhs, p.cond.rhs)
+            if any(isinstance(x, Var) and x.name == loop.var for x in sides) and \
+                    sum(loop.var in x.free_vars() for x in sides) == 1:
+                return True
+        child, p = p, parents.get(id(p))
+    return False
 
 
 def _alias_root(t: ir.TileDecl) -> ir.TileDecl:

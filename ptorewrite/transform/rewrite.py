@@ -59,10 +59,10 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
     check_operands(kernel, profile, reporter)
     decisions = []
     single: dict[int, str] = {}
+    kept: dict[int, str] | None = None  # `single` of the last plan that held, its copies idle
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved)
     while any(d.copies > 1 for d in decisions):
-        trial = Reporter()
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
         # between the branches of a runtime condition), nor a rewrite the single tiles get (a
         # helper's copies that would need different lines), and copies whose flags get one
@@ -70,42 +70,60 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         # Either way the last tile copied stays single and the rest are planned again, one tile
         # fewer each time.
         drop = None
+        trial = Reporter()
         try:
-            plan = plan_memory(kernel, profile, trial, options.reserved)
-            insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
-            more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
-            insertions += more
-            text = edit_kernel(kernel, insertions)
+            result = _planned(kernel, profile, trial, options, decisions)
         except PtoError as x:
             first = x.diagnostics[0]
             where = f" at {first.loc.line}:{first.loc.col}" if first.loc else ""
             drop = f"with the copies the rewrite stops{where}: {first.message.split(' (')[0]}"
-        if drop is None and any("PIPE_ALL" in i.code for i in insertions):
+        if drop is None and any("PIPE_ALL" in i.code for i in result.insertions):
             drop = "the copies would need pipe_barrier(PIPE_ALL)"
         if drop is not None:
             last = [d for d in decisions if d.copies > 1][-1]
         else:
-            idle = [d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, sync_plan)]
+            idle = [d for d in decisions if d.copies > 1 and _copies_share_one_id(kernel, d.tile, result.syncs)]
             if idle:
                 drop = "no overlap: the flags that free its copies would have one event id for every copy"
-                last = idle[-1]
+                last, kept = idle[-1], dict(single)
         if drop is not None:
             undo_copies(decisions, "")
             single[id(last.tile)] = drop
             decisions = multibuffer(kernel, profile, options.buffers, options.reserved, single)
             continue
-        for d in trial.diagnostics:
-            if d not in reporter.diagnostics:
-                reporter.diagnostics.append(d)
-        return RewriteResult(text, plan, insertions, sync_plan, decisions)
+        _adopt(reporter, trial)
+        return result
+    trial = Reporter()
+    try:
+        result = _planned(kernel, profile, trial, options, decisions)
+    except PtoError:
+        if kept is None:
+            raise
+        # Only the idle copies let the plan hold (one text for a helper's calls): keep them.
+        undo_copies(decisions, "")
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved, kept)
+        trial = Reporter()
+        result = _planned(kernel, profile, trial, options, decisions)
+    _adopt(reporter, trial)
+    return result
+
+
+def _planned(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter, options: RewriteOptions,
+             decisions: list[Decision]) -> RewriteResult:
+    """Memory plan, TASSIGNs, synchronization and the edited text of the kernel as it is."""
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     sync_plan = None
     if options.insert_sync:
         more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
         insertions += more
-    text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions, sync_plan, decisions)
+    return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
+
+
+def _adopt(reporter: Reporter, trial: Reporter) -> None:
+    for d in trial.diagnostics:
+        if d not in reporter.diagnostics:
+            reporter.diagnostics.append(d)
 
 
 @dataclass
@@ -414,10 +432,14 @@ def _copies_share_one_id(kernel: ir.Kernel, tile: ir.TileDecl, plan: sync.SyncPl
     waits for the readers of the copy before it, as with one tile. False when no flag orders them."""
     if plan is None:
         return False
-    # By statement: the copies of a helper inlined at several calls share one flag (one text),
-    # planned on one of its calls' instructions.
-    writes = {s.loc for s in kernel.instructions() if any(a.value.tile is tile and a.writes for a in s.tile_args)}
-    frees = [s for s in plan.syncs if s.kind == "flag" and s.edge.kinds & {"war", "waw"} and s.edge.dst.loc in writes]
+    writers = [s for s in kernel.instructions() if any(a.value.tile is tile and a.writes for a in s.tile_args)]
+    flags = [s for s in plan.syncs if s.kind == "flag" and s.edge.kinds & {"war", "waw"}]
+    frees = [s for s in flags if any(s.edge.dst is w for w in writers)]
+    if not frees:
+        # The copies of a helper inlined at several calls share one flag (one text), planned on
+        # one of its calls' instructions: found by statement.
+        at = {w.loc for w in writers}
+        frees = [s for s in flags if s.edge.dst.loc in at]
     return bool(frees) and all(s.slots == 1 and s.slot is None for s in frees)
 
 

@@ -140,6 +140,9 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
         return loop, "one pipe uses it: nothing to overlap"
     if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
         return loop, "the loop's start or step is not known"
+    if (loop.trip_count() is not None and loop.trip_count() < 2) or \
+            any(lp.trip_count() == 0 for lp in loops[0]):
+        return loop, "the loop runs at most once: nothing to overlap"
     if all(_in_one_iteration(s, loop, parents) for s in users):
         return loop, "touched in one iteration of the loop only (an `if` on its counter): copies would not alternate"
     if tile.scope != loop.body.uid:

@@ -7,6 +7,8 @@ interval from its first to its last access, widened as follows:
 - A tile declared outside a loop and accessed inside it is live across the whole loop: its
   value may be carried from one iteration to the next.
 - A tile declared inside a loop body is fresh every iteration: no widening for that loop.
+- A tile multi-buffered in a loop by ptorewrite (every iteration writes it before reading it,
+  see transform.multibuffer) is not widened over that loop or the loops around it.
 - Exception for if/else: when every access of a (single, non-array) tile lies in one branch
   of an If and its first access there is an unconditional full write at the branch's top
   level, its value is dead when the branch is entered and after the merge. It is not widened
@@ -209,7 +211,7 @@ def _lifetime(tile: ir.TileDecl, accesses: list[Access], flat: _Flattener) -> Li
         return None
     decl_path = flat.block_paths.get(tile.scope, ())
     decl_loops = {id(st[1]) for st in decl_path if st[0] == "loop"}
-    exempt = _loops_outside_killing_branch(tile, accesses, decl_path)
+    exempt = _loops_outside_killing_branch(tile, accesses, decl_path) | _loops_writing_afresh(tile, accesses)
     start = min(a.pos for a in accesses)
     end = max(a.pos for a in accesses)
     widened: list[ir.For] = []
@@ -223,6 +225,20 @@ def _lifetime(tile: ir.TileDecl, accesses: list[Access], flat: _Flattener) -> Li
             s, e = flat.loops[loop]
             start, end = min(start, s), max(end, e)
     return Lifetime(start, end, tuple(widened))
+
+
+def _loops_writing_afresh(tile: ir.TileDecl, accesses: list[Access]) -> set[int]:
+    """Loops (by id) whose every iteration writes the tile before reading it: a tile ptorewrite
+    multi-buffered in a loop (`lane_at`, see transform.multibuffer) and the loops around that
+    loop. No value crosses their iterations, so its copies are live from the first access to the
+    last inside one iteration, as a tile declared in the body is."""
+    if tile.lane_at is None:
+        return set()
+    for a in accesses:
+        for i, (kind, loop) in enumerate(a.path):
+            if kind == "loop" and isinstance(loop, ir.For) and loop.body is tile.lane_at:
+                return {id(st[1]) for st in a.path[:i + 1] if st[0] == "loop"}
+    return set()
 
 
 def _loops_outside_killing_branch(tile: ir.TileDecl, accesses: list[Access],

@@ -5,18 +5,23 @@ iteration's readers.
 A tile qualifies in a loop when
 - it is one tile (not an array, not placed by hand, nothing aliases it) and every instruction
   that touches it lies in the loop's body;
-- each iteration writes it before anything reads it: it is declared in the body, or the first
-  statement of the body that touches it (not inside an `if` or an inner loop) writes it without
-  reading it, as a whole (TINSERT writes a window: it does not count);
+- each iteration writes it before anything reads it: it is declared in the body, or along every
+  path through the body the first access to it is a whole write (TINSERT writes a window: it
+  does not count) or there is none. Paths go through blocks (inlined helpers, MultiStaged stage
+  lambdas), both branches of an `if` decided at run time, the live branch of one decided by a
+  constant, and inner loops, which write for sure only when they run a constant number of
+  times, at least once (`_first_access`);
 - instructions of two or more pipes touch it (otherwise nothing can overlap);
 - the loop is counted with a known start and step.
 Then no value flows through the tile from one iteration to the next, and giving iteration k the
-copy k modulo N changes no result. In the IR the tile becomes a per-lane tile (as a tile declared
+copy k modulo N changes no result (nor is the copies' lifetime widened over the loop, see
+analysis.liveness). In the IR the tile becomes a per-lane tile (as a tile declared
 in a `MultiBuffered` body is): N copies, indexed by `((var - start) / step) % N`. In the source it
 keeps its declaration; one TASSIGN per iteration moves it to its copy (`transform.tassign`), and
 the sync planner gives each copy its own event id. Copies that do not fit are not made: the
 planner tries the tiles one at a time, in declaration order, and keeps what the memory plan
-accepts.
+accepts (and transform.rewrite drops, one at a time, those whose synchronization would need a
+full barrier or gets one event id for every copy).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ptorewrite.analysis import ir
-from ptorewrite.analysis.expr import Const, Expr, Var, binop, cpp_text
+from ptorewrite.analysis.expr import BinOp, Const, Expr, Var, binop, cpp_text, try_eval
 from ptorewrite.analysis.instructions import with_fp_forms
 from ptorewrite.arch import ArchProfile
 from ptorewrite.diagnostics import PtoError, Reporter
@@ -52,9 +57,11 @@ class Decision:
 
 def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
                 reserved: Mapping[str, Sequence[tuple[int, int]]] | None = None,
-                call_copies: bool = True) -> list[Decision]:
+                call_copies: bool = True, single: Mapping[int, str] | None = None) -> list[Decision]:
     """Make every qualifying tile `copies` copies (see module doc); returns what was decided for
-    each tile some loop writes, for the memory report. The kernel is changed in place."""
+    each tile some loop writes, for the memory report. The kernel is changed in place. `single`:
+    tiles (by id) to leave single although they qualify, with the reason; `call_copies`: whether
+    tiles declared in a helper get copies chosen by its count of executions."""
     from ptorewrite.transform.memplan import plan_memory
 
     decisions: list[Decision] = []
@@ -62,7 +69,7 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
     helper_blocks = call_lanes.declaring_blocks(kernel)
     for tile in list(kernel.tiles):
         if id(tile) in helper_blocks and call_copies:
-            decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks)
+            decisions += _call_copies(kernel, tile, profile, copies, reserved, helper_blocks, single or {})
             continue
         if id(tile) in helper_blocks and tile is call_lanes.declaration_group(kernel, tile)[0] and any(
                 isinstance(s, ir.Instr) and _touches(s, tile) for s in kernel.instructions()):
@@ -73,6 +80,7 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
         if found is None:
             continue
         loop, why_not = found
+        why_not = why_not or (single or {}).get(id(tile), "")
         if why_not:
             decisions.append(Decision(tile, loop, 1, why_not))
             continue
@@ -89,7 +97,7 @@ def multibuffer(kernel: ir.Kernel, profile: ArchProfile, copies: int = 2,
 
 
 def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, copies: int, reserved,
-                 helper_blocks: dict[int, ir.Block]) -> list[Decision]:
+                 helper_blocks: dict[int, ir.Block], single: Mapping[int, str]) -> list[Decision]:
     """A tile declared in a helper: copies chosen by the helper's running count of its
     executions (`transform.call_lanes`), for every tile of its declaration at once."""
     from ptorewrite.transform.memplan import plan_memory
@@ -113,6 +121,7 @@ def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, cop
         why = "declared in a helper here and in the kernel's own body elsewhere"
     elif len(group) < 2 and not _loops_around(helper_blocks[id(tile)], _parents(kernel)):
         why = "declared in a helper that runs once: nothing to overlap"
+    why = why or next((single[id(t)] for t in group if id(t) in single), "")
     if why:
         return [Decision(t, None, 1, why) for t in group]
     undo = call_lanes.make_call_copies(kernel, group, copies, helper_blocks)
@@ -183,13 +192,33 @@ def _candidate(kernel: ir.Kernel, tile: ir.TileDecl, parents: dict[int, ir.Stmt]
         return loop, "one pipe uses it: nothing to overlap"
     if not (loop.counted and not loop.start.free_vars() and not loop.step.free_vars()):
         return loop, "the loop's start or step is not known"
+    if (loop.trip_count() is not None and loop.trip_count() < 2) or \
+            any(lp.trip_count() == 0 for lp in loops[0]):
+        return loop, "the loop runs at most once: nothing to overlap"
+    if all(_in_one_iteration(s, loop, parents) for s in users):
+        return loop, "touched in one iteration of the loop only (an `if` on its counter): copies would not alternate"
     if tile.scope != loop.body.uid:
-        first = _written_first(loop.body, tile)
-        if first is None:
-            return loop, "first touched inside an if or an inner loop"
-        if not first:
-            return loop, "dependence: an iteration reads what an earlier one wrote"
+        first = _first_access(loop.body.stmts, tile)
+        if first.kind == "r" and first.at is not None:
+            at = first.at
+            what = (f"{at.op} at {at.loc.short} writes part of it" if at.op in PARTIAL_WRITERS
+                    else f"{at.op} at {at.loc.short} may read it before it is written")
+            return loop, f"dependence: an iteration reads what an earlier one wrote ({what})"
     return loop, ""
+
+
+def _in_one_iteration(s: ir.Stmt, loop: ir.For, parents: dict[int, ir.Stmt]) -> bool:
+    """The statement runs only in the `then` of an `if (var == e)` on the loop's counter (e not
+    naming it): in one iteration of each run of the loop at most."""
+    child, p = s, parents.get(id(s))
+    while p is not None and p is not loop:
+        if isinstance(p, ir.If) and child is p.then and isinstance(p.cond, BinOp) and p.cond.op == "==":
+            sides = (p.cond.lhs, p.cond.rhs)
+            if any(isinstance(x, Var) and x.name == loop.var for x in sides) and \
+                    sum(loop.var in x.free_vars() for x in sides) == 1:
+                return True
+        child, p = p, parents.get(id(p))
+    return False
 
 
 def _alias_root(t: ir.TileDecl) -> ir.TileDecl:
@@ -213,19 +242,59 @@ def _loops_around(s: ir.Stmt, parents: dict[int, ir.Stmt]) -> list[ir.For]:
     return out
 
 
-def _written_first(body: ir.Block, tile: ir.TileDecl) -> bool | None:
-    """Whether the first statement of the body (looking into plain and inlined blocks only) that
-    touches the tile writes all of it and reads none of it; None when the first touch lies
-    inside an `if` or an inner loop."""
-    for s in body.stmts:
-        if isinstance(s, ir.Instr) and _touches(s, tile):
-            return s.op not in PARTIAL_WRITERS and all(a.access == "w" for a in _touches(s, tile))
-        if isinstance(s, ir.Block):
-            if any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-                return _written_first(s, tile)
-        elif any(isinstance(x, ir.Instr) and _touches(x, tile) for x in ir.walk(s)):
-            return None
-    return None
+@dataclass(frozen=True)
+class _Access:
+    """How one stretch of an iteration meets the tile on its every path: "w" every path writes
+    it whole before anything reads it; "n" no path reads it before writing it, but some path
+    may not write it; "r" some path may read it (or write only part of it) first, at `at`."""
+
+    kind: str
+    at: ir.Instr | None = None
+
+
+_NONE = _Access("n")
+
+
+def _first_access(stmts: Sequence[ir.Stmt], tile: ir.TileDecl) -> _Access:
+    """The first access to the tile along every path through the statements, in order. After a
+    stretch that may or may not have written the tile, a read counts as a read first (on the
+    path that did not write)."""
+    for s in stmts:
+        got = _stmt_access(s, tile)
+        if got.kind != "n":
+            return got
+    return _NONE
+
+
+def _stmt_access(s: ir.Stmt, tile: ir.TileDecl) -> _Access:
+    if isinstance(s, ir.Instr):
+        args = _touches(s, tile)
+        if not args:
+            return _NONE
+        if s.op in PARTIAL_WRITERS or any(a.reads for a in args):
+            return _Access("r", s)
+        return _Access("w", s)
+    if isinstance(s, ir.Block):
+        return _first_access(s.stmts, tile)
+    if isinstance(s, ir.If):
+        decided = try_eval(s.cond, {})
+        if decided is not None:  # a condition known here (kept so every copy of a helper has one text)
+            live = s.then if decided else s.other
+            return _first_access(live.stmts, tile) if live is not None else _NONE
+        then = _first_access(s.then.stmts, tile)
+        other = _first_access(s.other.stmts, tile) if s.other is not None else _NONE
+        for branch in (then, other):
+            if branch.kind == "r":
+                return branch
+        return then if then.kind == other.kind == "w" else _NONE
+    if isinstance(s, ir.For):
+        # Every run of the body meets the tile as its first does; it writes it for sure only
+        # when the loop is known to run at least once.
+        body = _first_access(s.body.stmts, tile)
+        if body.kind == "w" and not (s.trip_count() or 0) >= 1:
+            return _NONE
+        return body
+    return _NONE
 
 
 def copy_index(loop: ir.For, copies: int) -> Expr:

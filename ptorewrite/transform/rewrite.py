@@ -61,39 +61,87 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
                        "(check and simulate with a manual kernel run it)", loop.loc)
     check_operands(kernel, profile, reporter)
     decisions = []
+    single: dict[int, str] = {}
+    kept: dict[int, str] | None = None  # `single` of the last plan that held, its copies idle
     if options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1:
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies)
     while any(d.copies > 1 for d in decisions):
         # Copies must not cost a full barrier the single tiles do not need (pipes that alternate
-        # between the branches of a runtime condition): then the tiles stay single.
+        # between the branches of a runtime condition), nor a rewrite the single tiles get (a
+        # helper's copies that would need different lines), and copies whose flags get one
+        # event id for every copy overlap nothing while they take ids the others might use.
+        # Either way the last tile copied stays single and the rest are planned again, one tile
+        # fewer each time.
+        drop = None
         trial = Reporter()
-        plan = plan_memory(kernel, profile, trial, options.reserved)
-        insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
         try:
-            more, sync_plan = _sync_insertions(kernel, plan, profile, trial, options)
-        except PtoError:
-            # A helper's counted copies can leave its calls needing different lines inside it
-            # (one text): then its tiles stay one copy, as before, and the plan is made again.
-            if not any(d.copies > 1 and d.loop is None for d in decisions):
-                raise
-            decisions = undo_copies(decisions, "declared in a helper; with copies its calls would need different "
-                                    "synchronization inside it", lambda d: d.loop is None)
+            result = _planned(kernel, profile, trial, options, decisions)
+        except PtoError as x:
+            first = x.diagnostics[0]
+            where = f" at {first.loc.line}:{first.loc.col}" if first.loc else ""
+            drop = f"with the copies the rewrite stops{where}: {first.message.split(' (')[0]}"
+            counted = [d for d in decisions if d.copies > 1 and d.loop is None]
+            if counted:
+                # A helper's counted copies can leave its calls needing different lines inside
+                # it (one text): its tiles go back to one copy first, all at once.
+                undo_copies(decisions, "")
+                for d in counted:
+                    single[id(d.tile)] = ("declared in a helper; with copies its calls would need different "
+                                          "synchronization inside it")
+                decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies,
+                                        single)
+                continue
+        if drop is None and any("PIPE_ALL" in i.code for i in result.insertions):
+            drop = "the copies would need pipe_barrier(PIPE_ALL)"
+        if drop is not None:
+            last = [d for d in decisions if d.copies > 1][-1]
+        else:
+            # A helper's counted copies are judged as a whole, not by one inlined call's flags:
+            # their M -> MTE1 style hand-back names the counter in the helper's own text, while a
+            # call whose flags the plan moved to the call keeps one id there.
+            idle = [d for d in decisions if d.copies > 1 and d.loop is not None
+                    and _copies_share_one_id(kernel, d.tile, result.syncs)]
+            if idle:
+                drop = "no overlap: the flags that free its copies would have one event id for every copy"
+                last, kept = idle[-1], dict(single)
+        if drop is not None:
+            undo_copies(decisions, "")
+            single[id(last.tile)] = drop
+            decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies, single)
             continue
-        insertions += more
-        if not any("PIPE_ALL" in i.code for i in insertions):
-            for d in trial.diagnostics:
-                if d not in reporter.diagnostics:
-                    reporter.diagnostics.append(d)
-            return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
-        decisions = undo_copies(decisions, "the copies would need pipe_barrier(PIPE_ALL)")
+        _adopt(reporter, trial)
+        return result
+    trial = Reporter()
+    try:
+        result = _planned(kernel, profile, trial, options, decisions)
+    except PtoError:
+        if kept is None:
+            raise
+        # Only the idle copies let the plan hold (one text for a helper's calls): keep them.
+        undo_copies(decisions, "")
+        decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies, kept)
+        trial = Reporter()
+        result = _planned(kernel, profile, trial, options, decisions)
+    _adopt(reporter, trial)
+    return result
+
+
+def _planned(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter, options: RewriteOptions,
+             decisions: list[Decision]) -> RewriteResult:
+    """Memory plan, TASSIGNs, synchronization and the edited text of the kernel as it is."""
     plan = plan_memory(kernel, profile, reporter, options.reserved)
     insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
     sync_plan = None
     if options.insert_sync:
         more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
         insertions += more
-    text = edit_kernel(kernel, insertions)
-    return RewriteResult(text, plan, insertions, sync_plan, decisions)
+    return RewriteResult(edit_kernel(kernel, insertions), plan, insertions, sync_plan, decisions)
+
+
+def _adopt(reporter: Reporter, trial: Reporter) -> None:
+    for d in trial.diagnostics:
+        if d not in reporter.diagnostics:
+            reporter.diagnostics.append(d)
 
 
 @dataclass
@@ -417,6 +465,23 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
             SHIFTED_PARAMS.reset(token)
     reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
     return edits, sync_plan
+
+
+def _copies_share_one_id(kernel: ir.Kernel, tile: ir.TileDecl, plan: sync.SyncPlan | None) -> bool:
+    """The flags that let a write of a multi-buffered tile wait for the readers of its copy (write
+    after read or write, on another pipe) all have one event id for every copy: each write then
+    waits for the readers of the copy before it, as with one tile. False when no flag orders them."""
+    if plan is None:
+        return False
+    writers = [s for s in kernel.instructions() if any(a.value.tile is tile and a.writes for a in s.tile_args)]
+    flags = [s for s in plan.syncs if s.kind == "flag" and s.edge.kinds & {"war", "waw"}]
+    frees = [s for s in flags if any(s.edge.dst is w for w in writers)]
+    if not frees:
+        # The copies of a helper inlined at several calls share one flag (one text), planned on
+        # one of its calls' instructions: found by statement.
+        at = {w.loc for w in writers}
+        frees = [s for s in flags if s.edge.dst.loc in at]
+    return bool(frees) and all(s.slots == 1 and s.slot is None for s in frees)
 
 
 def refuse_manual(kernel: ir.Kernel) -> None:

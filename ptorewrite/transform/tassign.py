@@ -95,10 +95,17 @@ def _counter_lines(kernel: ir.Kernel, plan: MemoryPlan, p: TilePlacement) -> lis
 
 
 def _first_line_stmt(s: ir.Stmt) -> ir.Stmt:
-    """The statement a line goes before: the first one of a nested `{ ... }` scope."""
-    while isinstance(s, ir.Block) and not s.inlined and s.stmts:
-        s = s.stmts[0]
-    return s
+    """The statement a line goes before: the first one of a nested `{ ... }` scope, or of a body
+    the lowering wrapped in an `if` of its own (the guard a `break` or `continue` sets, which
+    spans the same braces: it has no text to go before)."""
+    while True:
+        if isinstance(s, ir.Block) and not s.inlined and s.stmts:
+            # Skip the flag resets the lowering puts at the top of such a body (no text either).
+            s = next((x for x in s.stmts if not (isinstance(x, ir.Assign) and x.loc == s.loc)), s.stmts[0])
+        elif isinstance(s, ir.If) and s.other is None and s.then.loc == s.loc and s.then.stmts:
+            s = s.then
+        else:
+            return s
 
 
 def _declared_in_lane_body(kernel: ir.Kernel, tile: ir.TileDecl) -> bool:

@@ -71,7 +71,7 @@ CRITICAL_OPS = re.compile(r"\b(T[A-Z0-9_]+)(?: x\d+)?")
 # Where the waiting went: read by hand from the tables this script writes (the bounds and the
 # critical-path waits of each size) and from the rewrites' lines; re-read it when the figures move.
 ANALYSIS = """\
-## Where the waiting went (read by hand from the tables below, at ptorewrite 195dba3)
+## Where the waiting went (read by hand from the tables below, at ptorewrite 930d879)
 
 At 8158bab the rewrite took 24,260 cycles at S1 = 1024 (1.240x) and 41,956 at 2048 (1.284x),
 with the same busy time per pipe as the hand-written kernel. Its ideal-sync bound at 1024 was
@@ -98,36 +98,40 @@ planner:
    parameter holding a variable plus a constant now names it (`tile_id % 2` at S1 = 1024, where
    the constant is 0; `(tile_id - 4) % 2` where it is 4).
 
-S1 = 1024 now takes 19,549 cycles (0.999x), 194 over its ideal-sync bound. What is left is the
-memory plan's single L0C accumulator `qkAccTile` (declared once by the AUTO kernel, outside its
-loops): each QK matmul waits for the previous fixpipe store (the L0C unit-flag waits at the top of
-the rewrite's critical path), so the vector cores start later than with the hand-written kernel's.
+S1 = 1024 now takes 19,483 cycles (0.995x), 194 over its ideal-sync bound. The matmul helper's
+L0A / L0B tiles alternate two copies chosen by a counter the helper keeps (a function static
+stepped each time the declaration runs, named in the TASSIGN and in the M <-> MTE1 ids), as the
+hand-written kernel's ping-pong does, so a call's extract overlaps the previous call's matmul
+(19,549 before). What is left on the critical path are the L0C unit-flag waits on `qkAccTile`;
+the hand-written kernel also keeps one QK and one PV accumulator (L0C holds exactly two 64 KiB
+tiles), so that is not a difference of layout.
 
-At S1 = 2048 (1.204x) the MultiStaged main loop runs: three call sites of `compute_qk` /
-`compute_pv` (prologue, main loop, epilogue). Even ideal synchronization of this memory plan is
-1.009x: `qkAccTile` in one L0C buffer, `al0Tiles` / `bl0Tiles` declared inside
-`pto_macro_matmul` (every lane shares one L0A / L0B copy) and the main loop's single `kMatTile`,
-`pMatTile`, `vMatTile` (the AUTO kernel's own choice: "we don't do double buffering for the main
-loop") cost 1,579 cycles over its true dependences. The synchronization costs 6,356 more, led by
-the M <-> MTE1 flags that reuse one id for the shared `al0Tiles` (each extract after the previous
-matmul) and the L0C unit-flag waits. The MTE1 -> MTE2 flags now take one id per lane: the copies
-of one text share their ids instead of being kept apart for their spans, and the main loop's
-one-id flag for its single `kMatTile` stays with its call, so `compute_qk` writes
-`(sub_tile_id % 2) + 2` inside the helper for the prologue's two K lanes (before, the pair fell
-back to one id per sync, "more than 8 events would be live on MTE1 -> MTE2", and the waits at the
-prologue's and epilogue's calls held the cube's MTE2 about 6,400 cycles each: 40,903 cycles). The
-epilogue's V lanes still share one id with `pMatTile`'s flag (its TPOP's), and the epilogue's
-`compute_gu` lanes have a name (4 above), but its main-loop copy keeps the single `pvVecTile` of
-the AUTO kernel, so one text for both keeps one id.
+At S1 = 2048 (1.154x) the MultiStaged main loop runs: three call sites of `compute_qk` /
+`compute_pv` (prologue, main loop, epilogue). Three changes took it from 40,903 cycles to
+37,688: the MTE1 -> MTE2 flags take one id per lane (the copies of one text share their ids,
+chained across the loops that run one after another: 39,331), the L0A / L0B copies above, and
+the main loop's `kMatTile` and `pMatTile`, declared once before the loop but written first on
+every path of each iteration, get two copies. The ideal-sync bound of this memory plan is 1.007x
+and the true-dependence bound 0.961x. The synchronization costs 4,783 cycles over the ideal-sync
+bound, led by the vector cores' V -> MTE2 wait before the main loop's `compute_gu` (9,216
+cycles held over four iterations): the main loop's single `pvVecTile` shares UB bytes with
+`qkVecTile`'s first lane (UB is full: 163 of 184 KiB), and the flag that frees them is set after
+the whole softmax lane loop, so each update's PV load waits for both lanes' softmax. The
+hand-written kernel also lays its PV and QK vector buffers over each other, but steps one index
+over softmax and update, so each update loads into the lane the last softmax did not use.
+`vMatTile` and `pvVecTile` stay single in the main loop: the flags that free their copies would
+have one id for every copy, so the copies would overlap nothing.
 
 At S1 = 8192 (1.273x) the rewrite exists since the planner stopped taking a scalar stored every
-iteration of a shortened loop as unknown everywhere (it made `compute_gu`'s own `tile_id` tests
-unknown, so its main-loop copy waited on a flag nothing had set, and the planner fell back to a
-full barrier in one copy). Its causes are those of 2048 over 28 main-loop iterations instead of
-4: the ideal-sync bound is 1.115x (the memory plan 14,875 cycles over the true dependences: the
-same single `qkAccTile`, shared L0A / L0B and single main-loop tiles), and the synchronization
-18,035 cycles more, mostly the single-id M <-> MTE1 flags above and the main loop's one-id
-flags for its single tiles.
+iteration of a shortened loop as unknown everywhere. Its causes are those of 2048 over 28
+main-loop iterations instead of 4, and one more: with the L0A / L0B copies the helper's calls
+would need different lines inside it, so they keep one copy ("declared in a helper; with copies
+its calls would need different synchronization inside it" in --memory-report). The ideal-sync
+bound is 1.115x (the memory plan 14,875 cycles over the true dependences) and the
+synchronization costs 18,035 cycles more, mostly the single-id M <-> MTE1 flags on the shared
+L0 tiles and the main loop's one-id flags for its single tiles. Rewritten as a whole file
+(every size in one text), the a2a3 kernel keeps one L0 copy for all sizes for the same reason,
+so its first case runs as before (19,549 cycles at S1 = 1024).
 """
 
 

@@ -135,14 +135,12 @@ def _call_copies(kernel: ir.Kernel, tile: ir.TileDecl, profile: ArchProfile, cop
     return [Decision(t, None, copies, how, undo if i == 0 else None) for i, t in enumerate(group)]
 
 
-def undo_copies(decisions: list[Decision], reason: str,
-                which: Callable[[Decision], bool] = lambda d: True) -> list[Decision]:
-    """Every tile (of the decisions `which` picks) back to one copy (latest first), each decision
-    saying why."""
+def undo_copies(decisions: list[Decision], reason: str) -> list[Decision]:
+    """Every tile back to one copy (latest first), each decision saying why."""
     for d in reversed(decisions):
-        if d.copies > 1 and d.undo is not None and which(d):
+        if d.copies > 1 and d.undo is not None:
             d.undo()
-    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 and which(d) else d for d in decisions]
+    return [Decision(d.tile, d.loop, 1, reason) if d.copies > 1 else d for d in decisions]
 
 
 def _parents(kernel: ir.Kernel) -> dict[int, ir.Stmt]:

@@ -534,6 +534,19 @@ def col_expand_binary(call: OpCall) -> None:
 # ----------------------------------------------------------------------------- matmul
 
 
+def _ordered_f32_product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """left @ right in fp32, summed over k in ascending order, one rounded multiply and one rounded
+    add per step. A BLAS picks its summation order per CPU, so `@` gives different last bits on
+    different machines; this order gives the same bits everywhere, which makes every output digest
+    and every comparison of a run with a recorded one independent of the machine."""
+    acc = np.zeros((left.shape[0], right.shape[1]), np.float32)
+    step = np.empty_like(acc)
+    for i in range(left.shape[1]):
+        np.multiply(left[:, i, None], right[None, i, :], out=step)
+        acc += step
+    return acc
+
+
 @semantic("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
 def matmul(call: OpCall) -> None:
     """m x k (left) @ k x n (right) into acc[:m, :n]; fp32 accumulation, int32 for integer inputs.
@@ -554,7 +567,7 @@ def matmul(call: OpCall) -> None:
     if left.dtype.kind in "iu":
         prod = left.astype(np.int64) @ right.astype(np.int64)
     else:
-        prod = left.astype(np.float32) @ right.astype(np.float32)
+        prod = _ordered_f32_product(left.astype(np.float32, copy=False), right.astype(np.float32, copy=False))
     out = _fit(call.dst, (m, n))
     if acc_in is not None or call.name.endswith("_BIAS"):
         # Add in the accumulator's memory order (L0C is column-major): one transposing copy.

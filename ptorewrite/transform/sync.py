@@ -117,6 +117,18 @@ class _Planner:
                 return False
         return True
 
+    def _last_use(self, e: Edge, loop: ir.For) -> int | None:
+        """The value of `loop`'s variable in the last iteration whose instance of `e`'s producer
+        some consumer depends on, over every run of `loop`; None unless every run of it in the
+        trace ran all its iterations (the ordinal of an iteration is then its index)."""
+        runs = [r for r in self.pt.trace.runs if r.loop is loop]
+        if not runs or any(r.removed or r.trips is None for r in runs):
+            return None
+        ordinals = [k for d in e.instances for lid, k in d.src.iters if lid == id(loop)]
+        if not ordinals:
+            return None
+        return int(loop.start.eval({})) + max(ordinals) * int(loop.step.eval({}))
+
     # ------------------------------------------------------------------ flags
 
     def flags(self) -> list[PlannedSync]:
@@ -205,7 +217,7 @@ class _Planner:
 
     def _place(self, syncs: list[PlannedSync], order: Ordering, e: Edge, strict: bool):
         """(syncs, ordering) with `e` ordered by a widened or a new flag, or None."""
-        fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
+        fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok, self._last_use)
         # First try widening an existing flag (set later, wait earlier) so one pair serves both,
         # as a hand-written kernel does, where that delays no instruction; then a new flag; then
         # a widening that delays one (moves the set past a producer or the wait before a

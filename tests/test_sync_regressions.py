@@ -408,3 +408,19 @@ def test_release_of_the_lane_read_last_stays_after_the_lane_loop(tmp_path, capsy
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 3):
         assert_verified(auto, manual, {"n": n})
+
+
+def test_release_after_a_loop_the_trace_shortens_is_kept_and_said(tmp_path, capsys):
+    """Forty steps over two lanes: the trace keeps some of them only, so the release of the
+    tile over lane 0's copy stays after the loop, and the rewrite says why."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lane_release_long.cpp"
+    expected = path.with_name("lane_release_long.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "the release of update (V -> MTE2) waits for the whole loop" in capsys.readouterr().err
+    text = expected.read_text()
+    assert "if (ctx.iter ==" not in text
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 3):
+        assert_verified(auto, manual, {"n": n})

@@ -373,3 +373,54 @@ def test_a_helper_return_flag_set_at_every_call_is_known(capsys):
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     assert main(["verify", str(path), str(expected)]) == 0
     assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_release_of_one_lane_is_set_after_that_lanes_last_reader(tmp_path, capsys):
+    """A lane loop over two copies of a tile, then a tile placed over lane 0's copy: its load
+    waits for lane 0's reader only (`if (ctx.iter == 0) set_flag(...)` inside the lane loop), not
+    for lane 1's after it. Balanced for every trip count of the outer loop, 0 and 1 included."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lane_release.cpp"
+    expected = path.with_name("lane_release.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    body = text[text.index("mb.loop"):text.index("TileT update;")]
+    assert "if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update" in body
+    assert "PIPE_ALL" not in text
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 3):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_release_of_the_lane_read_last_stays_after_the_lane_loop(tmp_path, capsys):
+    """Three steps over two lanes (0, 1, 0): the tile over lane 0's copy is freed by the lane
+    loop's last step, so the release stays after the loop (no guard on an earlier step)."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lane_release_odd.cpp"
+    expected = path.with_name("lane_release_odd.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    assert "if (ctx.iter ==" not in text
+    after = text[text.index("});"):text.index("TileT update;")]
+    assert "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update" in after
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 3):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_release_after_a_loop_the_trace_shortens_is_kept_and_said(tmp_path, capsys):
+    """Forty steps over two lanes: the trace keeps some of them only, so the release of the
+    tile over lane 0's copy stays after the loop, and the rewrite says why."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lane_release_long.cpp"
+    expected = path.with_name("lane_release_long.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "the release of update (V -> MTE2) waits for the whole loop" in capsys.readouterr().err
+    text = expected.read_text()
+    assert "if (ctx.iter ==" not in text
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 3):
+        assert_verified(auto, manual, {"n": n})

@@ -117,6 +117,18 @@ class _Planner:
                 return False
         return True
 
+    def _last_use(self, e: Edge, loop: ir.For) -> int | None:
+        """The value of `loop`'s variable in the last iteration whose instance of `e`'s producer
+        some consumer depends on, over every run of `loop`; None unless every run of it in the
+        trace ran all its iterations (the ordinal of an iteration is then its index)."""
+        runs = [r for r in self.pt.trace.runs if r.loop is loop]
+        if not runs or any(r.removed or r.trips is None for r in runs):
+            return None
+        ordinals = [k for d in e.instances for lid, k in d.src.iters if lid == id(loop)]
+        if not ordinals:
+            return None
+        return int(loop.start.eval({})) + max(ordinals) * int(loop.step.eval({}))
+
     # ------------------------------------------------------------------ flags
 
     def flags(self) -> list[PlannedSync]:
@@ -205,7 +217,7 @@ class _Planner:
 
     def _place(self, syncs: list[PlannedSync], order: Ordering, e: Edge, strict: bool):
         """(syncs, ordering) with `e` ordered by a widened or a new flag, or None."""
-        fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok)
+        fresh = candidates(self.tree, e, (e.src.pipe, e.dst.pipe) in self.one_id, self._ahead_ok, self._last_use)
         # First try widening an existing flag (set later, wait earlier) so one pair serves both,
         # as a hand-written kernel does, where that delays no instruction; then a new flag; then
         # a widening that delays one (moves the set past a producer or the wait before a
@@ -528,9 +540,33 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
             flags = [s for s in flags if s.kind != "barrier"] + \
                 barriers_in_every_copy(tree, pt.kernel, full_barriers, planner.warnings)
         barriers = barriers_in_every_copy(tree, pt.kernel, planner.barriers(flags), planner.warnings)
-        for message, where in said + planner.warnings:
+        for message, where in said + planner.warnings + _late_releases(pt, tree, flags):
             reporter.warn(message, where)
         return flags + barriers
+
+
+def _late_releases(pt: PlanTrace, tree: Tree, flags: list[PlannedSync]) -> list[tuple[str, object]]:
+    """Flags set after a loop whose producer's last instance on the trace comes before the last
+    iteration the trace keeps, in a loop whose iterations the trace does not all keep (a long or
+    run-time trip count): the set inside the loop, guarded on that iteration
+    (`sync_model.last_use_candidates`), is not offered there, since the kept iterations need not
+    be the loop's own; the release waits for the whole loop."""
+    out: list[tuple[str, object]] = []
+    for f in flags:
+        loop = f.set_at
+        if f.kind != "flag" or f.set_guard is not None or f.reverse_loop is not None or f.ahead is not None \
+                or not isinstance(loop, ir.For) or not any(x is loop for x in tree.chain(f.edge.src)):
+            continue
+        runs = [r for r in pt.trace.runs if r.loop is loop]
+        if not runs or all(r.removed == 0 and r.trips is not None for r in runs):
+            continue
+        ordinals = [k for d in f.edge.instances for lid, k in d.src.iters if lid == id(loop)]
+        if ordinals and max(ordinals) < min(r.kept for r in runs) - 1:
+            message = (f"the release of {f.edge.what} ({f.src} -> {f.dst}) waits for the whole loop: its last "
+                       "producer there runs before the loop's last iteration, but the planner's trace does not "
+                       "keep every iteration of this loop, so a release inside it is not offered")
+            out.append((message, loop.loc))
+    return out
 
 
 def _why_exhausted(x: EventsExhausted, pair: tuple[str, str]) -> str:

@@ -318,7 +318,7 @@ def barrier_candidate(tree: Tree, e: Edge) -> PlannedSync:
                        reason=f"{e.kind.upper()} {e.what}: {e.src.op} -> {e.dst.op} on PIPE_{e.src.pipe}")
 
 
-def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]:
+def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> list[PlannedSync]:
     """Ways to order one cross-pipe dependence with a flag, most precise first.
 
     Levels run from the innermost block holding both ends out to the body of the loop that
@@ -328,7 +328,8 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
     inner loop also orders the producer's run before the consumer's next run, because its prime
     and drain are hoisted and its per-slot flags chain across runs. Each is tried with per-slot
     event ids (unless `one_id`), then with one id. `ahead_ok(e, a, b)` vets a flag produced one
-    iteration ahead.
+    iteration ahead; `last_use(e, loop)` is the loop variable's value in the last iteration of
+    `loop` whose producer instance the edge holds (None: not known for every run).
     """
     outer = e.carrier.body if e.carrier is not None else None
     levels: list[ir.Block] = []
@@ -353,6 +354,7 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
             continue
         guarded = guarded_candidates(tree, e, a, b, forward, loop, one_id) if a is not b else []
         first = first_iteration_candidates(tree, e, a, b, one_id) if forward else []
+        last = last_use_candidates(tree, e, a, b, one_id, last_use) if forward and last_use is not None else []
         if a is not b and e.carrier is not None and loop is e.carrier and not one_id:
             ahead = produced_ahead(tree, e, a, b, ahead_ok)
             if ahead is not None:
@@ -371,10 +373,11 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok) -> list[PlannedSync]
                                          prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
                                          wait_slot=shifted,
                                          reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
-        # A wait in the first iteration of the consumer's loop beats one before the loop.
-        out += [c for c in first if c.slot is not None] + [c for c in plain if c.slot is not None]
+        # A set in the producer loop's last iteration that conflicts beats one after the loop; a
+        # wait in the first iteration of the consumer's loop beats one before the loop.
+        out += [c for c in last + first if c.slot is not None] + [c for c in plain if c.slot is not None]
         out += [c for c in guarded if c.slot is not None]
-        out += [c for c in first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
+        out += [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
     return out
 
 
@@ -487,6 +490,40 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
         shifted = wait_slot if wait_slot is not set_slot else None
         out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, slot=set_slot, slots=slots,
                                wait_slot=shifted, wait_guard=guard,
+                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
+    return out
+
+
+def last_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: bool,
+                        last_use) -> list[PlannedSync]:
+    """The producer lies in an inner loop `a` the consumer follows: the set goes inside that
+    loop, right after the producer's statement, issued only in the last iteration whose
+    producer the consumer depends on (`if (kk == 0) set_flag(...)`), so the consumer need not
+    wait for the iterations after it. A lane loop over a double-buffered tile followed by a
+    tile placed over one lane: the release of that lane is its last reader, not the loop's end.
+    Only for a loop every run of which runs the same iterations (constant start, step and trip
+    count of at least one, none left out of the trace): the guard then holds exactly once per
+    run, where `last_use` found the last producing iteration of every run."""
+    if not isinstance(a, ir.For) or not a.counted or a.start.free_vars() or a.step.free_vars() \
+            or a.trip_count() in (None, 0):
+        return []
+    value = last_use(e, a)
+    if value is None:
+        return []
+    start, step, trips = int(a.start.eval({})), int(a.step.eval({})), a.trip_count()
+    if value == start + (trips - 1) * step:
+        return []  # the last iteration: the set after the loop is as early
+    set_at = tree.child_of(a.body, e.src)
+    guard = binop("==", Var(a.var), Const(value))
+    if not tree.spells(guard, set_at):
+        return []
+    out = []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, b)):
+            continue
+        shifted = wait_slot if wait_slot is not set_slot else None
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, b, e, slot=set_slot, slots=slots,
+                               wait_slot=shifted, set_guard=guard,
                                reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
     return out
 

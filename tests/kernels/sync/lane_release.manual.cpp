@@ -1,0 +1,65 @@
+// A lane loop over a double-buffered tile (one copy per lane), then a single tile in the same
+// iteration of the outer loop. UB is tight (three tiles live throughout), so the single tile
+// shares bytes with one lane's copy: its load must wait for that lane's last reader, and only
+// for it, not for the readers of the other lane after it.
+#include <pto/pto-inst.hpp>
+#include "multiBuffer.hpp"
+
+using namespace pto;
+using namespace pto_auto;
+using TileT = Tile<TileType::Vec, float, 64, 128>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 64, 128>, Stride<1, 1, 1, 128, 1>>;
+
+constexpr int kLanes = 2;
+
+extern "C" __global__ AICORE void lane_release(__gm__ float *out, __gm__ float *in, __gm__ float *upd, int n)
+{
+    MultiBuffered<2> mb;
+    TileT acc;
+    TASSIGN(acc, 0x10000);  // UB 32 KiB
+    TileT bias;
+    TASSIGN(bias, 0x18000);  // UB 32 KiB
+    TileT scale;
+    TASSIGN(scale, 0x20000);  // UB 32 KiB
+    GmT accIn(out);
+    GmT biasIn(upd);
+    GmT scaleIn(upd + 8192);
+    TLOAD(acc, accIn);
+    set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);  // RAW/WAR acc: MTE2 -> MTE3
+    TLOAD(bias, biasIn);
+    TLOAD(scale, scaleIn);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: part free at start (V -> MTE2)
+    for (int t = 0; t < n; ++t) {
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR/WAW part: V -> MTE2 (next iteration)
+        mb.loop<Range<kLanes>>([&](auto ctx) {
+            TileT part;
+            TASSIGN(part, ctx.bufferId * 0x8000);  // UB 2 x 32 KiB, one per lane
+            GmT src(in + (t * kLanes + ctx.iter) * 8192);
+            TLOAD(part, src);
+            set_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part, scale, acc: MTE2 -> V
+            wait_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part, scale, acc: MTE2 -> V
+            TMUL(part, part, scale);
+            pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
+            TADD(acc, acc, part);
+            if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update: V -> MTE2
+        });
+        TileT update;
+        TASSIGN(update, 0x0);  // UB 32 KiB
+        GmT u(upd + (t + 2) * 8192);
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update: V -> MTE2
+        TLOAD(update, u);
+        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
+        pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
+        TADD(acc, acc, update);
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR/WAW part: V -> MTE2 (next iteration)
+        pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
+        TADD(acc, acc, bias);
+    }
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // RAW acc: V -> MTE3
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: part (V -> MTE2)
+    GmT o(out);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // RAW acc: V -> MTE3
+    wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);  // RAW/WAR acc: MTE2 -> MTE3
+    TSTORE(o, acc);
+}

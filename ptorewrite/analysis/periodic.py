@@ -474,6 +474,9 @@ def _updates(body: ir.Block, names: list[str], base: Analyser,
     reads: dict[str, set[str]] = {}
     stmts: dict[str, set[int]] = {}
     bad: set[str] = set()
+    # A loop variable that keeps its last value after the loop is set by a statement the
+    # updates of another scalar do not hold: reading it there, that scalar cannot run apart.
+    kept_vars = {x.var for x in ir.walk(body) if isinstance(x, ir.For) and x.keeps_var}
 
     def visit(stmt: ir.Stmt, around: list[ir.Stmt]) -> None:
         if isinstance(stmt, ir.Block):
@@ -489,6 +492,9 @@ def _updates(body: ir.Block, names: list[str], base: Analyser,
             control = [e for a in around for e in ([a.cond] if isinstance(a, ir.If) else a.control_exprs())
                        if e is not None]
             if any(isinstance(a, ir.For) and not a.counted for a in around):
+                bad.add(stmt.var)
+            outside = kept_vars - {a.var for a in around if isinstance(a, ir.For)}
+            if outside & (stmt.value.free_vars() | {v for e in control for v in e.free_vars()}):
                 bad.add(stmt.var)
             # A fresh assignment's value has a form of its own (it is not part of the state);
             # what it reads is still needed to run it.

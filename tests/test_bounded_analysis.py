@@ -110,6 +110,31 @@ def test_a_ping_pong_variable_has_the_period_of_its_cycle():
     assert shape.period == 2 and not shape.irregular
 
 
+@pytest.mark.parametrize("running", ["affine", "accumulated"])
+def test_a_call_counter_keeps_its_cycle_beside_a_running_count(running):
+    # A helper's call counter (`copy = (copy + 1) % 2`, stepped in the helper's own loop of one
+    # step, twice per iteration) beside a count that never repeats: a FIFO's tile id set from the
+    # loop index, or a count of blocks issued. The counter's updates read neither, so it keeps
+    # its period-2 cycle (the planner knows which copy each call takes in every kept iteration)
+    # and only the count is irregular.
+    inner = ir.For("k", Const(0), Const(1), Const(1), ir.Block([ir.Assign("copy", b("%", b("+", Var("copy"), Const(1)),
+                                                                                     Const(2)), None)]), None)
+    again = ir.For("k", Const(0), Const(1), Const(1), ir.Block([ir.Assign("copy", b("%", b("+", Var("copy"), Const(1)),
+                                                                                     Const(2)), None)]), None)
+    value = b("+", I, Const(4)) if running == "affine" else b("+", Var("ticket"), Const(1))
+    ticket = ir.Assign("ticket", value, None)
+    use = _if(b("==", Var("copy"), Const(0)))
+    late = _if(b("==", Var("ticket"), Const(9)))
+    shape = periodic.analyse(_loop([ticket, inner, use, again, late]), 0, 1, {"copy": 1, "ticket": 0})
+    assert id(use.cond) not in shape.irregular and id(late.cond) in shape.irregular
+    assert id(inner.body.stmts[0]) not in shape.irregular and id(again.body.stmts[0]) not in shape.irregular
+    # Stepped only when the count says so, the counter has no cycle either.
+    guarded = ir.If(b("==", Var("ticket"), Const(3)), ir.Block([ir.Assign(
+        "copy", b("%", b("+", Var("copy"), Const(1)), Const(2)), None)]), None, None)
+    shape = periodic.analyse(_loop([ticket, guarded, use]), 0, 1, {"copy": 1, "ticket": 0})
+    assert id(use.cond) in shape.irregular
+
+
 def test_a_value_stored_each_iteration_is_forced_at_its_assignment_not_where_it_is_shared():
     # `seen = i` (an inlined helper storing its step parameter) does not repeat, but the same
     # expression object is the step the helper tests: `i == 0` keeps its breakpoint.
@@ -130,9 +155,14 @@ def test_a_scalar_set_afresh_each_iteration_has_its_values_form():
     shape = periodic.analyse(_loop([status, use, seen, late]), 0, 1, {"seen": 0})
     assert shape.period == 2
     assert id(use.cond) not in shape.irregular and id(late.cond) in shape.irregular
-    # Read before it is set (the previous iteration's value), it is state like any other.
+    # Read before it is set (the previous iteration's value), it is state like any other: its
+    # updates read no `seen`, so it keeps a cycle of its own while `seen` has none.
     early = _if(b("==", Var("status"), Const(0)))
     shape = periodic.analyse(_loop([early, status, seen]), 0, 1, {"seen": 0, "status": 0})
+    assert id(early.cond) not in shape.irregular and id(seen) in shape.irregular
+    # Updated from `seen`, it has none either.
+    mixed = ir.Assign("status", b("%", b("+", I, Var("seen")), Const(2)), None)
+    shape = periodic.analyse(_loop([early, mixed, seen]), 0, 1, {"seen": 0, "status": 0})
     assert id(early.cond) in shape.irregular
     # Set only under a condition, likewise.
     guarded = ir.If(b("==", I, Const(5)), ir.Block([status]), None, None)

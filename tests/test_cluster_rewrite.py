@@ -338,3 +338,31 @@ def test_a_push_through_a_unit_flag_ring_is_a_phased_store(capsys, tmp_path):
     assert "PIPE_M, PIPE_FIX" not in out_path.read_text() and "PIPE_FIX, PIPE_M" not in out_path.read_text()
     status, out, err = run(capsys, "check", "--arch", "a2a3", out_path)
     assert status == 0 and "0 race(s), 0 flag problem(s)" in out, out + err
+
+
+def test_verify_without_a_manual_kernel_runs_the_auto_kernel_as_read(capsys, tmp_path):
+    # The cube side's product in a helper that declares its L0 tiles: the rewrite gives them
+    # copies counted by the helper, a counter its statements step and the planned cube core's
+    # body starts. Planned on the kernels verify had read, the AUTO cluster then stepped a counter
+    # nothing started ("'lhsCopy' has no value here"); the rewrite plans a reading of its own.
+    sides_beside(tmp_path)
+    src = (KERNELS / "a2a3_gm_fifo.cpp").read_text()
+    helper = ("template <typename Panel, typename Acc>\n"
+              "AICORE inline void panel_product(Panel &l1a, Panel &l1b, Acc &acc)\n{\n"
+              "    for (int k = 0; k < 1; ++k) {\n"
+              "        TileLeft<half, 32, 32> lhs;\n        TileRight<half, 32, 32> rhs;\n"
+              "        TMOV(lhs, l1a);\n        TMOV(rhs, l1b);\n        TMATMUL(acc, lhs, rhs);\n    }\n}\n\n")
+    body = "            TMOV(lhs, lhsL1);\n            TMATMUL(acc, lhs, rhs);\n"
+    assert body in src and "        TMOV(rhs, rhsL1);\n" in src
+    kernel = tmp_path / "helper_l0.cpp"
+    kernel.write_text(src.replace("        TileLeft<half, 32, 32> lhs;\n        TileRight<half, 32, 32> rhs;\n", "")
+                      .replace("        TMOV(rhs, rhsL1);\n", "")
+                      .replace(body, "            panel_product(lhsL1, rhsL1, acc);\n")
+                      .replace('extern "C"', helper + 'extern "C"', 1))
+    out_path = tmp_path / "helper_l0.manual.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a2a3", kernel, "-o", out_path)
+    assert status == 0, err
+    assert "static uint32_t lhsCopy = 1;" in out_path.read_text()
+    status, out, err = run(capsys, "verify", "--arch", "a2a3", kernel)
+    assert status == 0, out + err
+    assert "vs the rewrite: outputs equivalent" in out and "0 race(s), 0 flag problem(s)" in out, out

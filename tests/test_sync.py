@@ -957,6 +957,58 @@ def test_helper_declared_tiles_alternate_their_copies_per_call(capsys):
     assert "outputs equivalent" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("running", ["blk + 1", "issued + 1"])
+def test_helper_copies_keep_the_counter_in_a_loop_with_a_running_count(capsys, tmp_path, running):
+    # The long loop's bounded run leaves whole periods out, and the loop keeps a count that never
+    # repeats. Before, the count made every scalar the loop assigns unknown there, the helper's
+    # counter with it: the loop's copy of the helper could not name its copy's id, so its L0
+    # hand-back took one fixed id (EVENT_ID2, "next iteration") with a credit, and the MTE1 -> M
+    # flag a fixed EVENT_ID0, in every call. The counter's own cycle (its updates read nothing
+    # else) keeps it known: every call hands its copy back on the counter's id.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0_long_loop.cpp"
+    expected = path.with_name("helper_declared_l0_long_loop.manual.cpp")
+    if running != "blk + 1":
+        source = path.read_text()
+        assert "issued = blk + 1;" in source
+        path = write(tmp_path, path.name, source.replace("issued = blk + 1;", f"issued = {running};"))
+        assert main(["auto2manual", str(path), "-o", str(tmp_path / "out.cpp")]) == 0
+        text = (tmp_path / "out.cpp").read_text()
+    else:
+        assert main(["auto2manual", str(path), "--check", str(expected)]) == 0
+        text = expected.read_text()
+    err = capsys.readouterr().err
+    assert "'leftCopy' does not repeat" not in err and f"'({running})' does not repeat" in err, err
+    helper = text[text.index("block_product("):text.index("one_block(")]
+    assert re.findall(r"(?:set|wait)_flag\([^;]*\)(?=;)", helper) == [
+        "wait_flag(PIPE_M, PIPE_MTE1, (event_t)(leftCopy))", "set_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy))",
+        "wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy))", "set_flag(PIPE_M, PIPE_MTE1, (event_t)(leftCopy))"]
+    assert "(flag reuse)" not in text and "PIPE_ALL" not in text
+    if running == "blk + 1":
+        assert main(["check", str(expected)]) == 0
+        assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
+def test_flags_on_counted_copies_take_the_lowest_ids():
+    # They are live from the kernel's first run of the helper to its last, so any other flag of
+    # the pair placed before them would push them up in one kernel and not in another that runs
+    # the same helper text (pto-isa's a2a3 flash attention file: EVENT_ID0 + counter at S1 =
+    # 1024, EVENT_ID1 + counter at 2048, one text for both).
+    from ptorewrite.transform.sync_ids import _assign
+    from ptorewrite.transform.sync_model import PlannedSync
+
+    def at(offset):
+        return ir.Instr("TEXTRACT", "MTE1", (), (), ir.SourceRange("k.cpp", 1, 1, 1, 2, offset, offset + 1))
+
+    other = PlannedSync("flag", "M", "MTE1", at(10), at(20), None)
+    counted = PlannedSync("flag", "M", "MTE1", at(30), at(40), None, counted=True, slots=2)
+    assert _assign([other, counted], "pair", {frozenset((id(other), id(counted)))}, 8) is None
+    assert (counted.event, other.event) == (0, 2)
+
+
 def test_helper_copy_under_a_runtime_if_is_the_counters_value(tmp_path):
     # One call runs only when `extra` is nonzero, so the loop's first call takes copy 1 without
     # it and copy 0 with it: the copy is the counter's run-time value, call after call, and the

@@ -254,6 +254,10 @@ def analyse(loop: ir.For, start: int, step: int, env: Mapping[str, object]) -> L
     assigned -= {a.var for a in stmts if id(a) in fresh}
     if assigned:
         found = _state_cycle(loop, start, step, env, sorted(assigned), base, fresh)
+        if found is None:
+            # Scalars whose updates read none of those without a cycle (a helper's call counter
+            # beside a FIFO's running tile id) still have a cycle of their own.
+            found = _separable_cycle(loop, start, step, env, sorted(assigned), base, fresh)
         if found is not None:
             forms, pre = found
             state.update(forms)
@@ -386,42 +390,150 @@ class _NotPeriodic(Exception):
 SCALAR_STEPS = 200_000  # statements the state search may execute for one loop
 
 
-def _steering(stmt: ir.Stmt, names: set[str], fresh: set[int] = frozenset()):
+def _steering(stmt: ir.Stmt, names: set[str], fresh: set[int] = frozenset(), only: set[int] | None = None):
     """Expressions the scalar program of `stmt` evaluates: assigned values (but those of the
-    `fresh` assignments), conditions of ifs and bounds of loops that assign some of `names`."""
+    `fresh` assignments), conditions of ifs and bounds of loops that assign some of `names`
+    (of the statements in `only`, when given)."""
+    if only is not None and not isinstance(stmt, ir.Block) and id(stmt) not in only:
+        return
     if isinstance(stmt, ir.Assign):
         if id(stmt) not in fresh:
             yield stmt.value
     elif isinstance(stmt, ir.Block):
         for x in stmt.stmts:
-            yield from _steering(x, names, fresh)
+            yield from _steering(x, names, fresh, only)
     elif isinstance(stmt, (ir.If, ir.For)) and _assigns(stmt):
         if isinstance(stmt, ir.If):
             yield stmt.cond
-            yield from _steering(stmt.then, names, fresh)
+            yield from _steering(stmt.then, names, fresh, only)
             if stmt.other is not None:
-                yield from _steering(stmt.other, names, fresh)
+                yield from _steering(stmt.other, names, fresh, only)
         else:
             yield from stmt.control_exprs()
-            yield from _steering(stmt.body, names, fresh)
+            yield from _steering(stmt.body, names, fresh, only)
 
 
 def _assigns(stmt: ir.Stmt) -> bool:
     return any(isinstance(x, ir.Assign) for x in ir.walk(stmt))
 
 
+def _separable_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object], names: list[str],
+                     base: Analyser, fresh: set[int]):
+    """`_state_cycle` of the scalars of `names` that have one apart from the others, or None.
+
+    A scalar's updates are its assignments with the ifs and loops around them in the body; it
+    can be run apart with the scalars they read (transitively), a closed program that gives it
+    the value the whole body gives it. A scalar is left out when an expression steering its
+    updates does not repeat in k with the others held constant (`p.tile_id = tile_id + 4`), sits
+    in a loop that is not counted, reads a scalar left out, or when its program has no cycle
+    (`n = n + 1`). The rest keep their cycle; the others stay irregular."""
+    reads, stmts, bad = _updates(loop.body, names, base, fresh)
+
+    def closure(start_names: set[str]) -> set[str]:
+        out, todo = set(), list(start_names)
+        while todo:
+            v = todo.pop()
+            if v in out:
+                continue
+            out.add(v)
+            todo += [u for u in reads.get(v, ()) if u in reads]
+        return out
+
+    def attempt(group: set[str]):
+        ids = {i for v in group for i in stmts[v]}
+        return _state_cycle(loop, start, step, env, [n for n in names if n in group], base, fresh, ids)
+
+    kept = closure({n for n in names if n not in bad})
+    if kept & bad or not kept:
+        return None
+    if len(kept & set(names)) < len(names):
+        found = attempt(kept)
+        if found is not None:
+            return found
+    good: set[str] = set()
+    found = None
+    for n in names:
+        if n not in kept or n in good:
+            continue
+        trial = good | closure({n})
+        if trial & bad or len(trial & set(names)) == len(names):
+            continue
+        got = attempt(trial)
+        if got is not None:
+            good, found = trial, got
+    return found
+
+
+def _updates(body: ir.Block, names: list[str], base: Analyser,
+             fresh: set[int]) -> tuple[dict[str, set[str]], dict[str, set[int]], set[str]]:
+    """For every scalar the body assigns: the names its updates read, the statements of its
+    updates (each assignment with the ifs and loops around it), and whether it is left out by
+    itself (see `_separable_cycle`), with what reads it."""
+    as_constants = Analyser(base.var, base.start, base.step, base.env, base.ranges,
+                            {k: v for k, v in base.state.items() if k not in names})
+    reads: dict[str, set[str]] = {}
+    stmts: dict[str, set[int]] = {}
+    bad: set[str] = set()
+    # A loop variable that keeps its last value after the loop is set by a statement the
+    # updates of another scalar do not hold: reading it there, that scalar cannot run apart.
+    kept_vars = {x.var for x in ir.walk(body) if isinstance(x, ir.For) and x.keeps_var}
+
+    def visit(stmt: ir.Stmt, around: list[ir.Stmt]) -> None:
+        if isinstance(stmt, ir.Block):
+            for x in stmt.stmts:
+                visit(x, around)
+        elif isinstance(stmt, ir.If):
+            visit(stmt.then, around + [stmt])
+            if stmt.other is not None:
+                visit(stmt.other, around + [stmt])
+        elif isinstance(stmt, ir.For):
+            visit(stmt.body, around + [stmt])
+        elif isinstance(stmt, ir.Assign):
+            control = [e for a in around for e in ([a.cond] if isinstance(a, ir.If) else a.control_exprs())
+                       if e is not None]
+            if any(isinstance(a, ir.For) and not a.counted for a in around):
+                bad.add(stmt.var)
+            outside = kept_vars - {a.var for a in around if isinstance(a, ir.For)}
+            if outside & (stmt.value.free_vars() | {v for e in control for v in e.free_vars()}):
+                bad.add(stmt.var)
+            # A fresh assignment's value has a form of its own (it is not part of the state);
+            # what it reads is still needed to run it.
+            for e in ([] if id(stmt) in fresh else [stmt.value]) + control:
+                f = as_constants.form(e)
+                if f is None or f.a or f.breaks:
+                    bad.add(stmt.var)
+            used = set(stmt.value.free_vars())
+            for e in control:
+                used |= e.free_vars()
+            reads.setdefault(stmt.var, set()).update(used)
+            stmts.setdefault(stmt.var, set()).update([id(stmt), *(id(a) for a in around)])
+
+    visit(body, [])
+    changed = True
+    while changed:
+        changed = False
+        for v, used in reads.items():
+            if v not in bad and used & bad:
+                bad.add(v)
+                changed = True
+    return reads, stmts, bad
+
+
 class _Scalars:
     """Runs the scalar part of a loop body (assignments, and the ifs and loops around them) on
     known values; anything it cannot decide makes the state not periodic."""
 
-    def __init__(self, fresh: set[int] = frozenset()):
+    def __init__(self, fresh: set[int] = frozenset(), only: set[int] | None = None):
         self.steps = 0
         self.fresh = fresh  # assignments outside the state: a value it cannot know is left unset
+        self.only = only  # the statements to run (ids; blocks always run); None: all
 
     def run(self, stmt: ir.Stmt, local: dict) -> None:
         self.steps += 1
         if self.steps > SCALAR_STEPS:
             raise _NotPeriodic
+        if self.only is not None and not isinstance(stmt, ir.Block) and id(stmt) not in self.only:
+            return
         if isinstance(stmt, ir.Assign):
             if id(stmt) in self.fresh:
                 try:
@@ -472,7 +584,7 @@ class _Scalars:
 
 
 def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object], names: list[str],
-                 base: Analyser, fresh: set[int] = frozenset()):
+                 base: Analyser, fresh: set[int] = frozenset(), only: set[int] | None = None):
     """Forms of the scalars the body assigns (a ping-pong index flipped inside an `if` or an
     inlined helper, a slot counter of an inner loop), from the cycle of their values at the start
     of each iteration. The body's scalar program is run on known values: it is a deterministic
@@ -483,7 +595,7 @@ def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
     period = 1
     as_constants = Analyser(base.var, base.start, base.step, base.env, base.ranges,
                             {k: v for k, v in base.state.items() if k not in names})
-    for e in _steering(loop.body, set(names), fresh):
+    for e in _steering(loop.body, set(names), fresh, only):
         f = as_constants.form(e)
         if f is None or f.a or f.breaks:
             return None
@@ -491,7 +603,7 @@ def _state_cycle(loop: ir.For, start: int, step: int, env: Mapping[str, object],
     state = {n: env.get(n) for n in names}
     seen: dict[tuple, int] = {}
     history: list[dict] = []
-    runner = _Scalars(fresh)
+    runner = _Scalars(fresh, only)
     try:
         for k in range(STATE_SEARCH + period):
             key = (k % period, tuple(repr(state[n]) for n in names))

@@ -389,8 +389,12 @@ def cmd_verify(args, reporter: Reporter, frontend_options) -> int:
         if manual_path is None:
             from ptorewrite.analysis.execution import instance_limit
 
+            # The rewrite plans the kernels it is given as it will write them (a helper's counted
+            # copies step a counter the helper's statements now hold, started in the planned
+            # cluster core's body): it gets a reading of its own, and the AUTO kernel runs as read.
+            planned = _load(args.auto, args, Reporter(), frontend_options, want="auto")
             with instance_limit(args.max_instances):  # the rewrite's own runs obey --max-instances too
-                manual_path, tmpdir = _rewrite_to_temp(args.auto, autos, args, reporter, read)
+                manual_path, tmpdir = _rewrite_to_temp(args.auto, planned, args, reporter, read)
             # The rewrite lives in a temporary directory: keep the original's includes reachable.
             args.include_dirs = list(args.include_dirs) + [os.path.dirname(os.path.abspath(args.auto))]
         manuals = _load(manual_path, args, reporter, frontend_options, want="manual")

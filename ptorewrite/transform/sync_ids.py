@@ -182,7 +182,10 @@ def _assign(flags: list[PlannedSync], share: str, apart: set[frozenset[int]], nu
     def fits(s: PlannedSync, ids: range) -> bool:
         return all(_compatible(s, o, ids, chosen[id(o)], share, apart) for o in flags if id(o) in chosen)
 
-    for group in _copies(flags):
+    # The flags on a helper's counted copies first: they are live from the kernel's first run of
+    # the helper to its last, so they take the lowest ids whatever else the kernel plans, and
+    # the kernels of one file that share the helper's text write its lines alike.
+    for group in sorted(_copies(flags), key=lambda g: not any(s.counted for s in g)):
         slots = group[0].slots
         for base in range(num_ids - slots + 1):  # one id for every copy, the copies sharing it
             ids = range(base, base + slots)

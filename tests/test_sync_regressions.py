@@ -385,7 +385,7 @@ def test_a_reload_in_the_first_step_waits_there_not_before_the_loop(capsys, tmp_
     loading another tile on the same pipe: the WAR wait goes inside the loop, issued in the first
     step right before the helper's call, so the step's own load before it runs at once (it waited
     before the loop, with the store, when the helper's other branch also loads). With one step
-    the wait runs once; both verify clean."""
+    the wait runs once, with none the loop is not entered; all verify clean."""
     from ptorewrite.cli import main
 
     path = KERNELS / "first_step_reload.cpp"
@@ -401,12 +401,15 @@ def test_a_reload_in_the_first_step_waits_there_not_before_the_loop(capsys, tmp_
     assert main(["verify", str(path), str(expected)]) == 0
     assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
     (tmp_path / "auto").mkdir()
-    one = tmp_path / "auto" / "first_step_reload_once.cpp"
-    one.write_text(path.read_text().replace("kSteps = 4;", "kSteps = 1;"))
-    auto, manual, text, reporter = rewritten_file(one, tmp_path)
-    assert not reporter.warnings
-    assert "if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2" in text
-    assert_verified(auto, manual, {})
+    for steps in (0, 1):
+        src = tmp_path / "auto" / f"first_step_reload_{steps}.cpp"
+        src.write_text(path.read_text().replace("kSteps = 4;", f"kSteps = {steps};"))
+        auto, manual, text, reporter = rewritten_file(src, tmp_path)
+        assert not reporter.warnings
+        # One step: the wait in it. No step: the loop never runs, the flag is set and waited before it.
+        assert ("if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2" in text) == (steps == 1)
+        assert text.count("set_flag(PIPE_MTE3, PIPE_MTE2") == text.count("wait_flag(PIPE_MTE3, PIPE_MTE2") <= 1
+        assert_verified(auto, manual, {})
 
 
 def test_a_reload_in_the_first_step_of_a_loop_that_may_not_run_sets_and_waits_there(capsys):

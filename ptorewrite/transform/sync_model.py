@@ -495,7 +495,8 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
         return []
     set_at, set_guard = a, None
     if trips is None:
-        set_at, set_guard = b.body.stmts[b.body.stmts.index(wait_at) - 1], guard
+        before = next(k for k, x in enumerate(b.body.stmts) if x is wait_at) - 1  # >= 0: an instruction precedes
+        set_at, set_guard = b.body.stmts[before], guard
         if not tree.spells(guard, set_at):
             return []
     out = []

@@ -432,3 +432,22 @@ def test_a_reload_in_the_first_step_of_a_loop_that_may_not_run_sets_and_waits_th
     manual = load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 5):
         assert_verified(auto, manual, {"n": n})
+
+
+def test_a_reload_in_the_first_step_of_a_nested_loop_that_may_not_run(capsys):
+    """Rows of run-time count m, each storing the tile and reloading it in the first of n steps
+    (n also a run-time value): the first step sets and waits, in every row; verified for every
+    pair of m in 0..3 and n in 0, 1, 2, 5."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "first_step_reload_nested.cpp"
+    expected = path.with_name("first_step_reload_nested.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    inner = expected.read_text().split("for (int k = 0; k < n; ++k) {")[1]
+    assert "if (k == 0) set_flag(PIPE_MTE3, PIPE_MTE2" in inner
+    assert "if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2" in inner
+    auto = load_kernel(path)
+    manual = load_kernel(expected, FrontendOptions(auto_mode=False))
+    for m in range(4):
+        for n in (0, 1, 2, 5):
+            assert_verified(auto, manual, {"m": m, "n": n})

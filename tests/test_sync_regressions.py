@@ -21,11 +21,16 @@ A2A3 = profile("a2a3")
 
 
 def rewritten(name: str, tmp_path: Path):
-    """(AUTO kernel, manual kernel, manual text, reporter)."""
-    auto = load_kernel(KERNELS / name)
+    """(AUTO kernel, manual kernel, manual text, reporter) of a kernel in tests/kernels/sync."""
+    return rewritten_file(KERNELS / name, tmp_path)
+
+
+def rewritten_file(path: Path, tmp_path: Path):
+    """(AUTO kernel, manual kernel, manual text, reporter) of a kernel file anywhere."""
+    auto = load_kernel(path)
     reporter = Reporter()
     text = rewrite(auto, A2A3, reporter).text
-    out = tmp_path / name
+    out = tmp_path / path.name
     out.write_bytes(text)
     return auto, load_kernel(out, FrontendOptions(auto_mode=False)), text.decode(), reporter
 
@@ -424,3 +429,76 @@ def test_release_after_a_loop_the_trace_shortens_is_kept_and_said(tmp_path, caps
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 3):
         assert_verified(auto, manual, {"n": n})
+
+
+def test_a_reload_in_the_first_step_waits_there_not_before_the_loop(capsys, tmp_path):
+    """A tile stored before the loop is reloaded by a helper in step 0 only, its other steps
+    loading another tile on the same pipe: the WAR wait goes inside the loop, issued in the first
+    step right before the helper's call, so the step's own load before it runs at once (it waited
+    before the loop, with the store, when the helper's other branch also loads). With one step
+    the wait runs once, with none the loop is not entered; all verify clean."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "first_step_reload.cpp"
+    expected = path.with_name("first_step_reload.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    head, loop = text.split("for (int k = 0; k < kSteps; ++k) {")
+    assert "wait_flag(PIPE_MTE3, PIPE_MTE2" not in head
+    assert "if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // WAR acc: MTE3 -> MTE2\n" \
+        "        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW x, part: V -> MTE2 (next iteration)\n" \
+        "        accumulate(k, acc, part, src);" in loop
+    assert loop.index("TLOAD(x, gx)") < loop.index("if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2")
+    assert main(["verify", str(path), str(expected)]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    (tmp_path / "auto").mkdir()
+    for steps in (0, 1):
+        src = tmp_path / "auto" / f"first_step_reload_{steps}.cpp"
+        src.write_text(path.read_text().replace("kSteps = 4;", f"kSteps = {steps};"))
+        auto, manual, text, reporter = rewritten_file(src, tmp_path)
+        assert not reporter.warnings
+        # One step: the wait in it. No step: the loop never runs, the flag is set and waited before it.
+        assert ("if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2" in text) == (steps == 1)
+        assert text.count("set_flag(PIPE_MTE3, PIPE_MTE2") == text.count("wait_flag(PIPE_MTE3, PIPE_MTE2") <= 1
+        assert_verified(auto, manual, {})
+
+
+def test_a_reload_in_the_first_step_of_a_loop_that_may_not_run_sets_and_waits_there(capsys):
+    """The same with a run-time step count: the loop may not run, so a set before it waited in
+    the first step alone could stay pending; the set moves into the first step too, right before
+    the wait, and the step's own load still runs at once. Verified for 0, 1, 2 and 5 steps."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "first_step_reload_runtime.cpp"
+    expected = path.with_name("first_step_reload_runtime.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    head, loop = text.split("for (int k = 0; k < n; ++k) {")
+    assert "PIPE_MTE3, PIPE_MTE2" not in head
+    set_line = "if (k == 0) set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // WAR acc: MTE3 -> MTE2"
+    wait_line = "if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // WAR acc: MTE3 -> MTE2"
+    assert loop.count(set_line) == loop.count(wait_line) == 1
+    assert loop.index("TLOAD(x, gx)") < loop.index(set_line) < loop.index(wait_line) < loop.index("accumulate(")
+    auto = load_kernel(path)
+    manual = load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 5):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_a_reload_in_the_first_step_of_a_nested_loop_that_may_not_run(capsys):
+    """Rows of run-time count m, each storing the tile and reloading it in the first of n steps
+    (n also a run-time value): the first step sets and waits, in every row; verified for every
+    pair of m in 0..3 and n in 0, 1, 2, 5."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "first_step_reload_nested.cpp"
+    expected = path.with_name("first_step_reload_nested.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    inner = expected.read_text().split("for (int k = 0; k < n; ++k) {")[1]
+    assert "if (k == 0) set_flag(PIPE_MTE3, PIPE_MTE2" in inner
+    assert "if (k == 0) wait_flag(PIPE_MTE3, PIPE_MTE2" in inner
+    auto = load_kernel(path)
+    manual = load_kernel(expected, FrontendOptions(auto_mode=False))
+    for m in range(4):
+        for n in (0, 1, 2, 5):
+            assert_verified(auto, manual, {"m": m, "n": n})

@@ -6,6 +6,9 @@ Candidates, most precise first (see docs/design.md, "Sync insertion"):
 - buffer free (reverse): carried by a loop whose consumer comes first in the body: waited
   before the consumer, set after the producer, primed before the outermost loop of the
   function and drained after it;
+- first iteration: the consumer in a loop the producer precedes, behind other work of the
+  loop's body: the wait right before the consumer's statement in the loop's first iteration
+  (the set too, when the loop may not run);
 - per-slot event ids when both ends index one tile array with the same expression;
 - produced one iteration ahead when they index it with shifted slots (software pipelining);
 - same pipe: a pipe_barrier before the consumer, where the architecture needs one.
@@ -474,22 +477,38 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
     loop, right before the consumer's statement, issued in its first iteration only
     (`if (kk == 0) wait_flag(...)`), so what the loop does before the consumer (the extract of
     one operand while the other still loads) need not wait. A hand-written kernel's
-    conditional wait at the first step of a panel."""
-    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.trip_count() in (None, 0):
+    conditional wait at the first step of a panel. The consumer may sit in an `if` of that
+    statement whose other branch uses the same pipe (a helper that loads the running output at
+    step 0 and the step's partial result after): the wait is outside that `if`, and what the
+    first step's wait gives the pipe holds for its later instructions too.
+
+    A loop that may not run (an unknown trip count) would leave a set before it pending: there
+    the set moves into the first iteration too, right before the wait (`if (kk == 0)` at both),
+    so each run of the loop sets and waits once or not at all. The set then also orders what the
+    producer's pipe issued in the first iteration before it, which the plain wait before the
+    loop does not need."""
+    trips = b.trip_count() if isinstance(b, ir.For) else 0
+    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or trips == 0:
         return []
     wait_at = tree.child_of(b.body, e.dst)
     if not any(isinstance(x, ir.Instr) and tree.order[id(x)] < tree.order[id(wait_at)] for x in ir.walk(b.body)):
         return []  # nothing in the loop runs before the consumer: the wait goes before the loop
     guard = binop("==", Var(b.var), b.start)
-    if not tree.spells(guard, wait_at) or _other_branch_uses(tree, e.dst, wait_at):
+    if not tree.spells(guard, wait_at):
         return []
+    set_at, set_guard = a, None
+    if trips is None:
+        before = next(k for k, x in enumerate(b.body.stmts) if x is wait_at) - 1  # >= 0: an instruction precedes
+        set_at, set_guard = b.body.stmts[before], guard
+        if not tree.spells(guard, set_at):
+            return []
     out = []
     for set_slot, wait_slot, slots in slot_variants(e, one_id):
-        if not (tree.spells(set_slot, a) and tree.spells(wait_slot, wait_at)):
+        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, wait_at)):
             continue
         shifted = wait_slot if wait_slot is not set_slot else None
-        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, slot=set_slot, slots=slots,
-                               wait_slot=shifted, wait_guard=guard,
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
+                               wait_slot=shifted, set_guard=set_guard, wait_guard=guard,
                                reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
     return out
 

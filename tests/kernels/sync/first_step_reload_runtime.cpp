@@ -1,0 +1,38 @@
+// first_step_reload.cpp with a run-time number of steps: the loop may not run at all, and a
+// flag set before it and waited in its first step alone would stay set when n <= 0.
+#include <pto/pto-inst.hpp>
+using namespace pto;
+using TileT = Tile<TileType::Vec, float, 8, 64>;
+using GmT = GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<1, 1, 1, 64, 1>>;
+
+AICORE inline void accumulate(int step, TileT &acc, TileT &part, __gm__ float *src)
+{
+    GmT in(src + step * 512);
+    if (step == 0) {
+        TLOAD(acc, in);
+    } else {
+        TLOAD(part, in);
+        TADD(acc, acc, part);
+    }
+}
+
+extern "C" __global__ AICORE void first_step_reload_runtime(__gm__ float *out, __gm__ float *in, __gm__ float *src, int n)
+{
+    TileT acc;
+    TileT part;
+    TileT x;
+    GmT seed(in);
+    TLOAD(acc, seed);
+    TMULS(acc, acc, 3.0f);
+    GmT head(out);
+    TSTORE(head, acc);
+    for (int k = 0; k < n; ++k) {
+        GmT gx(in + (k + 1) * 512);
+        TLOAD(x, gx);
+        TMULS(x, x, 0.5f);
+        accumulate(k, acc, part, src);
+        TADD(acc, acc, x);
+        GmT dst(out + (k + 1) * 512);
+        TSTORE(dst, acc);
+    }
+}

@@ -545,10 +545,12 @@ class _Harmony:
         the next prime would have made it wait for every lane)."""
         primed = [f for f in group if f.prime_at is not None and f.drain_at is None]
         if len(primed) < 2 or any(f.ahead is not None for f in group) or \
-                len({id(f.prime_at) for f in primed}) < len(primed) or \
                 len({id(self.tree.parent.get(id(f.prime_at))) for f in primed}) > 1:
             return None
-        primed.sort(key=lambda f: self.tree.order[id(f.prime_at)])
+        # Copies primed before one statement (each copy's loop inside it: the prime hoisted to
+        # the outermost loop of the function) are one bracket already: the chain keeps the
+        # prime of the copy that runs first.
+        primed.sort(key=lambda f: (self.tree.order[id(f.prime_at)], self.tree.order[id(f.wait_at)]))
         first, last = primed[0], primed[-1]
         new = {id(f): replace(f, event=base, prime_at=None) for f in primed[1:]}
         new[id(first)] = replace(first, event=base, drain_at=last.prime_at)

@@ -119,8 +119,11 @@ cycles held over four iterations): the main loop's single `pvVecTile` shares UB 
 the whole softmax lane loop, so each update's PV load waits for both lanes' softmax. The
 hand-written kernel also lays its PV and QK vector buffers over each other, but steps one index
 over softmax and update, so each update loads into the lane the last softmax did not use.
-`vMatTile` and `pvVecTile` stay single in the main loop: the flags that free their copies would
-have one id for every copy, so the copies would overlap nothing.
+`vMatTile` now keeps two copies too (its helper copies' flags, primed before one block, chain
+their per-lane ids instead of each call writing its own and MTE1 -> MTE2 running out of ids),
+with no change in cycles or in either bound: the cube waits only at the start, and the
+ideal-sync bound is the vector cores' V pipe. `pvVecTile` stays single in the main loop: the
+flags that free its copies would have one id for every copy, so the copies would overlap nothing.
 
 At S1 = 8192 (1.273x) the rewrite exists since the planner stopped taking a scalar stored every
 iteration of a shortened loop as unknown everywhere. Its causes are those of 2048 over 28

@@ -920,6 +920,46 @@ def test_a_prologue_and_a_steady_loop_in_one_block_share_per_lane_ids_inside_the
         "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))", "set_flag(PIPE_V, PIPE_MTE2, (event_t)((step % 2) + 2))"]
 
 
+@pytest.mark.parametrize("blocks", ["0", "1", "3"])
+def test_copies_primed_before_one_block_chain_their_per_lane_ids(capsys, tmp_path, blocks):
+    # pto-isa's a2a3 AUTO flash attention in small: `score` runs in a prologue loop and in the
+    # main loop's first stage, `update` in its second stage and in an epilogue loop, all in one
+    # block, before which every copy's reverse flag is primed. The copies of a helper's flag that
+    # frees a panel for its next load are one chain of per-lane ids (the first copy keeps the
+    # prime); before, they could neither share an id nor chain, were written at each call, ran
+    # out of MTE1 -> MTE2 ids and took one id per sync, and the main loop's kMat and vMat were
+    # left single as copies that overlap nothing (482 -> 453 cycles at blocks = 2).
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_main_loop_copies.cpp"
+    expected = path.with_name("helper_main_loop_copies.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["auto2manual", str(path), "-o", str(tmp_path / "out.cpp"), "--memory-report"]) == 0
+    out = capsys.readouterr()
+    for tile in ("kMat", "pMat", "vMat"):
+        assert f"  {tile}: 2 copies in the loop at 73:13" in out.out
+    text = expected.read_text()
+    score = text[text.index("void score("):text.index("void update(")]
+    update = text[text.index("void update("):text.index("extern")]
+    assert re.findall(r"(?:set|wait)_flag\(PIPE_MTE1, PIPE_MTE2, [^;]*\)(?=;)", score) == [
+        "wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(sub % 2))", "set_flag(PIPE_MTE1, PIPE_MTE2, (event_t)(sub % 2))"]
+    assert re.findall(r"(?:set|wait)_flag\(PIPE_MTE1, PIPE_MTE2, [^;]*\)(?=;)", update) == [
+        "wait_flag(PIPE_MTE1, PIPE_MTE2, (event_t)((sub % 2) + 2))",
+        "set_flag(PIPE_MTE1, PIPE_MTE2, (event_t)((sub % 2) + 2))"]
+    kernel = text[text.index("extern"):]
+    for tile, base in (("kMat", "0xc00"), ("pMat", "0x1400"), ("vMat", "0x1c00")):
+        assert f"TASSIGN({tile}, {base} + (sub % 2) * 0x400);" in kernel
+    # One prime and one drain per lane of each chain, outside every loop.
+    assert kernel.count("// prime: kMat free at start (MTE1 -> MTE2)") == 2
+    assert kernel.count("// prime: vMat, pMat free at start (MTE1 -> MTE2)") == 2
+    assert kernel.count("// drain: vMat, pMat (MTE1 -> MTE2)") == 2
+    assert main(["check", str(expected), "--set", f"blocks={blocks}"]) == 0
+    assert "0 race(s), 0 flag problem(s)" in capsys.readouterr().out
+    assert main(["verify", str(path), "--set", f"blocks={blocks}"]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("steady", ["0", "1"])
 def test_helper_copies_share_their_ids_when_the_middle_loop_may_not_run(capsys, steady):
     from ptorewrite.cli import main

@@ -537,18 +537,21 @@ class _Harmony:
     def chain(self, flags: list[PlannedSync], group: list[PlannedSync], base: int) -> list[PlannedSync] | None:
         """The group's copies on one id as one chain, or None: copies whose loops run one after
         another (a prologue loop, a steady loop, an epilogue loop) each prime their flag before
-        their loop and drain it after, so one copy's prime could land while the previous copy's
-        drain is still pending, and a shared id fails the check. As one chain the first copy's
-        prime and the last copy's drain bracket them all, and the signals each copy leaves pending
-        are what the next copy's first waits take (the credit between them: a copy's first load of
-        a lane waits for the previous copy's last reader of that lane, where its own drain and
-        the next prime would have made it wait for every lane)."""
+        their loop and drain it after (or all before and after the one block that holds their
+        loops), so one copy's prime could land while the previous copy's drain is still pending,
+        and a shared id fails the check. As one chain the first copy's prime and the last copy's
+        drain bracket them all, and the signals each copy leaves pending are what the next copy's
+        first waits take (the credit between them: a copy's first load of a lane waits for the
+        previous copy's last reader of that lane, where its own drain and the next prime would
+        have made it wait for every lane)."""
         primed = [f for f in group if f.prime_at is not None and f.drain_at is None]
         if len(primed) < 2 or any(f.ahead is not None for f in group) or \
-                len({id(f.prime_at) for f in primed}) < len(primed) or \
                 len({id(self.tree.parent.get(id(f.prime_at))) for f in primed}) > 1:
             return None
-        primed.sort(key=lambda f: self.tree.order[id(f.prime_at)])
+        # Copies primed before one statement (the outermost statement of the function holding
+        # each copy's loop) share one bracket already: the chain keeps the prime of the copy
+        # that runs first.
+        primed.sort(key=lambda f: (self.tree.order[id(f.prime_at)], self.tree.order[id(f.wait_at)]))
         first, last = primed[0], primed[-1]
         new = {id(f): replace(f, event=base, prime_at=None) for f in primed[1:]}
         new[id(first)] = replace(first, event=base, drain_at=last.prime_at)

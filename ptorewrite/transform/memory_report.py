@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ptorewrite.analysis import ir
 from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
+from ptorewrite.transform.shared_region import shared_regions
 
 
 def format_memory_report(kernel: ir.Kernel, plan: MemoryPlan, multibuffered=()) -> str:
@@ -16,6 +17,10 @@ def format_memory_report(kernel: ir.Kernel, plan: MemoryPlan, multibuffered=()) 
     if multibuffered:
         lines.append("multi-buffering (tiles a loop writes):")
         lines += [d.line() for d in multibuffered]
+    regions = shared_regions(kernel, plan)
+    if regions:
+        lines.append("shared regions (a lane loop's copies and a tile after it in each step):")
+        lines += [r.line() for r in regions]
     for name, use in plan.buffers.items():
         reuse = "tiles share bytes" if use.reuse else "no reuse"
         lines.append(

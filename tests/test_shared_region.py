@@ -2,7 +2,7 @@
 (`transform.shared_region`): one counter stepped at both declarations picks their copies, the
 memory report says so, the rewrite checks and verifies for every trip count and lane count, and
 the form with one flag per copy (lanes_then_update.target.cpp, written by hand) is checked and
-verified beside it as the form still to reach.
+verified beside it: the rewrite runs as fast.
 
 To regenerate the expected rewrite (review the diff):
     python -m ptorewrite.cli auto2manual tests/kernels/shared_region/lanes_then_update.cpp \
@@ -90,8 +90,12 @@ def _cycles(capsys, path: Path, blocks: str) -> int:
     return int(re.search(r"([0-9,]+) cycles", capsys.readouterr().out).group(1).replace(",", ""))
 
 
-def test_one_flag_per_copy_lets_the_next_steps_first_lane_load_during_the_update(capsys):
-    # The rewrite still orders the next step's lane loop after the update's read with one V -> MTE2
-    # id before it, though its first lane takes the other copy; one flag per copy does not
-    # (1,126 against 1,222 cycles at blocks = 3).
-    assert _cycles(capsys, TARGET, "3") < _cycles(capsys, EXPECTED, "3")
+def test_the_next_steps_first_lane_loads_during_the_update(capsys):
+    # The update's read is waited for in the lane loop's step 1 only, the first that loads its
+    # copy (`if (ctx.iter == 1) wait_flag(...)`), not before the lane loop: the rewrite runs as the
+    # form with one flag per copy written by hand (1,126 cycles at blocks = 3; 1,222 with the
+    # wait before the lane loop, 1,381 before the counter).
+    text = EXPECTED.read_text()
+    lanes = text[text.index("mb.loop"):text.index("});")]
+    assert "if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR slice" in lanes
+    assert _cycles(capsys, EXPECTED, "3") == _cycles(capsys, TARGET, "3") == 1126

@@ -13,10 +13,10 @@ form of tests/kernels/shared_region/lanes_then_update.cpp, checked and verified 
 and 1 to 5 lanes (docs/design.md, "One index over a lane loop and the tile after it").
 
 This module finds where that form applies and makes the counter (`share_counter`); the rewrite
-keeps it when the plan with it holds and frees the lane copies with a flag per copy
-(`rewrite._shared_counters`), and `--memory-report` says which was chosen and why. The flag per
-copy whichever declaration used it last is not planned yet: the next step's first lane still
-waits for the update with one event id.
+keeps it when the plan with it holds and gives the lane copies a flag each
+(`rewrite._shared_counters`), and `--memory-report` says which was chosen and why. The next
+step's lanes then wait for the update's read only in the first lane that loads its copy
+(`sync_model.first_use_candidates`).
 """
 
 from __future__ import annotations

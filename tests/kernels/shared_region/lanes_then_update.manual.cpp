@@ -29,7 +29,6 @@ extern "C" __global__ AICORE void lanes_then_update(__gm__ float *out, __gm__ fl
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);  // prime: slice free at start (MTE3 -> MTE2)
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: slice free at start (V -> MTE2)
     for (int blk = 0; blk < blocks; ++blk) {
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR slice: V -> MTE2 (next iteration)
         mb.loop<Range<LANES>>([&](auto ctx) {
             sliceCopy = (sliceCopy + 1) % 2;  // each lane takes the next copy
             TileT slice;
@@ -37,6 +36,7 @@ extern "C" __global__ AICORE void lanes_then_update(__gm__ float *out, __gm__ fl
             GmT gS(s + (blk * LANES + ctx.iter) * 1024);
             GmT gP(parts + (blk * LANES + ctx.iter) * 1024);
             wait_flag(PIPE_MTE3, PIPE_MTE2, (event_t)(sliceCopy));  // WAR slice: MTE3 -> MTE2 (next iteration)
+            if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR slice: V -> MTE2 (next iteration)
             TLOAD(slice, gS);
             set_flag(PIPE_MTE2, PIPE_V, (event_t)(sliceCopy));  // RAW/WAW slice: MTE2 -> V
             wait_flag(PIPE_MTE2, PIPE_V, (event_t)(sliceCopy));  // RAW/WAW slice: MTE2 -> V

@@ -33,13 +33,13 @@ extern "C" __global__ AICORE void lane_release_odd(__gm__ float *out, __gm__ flo
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime: part free at start (V -> MTE2)
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: part free at start (V -> MTE2)
     for (int t = 0; t < n; ++t) {
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR part: V -> MTE2 (next iteration)
         mb.loop<Range<kLanes>>([&](auto ctx) {
             partCopy = (partCopy + 1) % 2;  // each lane takes the next copy
             TileT part;
             TASSIGN(part, partCopy * 0x8000);  // UB 2 x 32 KiB, one per lane
             GmT src(in + (t * kLanes + ctx.iter) * 8192);
             wait_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy));  // WAR/WAW part: V -> MTE2 (next iteration)
+            if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR part: V -> MTE2 (next iteration)
             TLOAD(part, src);
             set_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part, scale, acc: MTE2 -> V
             wait_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part, scale, acc: MTE2 -> V

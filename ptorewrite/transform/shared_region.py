@@ -153,8 +153,15 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
         if isinstance(s, ir.AliasDef) and s.src.tile in (q, p):
             views.append((s, s.src))
             s.src = ir.TileRef(s.src.tile, index)
+    bases = []
+    for t in kernel.tiles:
+        if t.alias is not None and t.alias.base.tile in (q, p):
+            bases.append((t, t.alias))
+            t.alias = replace(t.alias, base=ir.TileRef(t.alias.base.tile, index))
 
     def undo() -> None:
+        for t, alias in reversed(bases):
+            t.alias = alias
         for s, src in reversed(views):
             s.src = src
         for t, count, per_lane, lane_text, constexpr, lane_at, moved in saved:

@@ -139,6 +139,7 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
     changed = []
     for t in (q, p):
         t.count, t.per_lane, t.lane_constexpr, t.lane_text = n, True, False, name
+        t.shared_counter = name  # type: ignore[attr-defined]  (sync_model.candidates prefers its ids)
     p.lane_at, p.lane_moved_at = loop.body, at  # the TASSIGN goes just before its first use, after the step
     for s in kernel.instructions():
         if any(a.kind == "tile" and a.value.tile in (q, p) for a in s.args):
@@ -165,6 +166,7 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
         for s, src in reversed(views):
             s.src = src
         for t, count, per_lane, lane_text, constexpr, lane_at, moved in saved:
+            t.shared_counter = ""  # type: ignore[attr-defined]
             t.count, t.per_lane, t.lane_text, t.lane_constexpr = count, per_lane, lane_text, constexpr
             t.lane_at, t.lane_moved_at = lane_at, moved
         for s, args in reversed(changed):

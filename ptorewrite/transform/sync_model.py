@@ -343,7 +343,13 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
             break
         block = next(x for x in tree.chain(block)[1:] if isinstance(x, ir.Block))
     out: list[PlannedSync] = []
+    deferred: list[PlannedSync] = []
     pipes = f"{e.src.pipe} -> {e.dst.pipe}"
+    # Both ends on a tile whose copy one counter over two declarations names
+    # (transform.shared_region): a flag with that counter as its id, placed where the counter
+    # is in scope (outside the helpers the ends lie in), beats one id placed closer.
+    shared = [v for v, _, _ in slot_variants(e, one_id) if v is not None and any(
+        getattr(root(x.value)[0], "shared_counter", "") for x in e.dst.tile_args)]
     if not one_id:
         counted = counted_candidate(tree, e)
         if counted is not None:
@@ -382,8 +388,12 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
         # wait in the first iteration of the consumer's loop beats one before the loop.
         out += [c for c in last + first if c.slot is not None] + [c for c in plain if c.slot is not None]
         out += [c for c in guarded if c.slot is not None]
-        out += [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
-    return out
+        one = [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
+        if shared and not any(tree.spells(v, a) and tree.spells(v, b) for v in shared):
+            deferred += one
+        else:
+            out += one
+    return out + deferred
 
 
 def counted_candidate(tree: Tree, e: Edge) -> PlannedSync | None:

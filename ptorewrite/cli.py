@@ -265,7 +265,7 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         sys.stdout.flush()
         to_stdout = True
     if args.memory_report:
-        report = "".join(format_memory_report(k, r.plan, r.multibuffered) for k, r in zip(kernels, results))
+        report = "".join(format_memory_report(k, r.plan, r.multibuffered, r.shared) for k, r in zip(kernels, results))
         (sys.stderr if to_stdout or args.diff else sys.stdout).write(report)
     return 0
 

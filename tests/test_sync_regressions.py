@@ -391,7 +391,9 @@ def test_release_of_one_lane_is_set_after_that_lanes_last_reader(tmp_path, capsy
     assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
     text = expected.read_text()
     body = text[text.index("mb.loop"):text.index("TileT update;")]
-    assert "if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update" in body
+    assert "if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update" in body
+    # The next step's lane 1, which loads the update's copy, waits for its read; lane 0 does not.
+    assert "if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR part" in body
     assert "PIPE_ALL" not in text
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 3):
@@ -399,17 +401,20 @@ def test_release_of_one_lane_is_set_after_that_lanes_last_reader(tmp_path, capsy
 
 
 def test_release_of_the_lane_read_last_stays_after_the_lane_loop(tmp_path, capsys):
-    """Three steps over two lanes (0, 1, 0): the tile over lane 0's copy is freed by the lane
-    loop's last step, so the release stays after the loop (no guard on an earlier step)."""
+    """Three steps over two lanes (0, 1, 0): the tile laid over the lanes' copies takes, by the
+    counter the lanes and it share (transform.shared_region), the copy the last step did not
+    use, lane 1's, so its release is set after step 1 rather than after the loop (before the
+    counter it lay over lane 0's copy, read by the last step), and the next step waits for the
+    update's read in lane 1 only (11,189 -> 9,141 cycles at n = 3)."""
     from ptorewrite.cli import main
 
     path = KERNELS / "lane_release_odd.cpp"
     expected = path.with_name("lane_release_odd.manual.cpp")
     assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
     text = expected.read_text()
-    assert "if (ctx.iter ==" not in text
-    after = text[text.index("});"):text.index("TileT update;")]
-    assert "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update" in after
+    body = text[text.index("mb.loop"):text.index("});")]
+    assert "if (ctx.iter == 1) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update" in body
+    assert "TASSIGN(update, partCopy * 0x8000);" in text
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 3):
         assert_verified(auto, manual, {"n": n})

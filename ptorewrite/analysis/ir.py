@@ -83,6 +83,9 @@ class TileDecl:
     # Multi-buffered by ptorewrite though declared before its loop: the loop body whose every
     # iteration moves it to its copy (a TASSIGN before the body's first statement).
     lane_at: Block | None = None
+    # ... and the statement of that body the TASSIGN goes before, when not its first (a copy
+    # chosen by a counter stepped just before it: transform.shared_region).
+    lane_moved_at: Stmt | None = None
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it

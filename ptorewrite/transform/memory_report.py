@@ -11,11 +11,14 @@ from ptorewrite.analysis import ir
 from ptorewrite.transform.memplan import MemoryPlan, TilePlacement, fmt_bytes
 
 
-def format_memory_report(kernel: ir.Kernel, plan: MemoryPlan, multibuffered=()) -> str:
+def format_memory_report(kernel: ir.Kernel, plan: MemoryPlan, multibuffered=(), shared=()) -> str:
     lines = [f"memory plan for kernel {kernel.name} ({plan.profile.name}, {kernel.core} core)"]
     if multibuffered:
         lines.append("multi-buffering (tiles a loop writes):")
         lines += [d.line() for d in multibuffered]
+    if shared:
+        lines.append("shared regions (a lane loop's copies and a tile after it in each step):")
+        lines += [r.line() for r in shared]
     for name, use in plan.buffers.items():
         reuse = "tiles share bytes" if use.reuse else "no reuse"
         lines.append(

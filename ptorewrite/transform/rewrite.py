@@ -6,6 +6,7 @@ file as bytes. Bad input raises PtoError before anything is produced.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from ptorewrite.analysis import ir
@@ -18,9 +19,10 @@ from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
 from ptorewrite.transform.header_edits import rewritten_headers, split_on_helper_template
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
+from ptorewrite.transform.shared_region import share_counter, shared_regions
 from ptorewrite.transform.sync_emit import HelperCopiesDiffer
 from ptorewrite.transform.sync_model import SHIFTED_PARAMS
-from ptorewrite.transform.tassign import tassign_insertions
+from ptorewrite.transform.tassign import _first_line_stmt, tassign_insertions
 
 
 @dataclass
@@ -34,6 +36,11 @@ class RewriteOptions:
     # Copies of tiles a helper declares, chosen by the helper's own counter (transform.call_lanes);
     # off when the kernels of one file would need different lines in the helper with them.
     call_copies: bool = True
+    # Loops (file, offset) that several kernels rewritten together run (a template's
+    # instantiations): one counter over a lane loop's copies and the tile after it
+    # (transform.shared_region) is not made there, since its declaration before the loop would be
+    # split under `if constexpr` when their lines differ.
+    shared_loops: frozenset = frozenset()
     buffers: int = 2  # copies per multi-buffered tile
 
 
@@ -44,6 +51,7 @@ class RewriteResult:
     insertions: list[Insertion]
     syncs: sync.SyncPlan | None = None  # the planned synchronization (None: --conservative or no sync)
     multibuffered: list[Decision] = field(default_factory=list)  # per tile a loop writes: copies made or why not
+    shared: list = field(default_factory=list)  # shared_region.SharedRegion given one counter
 
 
 def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
@@ -109,6 +117,7 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
             single[id(last.tile)] = drop
             decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies, single)
             continue
+        result, trial = _shared_counters(kernel, profile, options, decisions, result, trial)
         _adopt(reporter, trial)
         return result
     trial = Reporter()
@@ -122,15 +131,69 @@ def rewrite(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter,
         decisions = multibuffer(kernel, profile, options.buffers, options.reserved, options.call_copies, kept)
         trial = Reporter()
         result = _planned(kernel, profile, trial, options, decisions)
+    result, trial = _shared_counters(kernel, profile, options, decisions, result, trial)
     _adopt(reporter, trial)
     return result
 
 
+def _shared_counters(kernel: ir.Kernel, profile: ArchProfile, options: RewriteOptions, decisions: list[Decision],
+                     result: RewriteResult, trial: Reporter) -> tuple[RewriteResult, Reporter]:
+    """One counter over a lane loop's copies and the tile after it on the same bytes
+    (`transform.shared_region`), kept when the plan with it holds, lays the tile on the lane
+    tile's copies and needs no full barrier; otherwise the plan as it was."""
+    if not (options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1):
+        return result, trial
+    tried = []
+    for region in shared_regions(kernel, result.plan):
+        tried.append(region)
+        if (region.loop.loc.file, region.loop.loc.offset) in options.shared_loops:
+            region.note = "not made: the kernels of this file share its text (rewrite one with --entry)"
+            continue
+        name = f"{region.lanes.name}Copy"
+        while re.search(rf"\b{name}\b", kernel.source.decode(errors="replace") if isinstance(kernel.source, bytes)
+                        else kernel.source):
+            name += "_"
+        undo, lines = share_counter(kernel, region, name)
+        attempt = Reporter()
+        try:
+            extra = [Insertion.at(region.loop.loc, "before", lines[0][1], lines[0][2]),
+                     Insertion.at(region.lanes.tile.loc, "before", lines[1][1], lines[1][2], order=-1),
+                     Insertion.at(_first_line_stmt(lines[2][0]).loc, "before", lines[2][1], lines[2][2], order=-1)]
+            planned = _planned(kernel, profile, attempt, options, decisions, extra)
+        except PtoError as x:
+            undo()
+            region.note = f"not made: with it the rewrite stops ({x.diagnostics[0].message.split(' (')[0]})"
+            continue
+        after = next((q for q in planned.plan.placements if q.tile is region.after.tile), None)
+        lanes = next((q for q in planned.plan.placements if q.tile is region.lanes.tile), None)
+        if after is None or lanes is None or after.addresses != lanes.addresses:
+            undo()
+            region.note = "not made: the memory plan does not lay the two on the same copies"
+            continue
+        if any("PIPE_ALL" in i.code for i in planned.insertions):
+            undo()
+            region.note = "not made: it would need pipe_barrier(PIPE_ALL)"
+            continue
+        lane = next(s for s in ir.walk(region.loop.body) if isinstance(s, ir.For) and
+                    s.body.uid == region.lanes.tile.scope)
+        if planned.syncs is None or any(s.kind == "flag" and s.reverse_loop is lane and s.slots == 1 and s.slot is None
+                                        for s in planned.syncs.syncs):
+            # A flag of one id carried from lane to lane makes every lane's load wait for the
+            # lane before it: the copies would overlap nothing.
+            undo()
+            region.note = "not made: with it the lanes' loads wait for each other (one event id for both copies)"
+            continue
+        result, trial = planned, attempt
+        region.made = True
+    result.shared = tried
+    return result, trial
+
+
 def _planned(kernel: ir.Kernel, profile: ArchProfile, reporter: Reporter, options: RewriteOptions,
-             decisions: list[Decision]) -> RewriteResult:
+             decisions: list[Decision], extra: list[Insertion] | None = None) -> RewriteResult:
     """Memory plan, TASSIGNs, synchronization and the edited text of the kernel as it is."""
     plan = plan_memory(kernel, profile, reporter, options.reserved)
-    insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign)
+    insertions = tassign_insertions(kernel, plan, checked=options.checked_tassign) + list(extra or ())
     sync_plan = None
     if options.insert_sync:
         more, sync_plan = _sync_insertions(kernel, plan, profile, reporter, options)
@@ -185,7 +248,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     kernels = planned_clusters(kernels)
     for call_copies in (True, False) if options.call_copies else (False,):
         trial = Reporter()
-        tried = replace(options, call_copies=call_copies)
+        tried = replace(options, call_copies=call_copies, shared_loops=_loops_in_several(kernels))
         results = [rewrite(k, profile, trial, _with_rings(tried, k, profile)) for k in kernels]
         try:
             out = _merged(kernels, results)
@@ -203,6 +266,15 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
                 reporter.diagnostics.append(d)
         return out
     raise AssertionError("unreachable")
+
+
+def _loops_in_several(kernels: list[ir.Kernel]) -> frozenset:
+    """(file, offset) of every loop statement that more than one of the kernels runs."""
+    seen: dict[tuple[str, int], int] = {}
+    for k in kernels:
+        for at in {(s.loc.file, s.loc.offset) for s in ir.walk(k.body) if isinstance(s, ir.For)}:
+            seen[at] = seen.get(at, 0) + 1
+    return frozenset(at for at, n in seen.items() if n > 1)
 
 
 def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewrite:

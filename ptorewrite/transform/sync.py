@@ -117,17 +117,19 @@ class _Planner:
                 return False
         return True
 
-    def _last_use(self, e: Edge, loop: ir.For) -> int | None:
+    def _last_use(self, e: Edge, loop: ir.For, first: bool = False) -> int | None:
         """The value of `loop`'s variable in the last iteration whose instance of `e`'s producer
-        some consumer depends on, over every run of `loop`; None unless every run of it in the
+        some consumer depends on, over every run of `loop` (`first`: the first iteration whose
+        instance of `e`'s consumer depends on some producer); None unless every run of it in the
         trace ran all its iterations (the ordinal of an iteration is then its index)."""
         runs = [r for r in self.pt.trace.runs if r.loop is loop]
         if not runs or any(r.removed or r.trips is None for r in runs):
             return None
-        ordinals = [k for d in e.instances for lid, k in d.src.iters if lid == id(loop)]
+        end = (lambda d: d.dst) if first else (lambda d: d.src)
+        ordinals = [k for d in e.instances for lid, k in end(d).iters if lid == id(loop)]
         if not ordinals:
             return None
-        return int(loop.start.eval({})) + max(ordinals) * int(loop.step.eval({}))
+        return int(loop.start.eval({})) + (min(ordinals) if first else max(ordinals)) * int(loop.step.eval({}))
 
     # ------------------------------------------------------------------ flags
 

@@ -343,7 +343,13 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
             break
         block = next(x for x in tree.chain(block)[1:] if isinstance(x, ir.Block))
     out: list[PlannedSync] = []
+    deferred: list[PlannedSync] = []
     pipes = f"{e.src.pipe} -> {e.dst.pipe}"
+    # Both ends on a tile whose copy one counter over two declarations names
+    # (transform.shared_region): a flag with that counter as its id, placed where the counter
+    # is in scope (outside the helpers the ends lie in), beats one id placed closer.
+    shared = [v for v, _, _ in slot_variants(e, one_id) if v is not None and any(
+        getattr(root(x.value)[0], "shared_counter", "") for x in e.dst.tile_args)]
     if not one_id:
         counted = counted_candidate(tree, e)
         if counted is not None:
@@ -357,6 +363,8 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
             continue
         guarded = guarded_candidates(tree, e, a, b, forward, loop, one_id) if a is not b else []
         first = first_iteration_candidates(tree, e, a, b, one_id) if forward else []
+        if not forward and loop is not None and last_use is not None and a is not b:
+            first = first_use_candidates(tree, e, a, b, loop, one_id, last_use)
         last = last_use_candidates(tree, e, a, b, one_id, last_use) if forward and last_use is not None else []
         if a is not b and e.carrier is not None and loop is e.carrier and not one_id:
             ahead = produced_ahead(tree, e, a, b, ahead_ok)
@@ -380,8 +388,12 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
         # wait in the first iteration of the consumer's loop beats one before the loop.
         out += [c for c in last + first if c.slot is not None] + [c for c in plain if c.slot is not None]
         out += [c for c in guarded if c.slot is not None]
-        out += [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
-    return out
+        one = [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
+        if shared and not any(tree.spells(v, a) and tree.spells(v, b) for v in shared):
+            deferred += one
+        else:
+            out += one
+    return out + deferred
 
 
 def counted_candidate(tree: Tree, e: Edge) -> PlannedSync | None:
@@ -510,6 +522,40 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
         out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
                                wait_slot=shifted, set_guard=set_guard, wait_guard=guard,
                                reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
+    return out
+
+
+def first_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, loop: ir.For, one_id: bool,
+                         last_use) -> list[PlannedSync]:
+    """A reverse flag of `loop` whose consumer lies in an inner loop `b` that runs before the
+    producer `a` in each iteration: the wait goes inside `b`, right before the consumer's
+    statement, issued only in the first iteration of `b` whose consumer depends on the producer
+    (`if (ctx.iter == 1) wait_flag(...)`), so the iterations of `b` before it need not wait. A
+    lane loop whose lanes and the tile after it take their copies from one counter: the next
+    step's first lane loads the copy the tile did not use, its second lane the tile's.
+    Only for an inner loop every run of which runs the same iterations (constant start, step and
+    trip count, none left out of the trace): the guard then holds exactly once per run, as the
+    set after the producer runs once per iteration of `loop`. `last_use(e, b, first=True)` is the
+    variable's value in that iteration."""
+    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.step.free_vars() \
+            or b.trip_count() in (None, 0):
+        return []
+    value = last_use(e, b, first=True)
+    if value is None or value == int(b.start.eval({})):
+        return []  # the first iteration: the wait before the loop is as late
+    wait_at = tree.child_of(b.body, e.dst)
+    guard = binop("==", Var(b.var), Const(value))
+    if not tree.spells(guard, wait_at):
+        return []
+    out = []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, a) and tree.spells(wait_slot, wait_at)):
+            continue
+        shifted = wait_slot if wait_slot is not set_slot else None
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, reverse_loop=loop,
+                               prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
+                               wait_slot=shifted, wait_guard=guard,
+                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (next iteration)"))
     return out
 
 

@@ -42,10 +42,11 @@ def tassign_insertions(kernel: ir.Kernel, plan: MemoryPlan, checked: bool = Fals
             note = "" if constant or not checked else "; address varies by iteration, so not TASSIGN<>"
             if p.tile.lane_at is not None:
                 # Multi-buffered by ptorewrite: every iteration moves the tile to its copy.
-                first = p.tile.lane_at.stmts[0]
+                first = p.tile.lane_moved_at or p.tile.lane_at.stmts[0]
+                what = "the copy its counter names" if p.tile.lane_moved_at else "one copy per iteration"
                 out.append(Insertion.at(_first_line_stmt(first).loc, "before", _per_lane_line(kernel, plan, p, False),
-                                        f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one copy per "
-                                        "iteration (multi-buffered)"))
+                                        f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, {what} "
+                                        "(multi-buffered)"))
                 continue
             out.append(Insertion.at(decl, "after", _per_lane_line(kernel, plan, p, constant),
                                  f"{p.buffer} {len(p.addresses)} x {fmt_bytes(p.nbytes)}, one per lane{note}"))

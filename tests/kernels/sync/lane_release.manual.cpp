@@ -28,38 +28,47 @@ extern "C" __global__ AICORE void lane_release(__gm__ float *out, __gm__ float *
     set_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);  // RAW/WAR acc: MTE2 -> MTE3
     TLOAD(bias, biasIn);
     TLOAD(scale, scaleIn);
+    uint32_t partCopy = 1;  // copy of part and update the last declaration took: one counter over both
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: part free at start (V -> MTE2)
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime: part free at start (V -> MTE2)
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: part free at start (V -> MTE2)
     for (int t = 0; t < n; ++t) {
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR/WAW part: V -> MTE2 (next iteration)
         mb.loop<Range<kLanes>>([&](auto ctx) {
+            partCopy = (partCopy + 1) % 2;  // each lane takes the next copy
             TileT part;
-            TASSIGN(part, ctx.bufferId * 0x8000);  // UB 2 x 32 KiB, one per lane
+            TASSIGN(part, partCopy * 0x8000);  // UB 2 x 32 KiB, one per lane
             GmT src(in + (t * kLanes + ctx.iter) * 8192);
+            if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR part: V -> MTE2 (next iteration)
+            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy + 1));  // WAR/WAW part: V -> MTE2 (next iteration)
             TLOAD(part, src);
-            set_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part, scale, acc: MTE2 -> V
-            wait_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part, scale, acc: MTE2 -> V
+            set_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part, scale, acc: MTE2 -> V
+            wait_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part, scale, acc: MTE2 -> V
             TMUL(part, part, scale);
             pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
             TADD(acc, acc, part);
-            if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update: V -> MTE2
+            set_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy + 1));  // WAR/WAW part: V -> MTE2 (next iteration)
+            if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update: V -> MTE2
         });
         TileT update;
-        TASSIGN(update, 0x0);  // UB 32 KiB
         GmT u(upd + (t + 2) * 8192);
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // WAR/WAW update: V -> MTE2
+        partCopy = (partCopy + 1) % 2;  // update takes the copy the last lane did not use
+        TASSIGN(update, partCopy * 0x8000);  // UB 2 x 32 KiB, the copy its counter names (multi-buffered)
+        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update: V -> MTE2
         TLOAD(update, u);
-        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
-        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
+        set_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW update: MTE2 -> V
+        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW update: MTE2 -> V
         pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
         TADD(acc, acc, update);
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR/WAW part: V -> MTE2 (next iteration)
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // WAR part: V -> MTE2 (next iteration)
         pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
         TADD(acc, acc, bias);
     }
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // RAW acc: V -> MTE3
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID4);  // RAW acc: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: part (V -> MTE2)
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // drain: part (V -> MTE2)
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // drain: part (V -> MTE2)
     GmT o(out);
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // RAW acc: V -> MTE3
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID4);  // RAW acc: V -> MTE3
     wait_flag(PIPE_MTE2, PIPE_MTE3, EVENT_ID2);  // RAW/WAR acc: MTE2 -> MTE3
     TSTORE(o, acc);
 }

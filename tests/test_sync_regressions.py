@@ -519,7 +519,7 @@ def test_lane_flags_chain_across_loops_that_run_one_after_another(tmp_path, caps
     between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
     assert "drain" not in between and "prime" not in between
     assert text.count("// prime:") == 2 and text.count("// drain:") == 2
-    assert text.count("(event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (next iteration)") == 4
+    assert text.count("_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2") == 4
     assert "PIPE_ALL" not in text
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 5):

@@ -724,8 +724,8 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
         shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
         tail = " (produced one iteration ahead)" if s.ahead is not None else \
             " (the copy's next use)" if s.counted else \
-            " (next iteration)" if s.prime_at is not None or s.reverse_loop is not None else \
-            " (the lane's last reader in the loop before)" if s.rides is not None else ""
+            " (next iteration)" if s.prime_at is not None else \
+            " (the lane's last reader in the loop before)" if s.rides is not None and s.reverse_loop is None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
 

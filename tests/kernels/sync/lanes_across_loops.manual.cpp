@@ -49,14 +49,14 @@ extern "C" __global__ AICORE void lanes_across_loops(__gm__ float *out, __gm__ f
             TileT part;
             TASSIGN(part, ctx.bufferId * 0x8000);  // UB 2 x 32 KiB, one per lane
             GmT src(in + (kSteps + t * kLanes + ctx.iter) * 8192);
-            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (next iteration)
+            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2
             TLOAD(part, src);
             set_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part: MTE2 -> V
             wait_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part: MTE2 -> V
             TADD(part, part, bias);
             pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
             TADD(acc, acc, part);
-            set_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (next iteration)
+            set_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2
         });
     }
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID2);  // RAW acc: V -> MTE3

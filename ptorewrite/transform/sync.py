@@ -143,11 +143,18 @@ class _Planner:
             self.warnings = []
             return self._ride_lanes(self._flags(strict=True))
 
+    def _one_text(self, f: PlannedSync) -> bool:
+        """Whether an end of `f` is text that several copies share (inside an inlined helper's
+        body, or a MultiBuffered body lowered once per phase): `helper_copies` settles those."""
+        return any(isinstance(b, ir.Block) and b.inlined or isinstance(b, ir.For) and b.phase is not None
+                   for x in (f.set_at, f.wait_at) if x is not None for b in self.tree.chain(x)[1:])
+
     def _lanes(self, f: PlannedSync) -> bool:
         """A per-lane reverse flag of a loop of its own: primed before it, drained after it."""
         return f.kind == "flag" and f.reverse_loop is not None and f.slots > 1 and f.prime_at is not None \
             and f.drain_at is None and f.wait_slot is None and f.set_guard is None and f.wait_guard is None \
-            and not f.counted and f.ahead is None and not f.companions and f.rides is None
+            and not f.counted and f.ahead is None and not f.companions and f.rides is None \
+            and not self._one_text(f)
 
     def _chain_lanes(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
         """Per-lane reverse flags of loops that run one after another over the same lanes (a tile
@@ -187,13 +194,14 @@ class _Planner:
         for one in list(syncs):
             if one.kind != "flag" or one.reverse_loop is not None or one.slots != 1 or one.prime_at is not None \
                     or one.set_guard is not None or one.wait_guard is not None or one.counted or one.companions \
-                    or one.ahead is not None or one.edge is None:
+                    or one.ahead is not None or one.edge is None or self._one_text(one):
                 continue
             for lanes in syncs:
                 if lanes.kind != "flag" or lanes.reverse_loop is None or lanes.slots < 2 or lanes.prime_at is None \
                         or (lanes.src, lanes.dst) != (one.src, one.dst) or lanes.wait_slot is not None \
                         or lanes.set_guard is not None or lanes.wait_guard is not None or lanes.counted \
                         or lanes.ahead is not None or lanes.companions or lanes.rides is not None \
+                        or self._one_text(lanes) \
                         or not any(x is lanes.reverse_loop for x in self.tree.chain(one.edge.src)):
                     continue
                 later = self.tree.child_of(self.tree.common_block(lanes.reverse_loop, one.edge.dst), one.edge.dst)
@@ -202,7 +210,7 @@ class _Planner:
                         not any(x is lanes.drain_stmt for x in self.tree.chain(later)):
                     drained = replace(lanes, drain_at=later)
                 rider = rider_candidate(self.tree, drained, one.edge)
-                if rider is None:
+                if rider is None or self._one_text(rider):
                     continue
                 trial = [drained if s is lanes else s for s in syncs if s is not one] + [rider]
                 o = self.order(trial)
@@ -215,9 +223,8 @@ class _Planner:
         # prime before the earlier loop (its drain stays), and the later loop's first loads
         # wait on their lanes instead.
         for lanes in list(syncs):
-            if not self._lanes(lanes) or lanes not in syncs or lanes.drain_stmt is not lanes.reverse_loop and \
-                    not any(x is lanes.reverse_loop for x in self.tree.chain(lanes.drain_stmt)):
-                continue
+            if not self._lanes(lanes) or lanes not in syncs or lanes.drain_stmt is not lanes.reverse_loop:
+                continue  # (primed and drained around an outer statement: the drain is not between the loops)
             loop = lanes.reverse_loop
             block = self.tree.parent.get(id(lanes.drain_stmt))
             if not isinstance(block, ir.Block):
@@ -239,7 +246,7 @@ class _Planner:
                 for e in self.pt.unordered(o, self.pt.cross):
                     rider = rider_candidate(self.tree, moved, e) \
                         if any(x is loop for x in self.tree.chain(e.src)) else None
-                    if rider is None:
+                    if rider is None or self._one_text(rider):
                         riders = {}
                         break
                     riders.setdefault(id(rider.wait_at), rider)

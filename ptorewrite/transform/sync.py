@@ -153,8 +153,7 @@ class _Planner:
         """A per-lane reverse flag of a loop of its own: primed before it, drained after it."""
         return f.kind == "flag" and f.reverse_loop is not None and f.slots > 1 and f.prime_at is not None \
             and f.drain_at is None and f.wait_slot is None and f.set_guard is None and f.wait_guard is None \
-            and not f.counted and f.ahead is None and not f.companions and f.rides is None \
-            and not self._one_text(f)
+            and not f.counted and f.ahead is None and not f.companions and f.rides is None
 
     def _chain_lanes(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
         """Per-lane reverse flags of loops that run one after another over the same lanes (a tile
@@ -169,8 +168,10 @@ class _Planner:
         for later in list(syncs):
             if not self._lanes(later) or later not in syncs:
                 continue
+            if self._one_text(later):
+                continue
             for first in syncs:
-                if first is later or not self._lanes(first) or (first.src, first.dst, first.slots) != \
+                if first is later or not self._lanes(first) or self._one_text(first) or (first.src, first.dst, first.slots) != \
                         (later.src, later.dst, later.slots) or \
                         self.tree.order[id(first.prime_at)] >= self.tree.order[id(later.prime_at)] or \
                         any(x is first.prime_at for x in self.tree.chain(later.prime_at)):
@@ -183,6 +184,13 @@ class _Planner:
                     syncs = trial
                     break
         return syncs
+
+    def _copy_in(self, syncs: list[PlannedSync], lanes: PlannedSync, later: ir.Stmt) -> bool:
+        """Whether another copy of `lanes`'s lines (a helper's flag) lies in `later`: the helper's
+        copies then chain as one text (`helper_copies`), which waits in the later loop would
+        split."""
+        return any(g is not lanes and _same_text(g, lanes) and
+                   any(x is later for x in self.tree.chain(g.wait_at)) for g in syncs)
 
     def _ride_lanes(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
         """A one-id flag that orders an earlier loop's per-lane reader before a later loop's
@@ -201,10 +209,11 @@ class _Planner:
                         or (lanes.src, lanes.dst) != (one.src, one.dst) or lanes.wait_slot is not None \
                         or lanes.set_guard is not None or lanes.wait_guard is not None or lanes.counted \
                         or lanes.ahead is not None or lanes.companions or lanes.rides is not None \
-                        or self._one_text(lanes) \
                         or not any(x is lanes.reverse_loop for x in self.tree.chain(one.edge.src)):
                     continue
                 later = self.tree.child_of(self.tree.common_block(lanes.reverse_loop, one.edge.dst), one.edge.dst)
+                if self._copy_in(syncs, lanes, later):
+                    continue
                 drained = lanes
                 if self.tree.order[id(lanes.drain_stmt)] < self.tree.order[id(later)] and \
                         not any(x is lanes.drain_stmt for x in self.tree.chain(later)):
@@ -234,6 +243,8 @@ class _Planner:
             for later in stmts[at + 1:] if at is not None else []:
                 if not isinstance(later, ir.For) and not any(isinstance(x, ir.For) for x in ir.walk(later)):
                     continue
+                if self._copy_in(syncs, lanes, later):
+                    break
                 moved = replace(lanes, drain_at=later)
                 hoisted = {id(g): replace(g, prime_at=lanes.prime_at, drain_at=later) for g in syncs
                            if g.kind == "flag" and g.prime_at is later and g.drain_at is None and g.ahead is None

@@ -507,3 +507,49 @@ def test_a_reload_in_the_first_step_of_a_nested_loop_that_may_not_run(capsys):
     for m in range(4):
         for n in (0, 1, 2, 5):
             assert_verified(auto, manual, {"m": m, "n": n})
+
+
+def test_lane_flags_chain_across_loops_that_run_one_after_another(tmp_path, capsys):
+    """A lane loop over a double-buffered tile, then a loop of run-time trips whose lane loop
+    declares its own tile on the same two lanes: both loops' per-lane flags are one chain on one
+    id per lane (one prime before the first loop, one drain after the second), so the second
+    loop's first load of a lane waits for that lane's last reader only, not for every lane's
+    (before: a drain after the first loop and a prime of two more ids before the second)."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lanes_across_loops.cpp"
+    expected = path.with_name("lanes_across_loops.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
+    assert "drain" not in between and "prime" not in between
+    assert text.count("// prime:") == 2 and text.count("// drain:") == 2
+    assert text.count("_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2") == 4
+    assert "PIPE_ALL" not in text
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 5):
+        assert_verified(auto, manual, {"n": n})
+
+
+def test_a_later_loop_without_lane_flags_waits_on_the_earlier_loops_lanes(tmp_path, capsys):
+    """As above, but the later loop frees its lanes with one flag per outer iteration (a single
+    tile shares lane 0's bytes): its first iteration waits on each lane's id the earlier loop
+    left pending (`if ((t == 0) && (ctx.iter < 2))`, right before the lane's load) and sets it
+    again after the lane's reader, and the earlier flag is drained after the later loop; the
+    later flag's prime moves before the earlier loop, where it orders nothing. Balanced for
+    every trip count, 0 and 1 included."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lanes_into_shared_loop.cpp"
+    expected = path.with_name("lanes_into_shared_loop.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    lanes = text[text.index("for (int t = 0"):text.index("TileT update;")]
+    guarded = "if ((t == 0) && (ctx.iter < 2)) {}_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));"
+    assert guarded.format("wait") in lanes and guarded.format("set") in lanes
+    between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
+    assert "drain" not in between and "prime" not in between
+    assert "PIPE_ALL" not in text
+    auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
+    for n in (0, 1, 2, 5):
+        assert_verified(auto, manual, {"n": n})

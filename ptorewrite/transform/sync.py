@@ -57,6 +57,7 @@ from ptorewrite.transform.sync_model import (
     candidates,
     credit_candidates,
     inside_guards,
+    rider_candidate,
 )
 
 VIRTUAL_BASE = 1000  # provisional event ids while planning; real ids are allocated at the end
@@ -138,11 +139,137 @@ class _Planner:
         added at the end (flags placed later often make it safe); when that fails, the flags are
         planned again requiring every step to be safe at once (with its own credit if needed)."""
         try:
-            return self._flags(strict=False)
+            return self._ride_lanes(self._flags(strict=False))
         except EventsExhausted:
             self.next_event = VIRTUAL_BASE
             self.warnings = []
-            return self._flags(strict=True)
+            return self._ride_lanes(self._flags(strict=True))
+
+    def _one_text(self, f: PlannedSync) -> bool:
+        """Whether an end of `f` is text that several copies share (inside an inlined helper's
+        body, or a MultiBuffered body lowered once per phase): `helper_copies` settles those."""
+        return any(isinstance(b, ir.Block) and b.inlined or isinstance(b, ir.For) and b.phase is not None
+                   for x in (f.set_at, f.wait_at) if x is not None for b in self.tree.chain(x)[1:])
+
+    def _lanes(self, f: PlannedSync) -> bool:
+        """A per-lane reverse flag of a loop of its own: primed before it, drained after it."""
+        return f.kind == "flag" and f.reverse_loop is not None and f.slots > 1 and f.prime_at is not None \
+            and f.drain_at is None and f.wait_slot is None and f.set_guard is None and f.wait_guard is None \
+            and not f.counted and f.ahead is None and not f.companions and f.rides is None
+
+    def _chain_lanes(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
+        """Per-lane reverse flags of loops that run one after another over the same lanes (a tile
+        declared in each loop's body, both placed on the same copies) as one chain on one id per
+        lane, as `helper_copies` chains a helper's copies: the earlier flag's prime stays, its
+        drain moves after the later loop, the later flag loses both, and each lane's first wait
+        in the later loop takes the signal the earlier loop left pending after that lane's last
+        reader. Before, the drain after the earlier loop waited for every lane's last reader
+        before the later loop's first load. Balanced for every trip count of either loop: each
+        iteration waits on and sets its lane's id once, and the one prime and drain bracket
+        both loops. Kept where the plan still checks."""
+        for later in list(syncs):
+            if not self._lanes(later) or later not in syncs:
+                continue
+            if self._one_text(later):
+                continue
+            for first in syncs:
+                if first is later or not self._lanes(first) or self._one_text(first) or (first.src, first.dst, first.slots) != \
+                        (later.src, later.dst, later.slots) or \
+                        self.tree.order[id(first.prime_at)] >= self.tree.order[id(later.prime_at)] or \
+                        any(x is first.prime_at for x in self.tree.chain(later.prime_at)):
+                    continue
+                chained = replace(first, drain_at=later.prime_at)
+                rider = replace(later, event=first.event, prime_at=None, rides=chained)
+                trial = [chained if s is first else rider if s is later else s for s in syncs]
+                o = self.order(trial)
+                if o is not None and not o.flag_problems and not self.pt.unordered(o, self.pt.cross):
+                    syncs = trial
+                    break
+        return syncs
+
+    def _copy_in(self, syncs: list[PlannedSync], lanes: PlannedSync, later: ir.Stmt) -> bool:
+        """Whether another copy of `lanes`'s lines (a helper's flag) lies in `later`: the helper's
+        copies then chain as one text (`helper_copies`), which waits in the later loop would
+        split."""
+        return any(g is not lanes and _same_text(g, lanes) and
+                   any(x is later for x in self.tree.chain(g.wait_at)) for g in syncs)
+
+    def _ride_lanes(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
+        """A one-id flag that orders an earlier loop's per-lane reader before a later loop's
+        loads (set after the earlier loop, waited before the later one) is replaced by waits on
+        the earlier loop's own lane ids in the later loop (`rider_candidate`), the earlier flag
+        drained after the later loop, where the plan still checks: the later loop's first load of
+        a lane no longer waits for the other lane's last reader."""
+        syncs = self._chain_lanes(syncs)
+        for one in list(syncs):
+            if one.kind != "flag" or one.reverse_loop is not None or one.slots != 1 or one.prime_at is not None \
+                    or one.set_guard is not None or one.wait_guard is not None or one.counted or one.companions \
+                    or one.ahead is not None or one.edge is None or self._one_text(one):
+                continue
+            for lanes in syncs:
+                if lanes.kind != "flag" or lanes.reverse_loop is None or lanes.slots < 2 or lanes.prime_at is None \
+                        or (lanes.src, lanes.dst) != (one.src, one.dst) or lanes.wait_slot is not None \
+                        or lanes.set_guard is not None or lanes.wait_guard is not None or lanes.counted \
+                        or lanes.ahead is not None or lanes.companions or lanes.rides is not None \
+                        or not any(x is lanes.reverse_loop for x in self.tree.chain(one.edge.src)):
+                    continue
+                later = self.tree.child_of(self.tree.common_block(lanes.reverse_loop, one.edge.dst), one.edge.dst)
+                if self._copy_in(syncs, lanes, later):
+                    continue
+                drained = lanes
+                if self.tree.order[id(lanes.drain_stmt)] < self.tree.order[id(later)] and \
+                        not any(x is lanes.drain_stmt for x in self.tree.chain(later)):
+                    drained = replace(lanes, drain_at=later)
+                rider = rider_candidate(self.tree, drained, one.edge)
+                if rider is None or self._one_text(rider):
+                    continue
+                trial = [drained if s is lanes else s for s in syncs if s is not one] + [rider]
+                o = self.order(trial)
+                if o is not None and not o.flag_problems and not self.pt.unordered(o, self.pt.cross):
+                    syncs = trial
+                    break
+        # The earlier flag's own drain right after its loop, or the prime of a later loop's flag
+        # on the same pipes right before that loop, may be what orders the later loop's loads
+        # (each waits for every lane's last reader): the drain moves after the later loop, that
+        # prime before the earlier loop (its drain stays), and the later loop's first loads
+        # wait on their lanes instead.
+        for lanes in list(syncs):
+            if not self._lanes(lanes) or lanes not in syncs or lanes.drain_stmt is not lanes.reverse_loop:
+                continue  # (primed and drained around an outer statement: the drain is not between the loops)
+            loop = lanes.reverse_loop
+            block = self.tree.parent.get(id(lanes.drain_stmt))
+            if not isinstance(block, ir.Block):
+                continue
+            stmts = block.stmts
+            at = next((i for i, x in enumerate(stmts) if x is lanes.drain_stmt), None)
+            for later in stmts[at + 1:] if at is not None else []:
+                if not isinstance(later, ir.For) and not any(isinstance(x, ir.For) for x in ir.walk(later)):
+                    continue
+                if self._copy_in(syncs, lanes, later):
+                    break
+                moved = replace(lanes, drain_at=later)
+                hoisted = {id(g): replace(g, prime_at=lanes.prime_at, drain_at=later) for g in syncs
+                           if g.kind == "flag" and g.prime_at is later and g.drain_at is None and g.ahead is None
+                           and (g.src, g.dst) == (lanes.src, lanes.dst)}
+                trial = [moved if s is lanes else hoisted.get(id(s), s) for s in syncs]
+                o = self.order(trial)
+                if o is None:
+                    break
+                riders: dict[int, PlannedSync] = {}
+                for e in self.pt.unordered(o, self.pt.cross):
+                    rider = rider_candidate(self.tree, moved, e) \
+                        if any(x is loop for x in self.tree.chain(e.src)) else None
+                    if rider is None or self._one_text(rider):
+                        riders = {}
+                        break
+                    riders.setdefault(id(rider.wait_at), rider)
+                if riders:
+                    trial += list(riders.values())
+                    o = self.order(trial)
+                    if o is not None and not o.flag_problems and not self.pt.unordered(o, self.pt.cross):
+                        syncs = trial
+                break
+        return syncs
 
     def _accept(self, syncs: list[PlannedSync], cand: PlannedSync, e: Edge, strict: bool):
         """(new syncs, ordering) with `cand` added (and in strict mode a credit for it), or None."""
@@ -616,7 +743,9 @@ def _name_operands(pt: PlanTrace, syncs: list[PlannedSync]) -> None:
         kinds = "/".join(k.upper() for k in ("raw", "war", "waw") if any(k in e.kinds for e in left))
         shown = ", ".join(ops[:3]) + (", ..." if len(ops) > 3 else "")
         tail = " (produced one iteration ahead)" if s.ahead is not None else \
-            " (the copy's next use)" if s.counted else " (next iteration)" if s.prime_at is not None else ""
+            " (the copy's next use)" if s.counted else \
+            " (next iteration)" if s.prime_at is not None else \
+            " (the lane's last reader in the loop before)" if s.rides is not None and s.reverse_loop is None else ""
         s.reason = f"{kinds} {shown}: {s.src} -> {s.dst}{tail}"
         s.operands = ops
 

@@ -161,6 +161,16 @@ def _copies(flags: list[PlannedSync]) -> list[list[PlannedSync]]:
             for i in same[1:]:
                 if at[i] != at[same[0]]:
                     parent[find(i)] = find(same[0])
+    # A flag that takes over an earlier loop's lane ids (PlannedSync.rides) shares them (the
+    # earlier flag as planned, or what a later step made of it: the same loop and lanes).
+    for i, s in enumerate(flags):
+        r = s.rides
+        if r is None:
+            continue
+        for j, o in enumerate(flags):
+            if o is r or (o.reverse_loop is r.reverse_loop and (o.src, o.dst, o.slots, o.slot) ==
+                          (r.src, r.dst, r.slots, r.slot)):
+                parent[find(i)] = find(j)
     groups: dict[int, list[PlannedSync]] = {}
     for i, s in enumerate(flags):
         groups.setdefault(find(i), []).append(s)

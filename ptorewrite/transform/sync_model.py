@@ -67,6 +67,10 @@ class PlannedSync:
     # it passes (`slot` and `wait_slot` are that copy's reading); None: written from `slot`.
     spelled_slot: Expr | None = None
     spelled_wait_slot: Expr | None = None
+    # The per-lane reverse flag of an earlier loop whose ids this flag takes over in a later loop
+    # (`rider_candidate`): it waits on the signal that loop left pending on the lane and sets the
+    # lane's id again for the earlier flag's drain, so both share one id per lane.
+    rides: PlannedSync | None = None
 
     @property
     def drain_stmt(self) -> ir.Stmt | None:
@@ -591,6 +595,72 @@ def last_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: boo
                                wait_slot=shifted, set_guard=guard,
                                reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
     return out
+
+
+def rider_candidate(tree: Tree, lanes: PlannedSync, e: Edge) -> PlannedSync | None:
+    """A dependence from inside the loop that carries `lanes` (a per-lane reverse flag: each
+    lane's load waits on the id its last reader set in the previous iteration) to the first
+    loads of a later loop over the same lanes (a prologue's lane loop, then a steady loop's):
+    the later loop's first iteration waits on the lane's own id, which the earlier loop left
+    pending after the lane's last reader, right before the statement that loads the lane, and
+    sets it again after that statement, both under one guard (the first iteration of every loop
+    around it inside the block holding both loops, and of the lane loop the first `slots`
+    iterations). Each lane then waits only on its own last reader of the earlier loop, not on
+    the earlier loop's last one, as an expert carries EVENT_ID0/1 from a prologue into the steady
+    loop. Sets and waits stay balanced for every trip count of either loop (0 included): the
+    guarded wait and set run together or not at all, and the earlier flag's drain, after the
+    later loop, takes what is pending. The check on the trace decides whether the lanes agree."""
+    loop = lanes.reverse_loop
+    if loop is None or any(x is loop for x in tree.chain(e.dst)):
+        return None
+    try:
+        common = tree.common_block(loop, e.dst)
+    except KeyError:
+        return None
+    inside: list[ir.For] = []
+    for x in tree.chain(e.dst)[1:]:
+        if x is common:
+            break
+        if isinstance(x, ir.For):
+            inside.append(x)
+    if not inside:
+        return None
+    lane_loop = inside[0]
+    for x in inside:
+        if not x.counted or x.start.free_vars() or x.step is None or x.step.free_vars() or x.keeps_var:
+            return None
+    step = int(lane_loop.step.eval({}))
+    if step <= 0:
+        return None
+    at = tree.child_of(lane_loop.body, e.dst)
+    guard: Expr = binop("<", Var(lane_loop.var), Const(int(lane_loop.start.eval({})) + lanes.slots * step))
+    for x in inside[1:]:
+        guard = binop("&&", binop("==", Var(x.var), x.start), guard)
+    # The set goes after the last statement of the lane loop's body from `at` on that issues
+    # work on the producer's pipe (the lane's last reader there): it follows the wait through
+    # the lane's own load and readers, and leaves the lane's signal where the earlier flag's
+    # next wait (its drain) expects it.
+    body = lane_loop.body.stmts
+    start = next(k for k, x in enumerate(body) if x is at)
+    set_at = next((x for x in reversed(body[start:]) if any(isinstance(i, ir.Instr) and i.pipe == e.src.pipe
+                                                          for i in ir.walk(x))), None)
+    if set_at is None or not tree.spells(guard, at) or not tree.spells(guard, set_at):
+        return None
+    # The consumer's own index into its lanes: the two loops declare the tile apart (one
+    # declaration in each loop's body, both placed on the same lanes), so no index pairs the
+    # ends of one tile array (`slot_variants`); the trace decides whether the lanes agree.
+    for da in e.dst.tile_args:
+        if da.text != e.what:
+            continue
+        tile, slot = root(da.value)
+        if slot is None or slot.is_const or tile.count != lanes.slots or not tree.spells(slot, at) or \
+                not tree.spells(slot, set_at):
+            continue
+        return PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, at, e, slot=slot, slots=lanes.slots, set_guard=guard,
+                           wait_guard=guard, event=lanes.event, rides=lanes,
+                           reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (the lane's last "
+                                  "reader in the loop before)")
+    return None
 
 
 def _other_branch_uses(tree: Tree, s: ir.Instr, outer: ir.Stmt) -> bool:

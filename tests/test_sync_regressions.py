@@ -533,11 +533,38 @@ def test_lane_flags_chain_across_loops_that_run_one_after_another(tmp_path, caps
 
 def test_a_later_loop_without_lane_flags_waits_on_the_earlier_loops_lanes(tmp_path, capsys):
     """As above, but the later loop frees its lanes with one flag per outer iteration (a single
-    tile shares lane 0's bytes): its first iteration waits on each lane's id the earlier loop
-    left pending (`if ((t == 0) && (ctx.iter < 2))`, right before the lane's load) and sets it
-    again after the lane's reader, and the earlier flag is drained after the later loop; the
-    later flag's prime moves before the earlier loop, where it orders nothing. Balanced for
-    every trip count, 0 and 1 included."""
+    tile shares lane 0's bytes, and the two instantiations rewritten together keep the lane
+    loop's own index): its first iteration waits on each lane's id the earlier loop left
+    pending (`if ((t == 0) && (ctx.iter < 2))`, right before the lane's load) and sets it again
+    after the lane's reader, and the earlier flag is drained after the later loop; the later
+    flag's prime moves before the earlier loop, where it orders nothing. Balanced for every trip
+    count, 0 and 1 included."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lanes_into_shared_loop_template.cpp"
+    expected = path.with_name("lanes_into_shared_loop_template.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    assert "Copy" not in text  # no counter over the lanes and the single tile
+    lanes = text[text.index("for (int t = 0"):text.index("TileT update;")]
+    guarded = "if ((t == 0) && (ctx.iter < 2)) {}_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));"
+    assert guarded.format("wait") in lanes and guarded.format("set") in lanes
+    between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
+    assert "drain" not in between and "prime" not in between
+    assert "PIPE_ALL" not in text
+    capsys.readouterr()
+    for n in (0, 1, 2, 5):
+        assert main(["verify", "--set", f"n={n}", str(path), str(expected)]) == 0
+        out = capsys.readouterr().out
+        assert out.count("outputs equivalent") == 2 and out.count("0 race(s), 0 flag problem(s)") == 2, out
+
+
+def test_a_later_loop_with_one_counter_over_its_lanes_and_the_single_tile_takes_the_earlier_lanes(
+        tmp_path, capsys):
+    """The same kernel rewritten alone: the later loop's lanes and the single tile over lane 0
+    take their copies from one counter (`partCopy`), whose per-copy flags continue the earlier
+    loop's lane flags (the same ids, primed once before the earlier loop, drained once after the
+    later one). Faster than the first-iteration lane waits of the template twin above."""
     from ptorewrite.cli import main
 
     path = KERNELS / "lanes_into_shared_loop.cpp"
@@ -545,11 +572,11 @@ def test_a_later_loop_without_lane_flags_waits_on_the_earlier_loops_lanes(tmp_pa
     assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
     text = expected.read_text()
     lanes = text[text.index("for (int t = 0"):text.index("TileT update;")]
-    guarded = "if ((t == 0) && (ctx.iter < 2)) {}_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));"
-    assert guarded.format("wait") in lanes and guarded.format("set") in lanes
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy));" in lanes
+    assert "set_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy));" in lanes
     between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
-    assert "drain" not in between and "prime" not in between
-    assert "PIPE_ALL" not in text
+    assert "drain" not in between and "PIPE_ALL" not in text
+    assert text.count("prime: part free at start (V -> MTE2)") == 3
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 5):
         assert_verified(auto, manual, {"n": n})

@@ -71,7 +71,7 @@ CRITICAL_OPS = re.compile(r"\b(T[A-Z0-9_]+)(?: x\d+)?")
 # Where the waiting went: read by hand from the tables this script writes (the bounds and the
 # critical-path waits of each size) and from the rewrites' lines; re-read it when the figures move.
 ANALYSIS = """\
-## Where the waiting went (read by hand from the tables below, at ptorewrite 930d879)
+## Where the waiting went (read by hand from the tables below, at ptorewrite ad9af0f)
 
 At 8158bab the rewrite took 24,260 cycles at S1 = 1024 (1.240x) and 41,956 at 2048 (1.284x),
 with the same busy time per pipe as the hand-written kernel. Its ideal-sync bound at 1024 was
@@ -106,35 +106,53 @@ hand-written kernel's ping-pong does, so a call's extract overlaps the previous 
 the hand-written kernel also keeps one QK and one PV accumulator (L0C holds exactly two 64 KiB
 tiles), so that is not a difference of layout.
 
-At S1 = 2048 (1.154x) the MultiStaged main loop runs: three call sites of `compute_qk` /
-`compute_pv` (prologue, main loop, epilogue). Three changes took it from 40,903 cycles to
-37,688: the MTE1 -> MTE2 flags take one id per lane (the copies of one text share their ids,
-chained across the loops that run one after another: 39,331), the L0A / L0B copies above, and
-the main loop's `kMatTile` and `pMatTile`, declared once before the loop but written first on
-every path of each iteration, get two copies. The ideal-sync bound of this memory plan is 1.007x
-and the true-dependence bound 0.961x. The synchronization costs 4,783 cycles over the ideal-sync
-bound, led by the vector cores' V -> MTE2 wait before the main loop's `compute_gu` (9,216
-cycles held over four iterations): the main loop's single `pvVecTile` shares UB bytes with
-`qkVecTile`'s first lane (UB is full: 163 of 184 KiB), and the flag that frees them is set after
-the whole softmax lane loop, so each update's PV load waits for both lanes' softmax. The
-hand-written kernel also lays its PV and QK vector buffers over each other, but steps one index
-over softmax and update, so each update loads into the lane the last softmax did not use.
-`vMatTile` now keeps two copies too (its helper copies' flags, primed before one block, chain
-their per-lane ids instead of each call writing its own and MTE1 -> MTE2 running out of ids),
-with no change in cycles or in either bound: the cube waits only at the start, and the
-ideal-sync bound is the vector cores' V pipe. `pvVecTile` stays single in the main loop: the
-flags that free its copies would have one id for every copy, so the copies would overlap nothing.
+At S1 = 2048 the MultiStaged main loop runs: three call sites of `compute_qk` / `compute_pv`
+(prologue, main loop, epilogue). At 930d879 the rewrite took 37,688 cycles (1.154x): the
+MTE1 -> MTE2 flags had taken one id per lane (the copies of one text share their ids, chained
+across the loops that run one after another), the matmul helper's L0A / L0B tiles two counted
+copies, and the main loop's `kMatTile` and `pMatTile` (declared once before the loop, written
+first on every path of each iteration) two copies each. Three changes in the placement of the
+vector cores' flags took it to 34,914 (1.069x):
 
-At S1 = 8192 (1.273x) the rewrite exists since the planner stopped taking a scalar stored every
-iteration of a shortened loop as unknown everywhere. Its causes are those of 2048 over 28
-main-loop iterations instead of 4, and one more: with the L0A / L0B copies the helper's calls
-would need different lines inside it, so they keep one copy ("declared in a helper; with copies
-its calls would need different synchronization inside it" in --memory-report). The ideal-sync
-bound is 1.115x (the memory plan 14,875 cycles over the true dependences) and the
-synchronization costs 18,035 cycles more, mostly the single-id M <-> MTE1 flags on the shared
-L0 tiles and the main loop's one-id flags for its single tiles. Rewritten as a whole file
-(every size in one text), the a2a3 kernel keeps one L0 copy for all sizes for the same reason,
-so its first case runs as before (19,549 cycles at S1 = 1024).
+1. The main loop's single `pvVecTile` lies over `qkVecTile`'s lane 0 (UB is full: 163 of 184
+   KiB). The flag that frees those bytes for `compute_gu`'s PV load was set after the whole
+   softmax lane loop (9,216 cycles held over four iterations); it is now set in the lane loop's
+   step 0, the last step that reads lane 0 (`if (ctx.iter == 0) set_flag(...)`), so the load
+   overlaps lane 1's softmax (35,468).
+2. The reload of `runningOTile` in `compute_gu` at tile 0 (its bytes were the prologue's
+   `x_expT`) waited before the main loop and held the first iteration's softmax loads (2,454
+   cycles); its wait is now in the first iteration, beside the `if` whose other branch loads on
+   the same pipe (37,538 from 37,688 alone).
+3. The main loop's first loads into `qkVecTile`'s two lanes waited, with one id, for the
+   prologue's last reader of either lane (2,304 cycles); in its first iteration each lane now
+   waits on the id of its own lane that the prologue's softmax loop left pending (34,914).
+
+`vMatTile` now keeps two copies as well (its helper copies' flags, primed before one block,
+chain their per-lane ids instead of each call writing its own and MTE1 -> MTE2 running out of
+ids), with no change in cycles or in either bound: the cube waits only at the start (the first
+score tile's load, extract, matmul and store, true dependences), and the ideal-sync bound is
+the vector cores' V pipe. That bound is 32,905 (1.007x) and the true-dependence bound 31,394
+(0.961x); the synchronization costs 2,009 cycles over the bound. The wait that holds its pipe
+longest is now V -> MTE2 before the main loop's lane loop (3,698 cycles x3): the next tile's
+lane 0 load goes into the bytes `compute_gu` just read. The hand-written kernel steps one
+ping-pong index over the softmax slices and the update, so the update takes the lane the last
+slice did not use and the next slice the other one. The rewrite can now give a lane loop's
+copies and the tile after it one counter (transform/shared_region.py; in a small kernel of that
+shape it matches the hand-written form's cycles), which here would lower the ideal-sync bound
+to 32,307 (0.989x); but with it the plan orders a strip's TPOP load before a later lane's
+TROWMAX with one fixed id, carried lane to lane (36,458 cycles), so the rewrite keeps the lane
+index and says so in --memory-report ("one counter over both not made: with it the lanes' loads
+wait for each other").
+
+At S1 = 8192 (1.132x) the causes are those of 2048 over 28 main-loop iterations instead of 4:
+the V -> MTE2 wait before the lane loop holds 37,586 cycles over 27 iterations and the
+softmax's MTE2 -> V wait behind it 14,958. The L0A / L0B counted copies now hold there too (the
+bounded trace keeps the helper's counter, which repeats, beside the FIFO tile ids, which do
+not), with no change in cycles: the cube is not on the critical path. The ideal-sync bound is
+127,705 (1.115x; the memory plan 14,807 cycles over the true dependences). Rewritten as a whole
+file (every size in one text), the a2a3 kernel now keeps the L0 copies for all sizes and runs
+19,483, 34,914 and 129,714 cycles, the same as each size rewritten alone (19,549, 39,330 and
+145,809 at 930d879).
 """
 
 

@@ -83,11 +83,9 @@ def _gemm(m: int, k: int, n: int) -> Case:
                 steps * 3 + (m // 128) * (n // 256) * (2 * max(1, k // 256) + 1))
 
 
-def _vec_add(tiles: int, tmp: Path) -> Case:
-    src = (ROOT / "samples" / "vec_add" / "auto.cpp").read_text()
-    path = tmp / f"vec_add_{tiles}.cpp"
-    path.write_text(src.replace("VEC_ADD_TILES_PER_CORE = 16;", f"VEC_ADD_TILES_PER_CORE = {tiles};"))
-    return Case("vec_add", f"{tiles} tiles", path, [], 4 * tiles)
+def _vec_add(tiles: int) -> Case:
+    return Case("vec_add", f"{tiles} tiles", ROOT / "samples" / "vec_add" / "auto.cpp",
+                [f"-DVEC_ADD_TILES_PER_CORE={tiles}"], 4 * tiles)
 
 
 def cases(tmp: Path, quick: bool) -> list[Case]:
@@ -95,7 +93,7 @@ def cases(tmp: Path, quick: bool) -> list[Case]:
     if not quick:
         out.insert(2, _gemm(1536, 2048, 1024))
         out.append(_gemm(3072, 6144, 1024))
-    out += [_vec_add(t, tmp) for t in ((16, 4096) if quick else (16, 256, 4096))]
+    out += [_vec_add(t) for t in ((16, 4096) if quick else (16, 256, 4096))]
     loop = tmp / "long_loop.cpp"
     loop.write_text(LONG_LOOP)
     out += [Case("long_loop", "1e9 trips", loop, ["-DTRIPS=1000000000LL"], 3 * 10**9)]

@@ -808,3 +808,42 @@ def test_interleave_and_its_inverse():
     half0, half1 = np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32)
     run("TDEINTERLEAVE", half1, half0, dst0)
     assert half0.tolist() == [[0, 1], [4, 5]] and half1.tolist() == [[100, 101], [104, 105]]
+
+
+def test_matmul_rounds_the_exact_sum_whatever_the_blas():
+    """Each element of a float matmul is the float32 rounding of the float64 rounding of the
+    exact sum of its products (math.fsum), bit for bit, for fp16-valued tiles (the exact fast
+    path), small integers with cancellation and ties, a wide exponent range and float32 inputs
+    with huge and tiny terms (the interval test and the exact fallback)."""
+    import math
+
+    from ptorewrite.emulator.semantics import _f32_product
+
+    def reference(left, right):
+        lo, ro = left.astype(np.float64), right.astype(np.float64)
+        return np.array([[np.float32(math.fsum(lo[i] * ro[:, j])) for j in range(right.shape[1])]
+                         for i in range(left.shape[0])], np.float32).reshape(left.shape[0], right.shape[1])
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        m, k, n = (int(x) for x in rng.integers(1, 33, 3))
+        kind = trial % 4
+        if kind == 0:
+            left = rng.standard_normal((m, k)).astype(np.float16).astype(np.float32)
+            right = rng.standard_normal((k, n)).astype(np.float16).astype(np.float32)
+        elif kind == 1:
+            left = rng.integers(-3, 4, (m, k)).astype(np.float32)
+            right = rng.integers(-3, 4, (k, n)).astype(np.float32) * np.float32(0.5)
+        elif kind == 2:
+            left = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-60, 60, (m, k))).astype(np.float32)
+            right = (rng.standard_normal((k, n)) * 2.0 ** rng.integers(-60, 60, (k, n))).astype(np.float32)
+        else:
+            left = rng.standard_normal((m, k)).astype(np.float32)
+            right = rng.standard_normal((k, n)).astype(np.float32)
+            left[:, 0], right[0, :] = 1e30, 1e-30
+        got = _f32_product(left, right)
+        assert np.array_equal(got.view(np.uint32), reference(left, right).view(np.uint32)), (trial, kind)
+    # A sum a float32 BLAS gets wrong in its last bit for some orders: 1 + 2**-24 + 2**-24.
+    left = np.array([[1.0, 2.0 ** -24, 2.0 ** -24]], np.float32)
+    right = np.ones((3, 1), np.float32)
+    assert _f32_product(left, right)[0, 0] == np.float32(1.0 + 2.0 ** -23)

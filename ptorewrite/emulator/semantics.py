@@ -36,6 +36,7 @@ Each semantic function returns ``None``, except the multi-list TMRGSORT, which r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -534,17 +535,46 @@ def col_expand_binary(call: OpCall) -> None:
 # ----------------------------------------------------------------------------- matmul
 
 
-def _ordered_f32_product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """left @ right in fp32, summed over k in ascending order, one rounded multiply and one rounded
-    add per step. A BLAS picks its summation order per CPU, so `@` gives different last bits on
-    different machines; this order gives the same bits everywhere, which makes every output digest
-    and every comparison of a run with a recorded one independent of the machine."""
-    acc = np.zeros((left.shape[0], right.shape[1]), np.float32)
-    step = np.empty_like(acc)
-    for i in range(left.shape[1]):
-        np.multiply(left[:, i, None], right[None, i, :], out=step)
-        acc += step
-    return acc
+def _grain(values: np.ndarray, axis: int) -> np.ndarray:
+    """The largest power of two every nonzero float32 value along `axis` is a multiple of
+    (the weight of the lowest set bit of its significand); inf where all are zero."""
+    mantissa, exponent = np.frexp(values.astype(np.float64))
+    significand = np.abs(mantissa * 2.0 ** 24).astype(np.int64)
+    lowest = (significand & -significand).astype(np.float64) * np.ldexp(1.0, exponent - 24)
+    return np.where(significand != 0, lowest, np.inf).min(axis=axis)
+
+
+def _f32_product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """left @ right (float32 values) as float32: each element is the float32 rounding of the
+    float64 rounding of the exact sum of its products, the same bits on every machine.
+
+    A BLAS sums in an order of its own choosing per CPU, so its last bits differ between
+    machines. Here the products of two float32 values are exact in float64, so a float64 BLAS
+    product is exact wherever every product is a multiple of one power of two g and the sum of
+    their magnitudes is below 2**53 g (every partial sum, in any order, is then exact: the
+    usual case for fp16 and bf16 tiles), and otherwise within (k + 2) * 2**-53 * (|left| @
+    |right|) of the exact sum whatever its order; wherever that interval holds no float32
+    rounding boundary, every value in it, the correctly rounded one included, rounds to the
+    same float32. The rare elements left are summed exactly (math.fsum)."""
+    lo, ro = left.astype(np.float64), right.astype(np.float64)
+    approx = lo @ ro
+    magnitude = np.abs(lo) @ np.abs(ro)
+    out = approx.astype(np.float32)
+    exact = magnitude < np.ldexp(_grain(left, 1)[:, None] * _grain(right, 0)[None, :], 53)
+    if exact.all():
+        return out
+    bound = magnitude * ((left.shape[1] + 2) * 2.0 ** -53 * 1.0001)
+    here = out.astype(np.float64)
+    below = np.nextafter(out, np.float32(-np.inf)).astype(np.float64)
+    above = np.nextafter(out, np.float32(np.inf)).astype(np.float64)
+    safe = exact | (np.isfinite(here) & (approx - bound > (here + below) / 2) &
+                    (approx + bound < (here + above) / 2))
+    for i, j in zip(*np.nonzero(~safe)):
+        products = lo[i, :] * ro[:, j]
+        # fsum refuses inf + -inf; with an inf or a NaN among the products the sum is inf or
+        # NaN in any order.
+        out[i, j] = np.float32(math.fsum(products) if np.isfinite(products).all() else products.sum())
+    return out
 
 
 @semantic("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS")
@@ -567,7 +597,7 @@ def matmul(call: OpCall) -> None:
     if left.dtype.kind in "iu":
         prod = left.astype(np.int64) @ right.astype(np.int64)
     else:
-        prod = _ordered_f32_product(left.astype(np.float32, copy=False), right.astype(np.float32, copy=False))
+        prod = _f32_product(left.astype(np.float32, copy=False), right.astype(np.float32, copy=False))
     out = _fit(call.dst, (m, n))
     if acc_in is not None or call.name.endswith("_BIAS"):
         # Add in the accumulator's memory order (L0C is column-major): one transposing copy.

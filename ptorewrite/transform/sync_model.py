@@ -529,6 +529,14 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
     return out
 
 
+def _same_iterations_every_run(s: ir.Stmt) -> bool:
+    """A counted loop of constant start, step and trip count of at least one: every run of it
+    runs the same iterations, so a statement guarded on one value of its variable runs exactly
+    once per run (the first and last use placements below)."""
+    return isinstance(s, ir.For) and s.counted and not s.start.free_vars() and not s.step.free_vars() \
+        and s.trip_count() not in (None, 0)
+
+
 def first_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, loop: ir.For, one_id: bool,
                          last_use) -> list[PlannedSync]:
     """A reverse flag of `loop` whose consumer lies in an inner loop `b` that runs before the
@@ -541,8 +549,7 @@ def first_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, loop: ir.F
     trip count, none left out of the trace): the guard then holds exactly once per run, as the
     set after the producer runs once per iteration of `loop`. `last_use(e, b, first=True)` is the
     variable's value in that iteration."""
-    if not isinstance(b, ir.For) or not b.counted or b.start.free_vars() or b.step.free_vars() \
-            or b.trip_count() in (None, 0):
+    if not _same_iterations_every_run(b):
         return []
     value = last_use(e, b, first=True)
     if value is None or value == int(b.start.eval({})):
@@ -573,8 +580,7 @@ def last_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: boo
     Only for a loop every run of which runs the same iterations (constant start, step and trip
     count of at least one, none left out of the trace): the guard then holds exactly once per
     run, where `last_use` found the last producing iteration of every run."""
-    if not isinstance(a, ir.For) or not a.counted or a.start.free_vars() or a.step.free_vars() \
-            or a.trip_count() in (None, 0):
+    if not _same_iterations_every_run(a):
         return []
     value = last_use(e, a)
     if value is None:

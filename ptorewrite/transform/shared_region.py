@@ -132,6 +132,11 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
     step = lambda: ir.Assign(name, binop("%", binop("+", Var(name), Const(1)), Const(n)), loop.loc)
     start = ir.Assign(name, Const(n - 1), loop.loc)
     saved = [(t, t.count, t.per_lane, t.lane_text, t.lane_constexpr, t.lane_at, t.lane_moved_at) for t in (q, p)]
+    # The lane loop's own index of the lane tile's copy, before the counter replaces it: a flag
+    # whose ends are in one lane may still take its id by lane where the counter has no name
+    # (inside a helper the lane body calls; sync_model.slot_variants).
+    lane_index = next((a.value.index for s in kernel.instructions() for a in s.args
+                       if a.kind == "tile" and a.value.tile is q and a.value.index is not None), None)
     added = [(holder, start), (lane.body, step()), (loop.body, step())]
     holder.stmts.insert(next(i for i, x in enumerate(holder.stmts) if x is loop), start)
     lane.body.stmts.insert(0, added[1][1])
@@ -140,6 +145,7 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
     for t in (q, p):
         t.count, t.per_lane, t.lane_constexpr, t.lane_text = n, True, False, name
         t.shared_counter = name  # type: ignore[attr-defined]  (sync_model.candidates prefers its ids)
+    q.lane_index = lane_index  # type: ignore[attr-defined]
     p.lane_at, p.lane_moved_at = loop.body, at  # the TASSIGN goes just before its first use, after the step
     for s in kernel.instructions():
         if any(a.kind == "tile" and a.value.tile in (q, p) for a in s.args):
@@ -167,6 +173,7 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
             s.src = src
         for t, count, per_lane, lane_text, constexpr, lane_at, moved in saved:
             t.shared_counter = ""  # type: ignore[attr-defined]
+            t.lane_index = None  # type: ignore[attr-defined]
             t.count, t.per_lane, t.lane_text, t.lane_constexpr = count, per_lane, lane_text, constexpr
             t.lane_at, t.lane_moved_at = lane_at, moved
         for s, args in reversed(changed):

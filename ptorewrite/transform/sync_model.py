@@ -472,7 +472,12 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
     `buf[pp]` loaded, `buf[(pp == 0) ? 1 : 0]` read after `pp` flipped; the trace decides whether
     they name the same bytes), then one end's expression at both (a FIFO's local slot is
     `(counter % N)` in the pop's own move and `((counter - 1) % N)` after it, and a set after the
-    pop is written where the counter has already counted it), then one id."""
+    pop is written where the counter has already counted it), then, for a tile whose copies one
+    counter over a lane loop and the tile after it names (transform.shared_region) and a
+    dependence within one iteration, the lane loop's own index at both ends (a helper the lane
+    calls has no name for the counter, but has one for the lane; the flag is set and waited in
+    the same lane, so any id that differs from lane to lane lets the lanes overlap, and the plan's
+    check decides whether it holds), then one id."""
     out: list[tuple[Expr | None, Expr | None, int]] = []
     if not one_id:
         same = [(i, i, n) for si, i, n in _slot_pairs(e) if si == i]
@@ -481,7 +486,8 @@ def slot_variants(e: Edge, one_id: bool) -> list[tuple[Expr | None, Expr | None,
         # elsewhere the two spellings name one slot and a third guess only costs overlap.
         either = [v for si, i, n in other[:1] if any("." in x for x in si.free_vars() | i.free_vars())
                   for v in ((i, i, n), (si, si, n))]
-        for v in same[:1] + other[:2] + either:
+        lanes = [(x, x, n) for _, _, n, x in _lane_indices(e)] if e.carrier is None and same else []
+        for v in same[:1] + other[:2] + either + lanes[:1]:
             if v not in out:
                 out.append(v)
     out.append((None, None, 1))
@@ -817,6 +823,20 @@ def _slot_pairs(e: Edge):
             st, sidx = root(sa.value)
             if st is tile and sidx is not None and not sidx.is_const:
                 yield sidx, index, tile.count
+
+
+def _lane_indices(e: Edge):
+    """(producer's index, consumer's index, slots, the lane loop's index) for each way the two ends
+    index one tile array whose copies a shared counter names."""
+    for da in e.dst.tile_args:
+        tile, index = root(da.value)
+        lane = getattr(tile, "lane_index", None)
+        if da.text != e.what or not getattr(tile, "shared_counter", "") or lane is None or lane.is_const:
+            continue
+        for sa in e.src.tile_args:
+            st, sidx = root(sa.value)
+            if st is tile and sidx is not None and sidx == index:
+                yield sidx, index, tile.count, lane
 
 
 def slot_pair(e: Edge) -> tuple[Expr, Expr, int] | None:

@@ -71,7 +71,7 @@ CRITICAL_OPS = re.compile(r"\b(T[A-Z0-9_]+)(?: x\d+)?")
 # Where the waiting went: read by hand from the tables this script writes (the bounds and the
 # critical-path waits of each size) and from the rewrites' lines; re-read it when the figures move.
 ANALYSIS = """\
-## Where the waiting went (read by hand from the tables below, at ptorewrite ad9af0f)
+## Where the waiting went (read by hand from the tables below, at ptorewrite fcd4d18)
 
 At 8158bab the rewrite took 24,260 cycles at S1 = 1024 (1.240x) and 41,956 at 2048 (1.284x),
 with the same busy time per pipe as the hand-written kernel. Its ideal-sync bound at 1024 was
@@ -130,29 +130,34 @@ vector cores' flags took it to 34,914 (1.069x):
 `vMatTile` now keeps two copies as well (its helper copies' flags, primed before one block,
 chain their per-lane ids instead of each call writing its own and MTE1 -> MTE2 running out of
 ids), with no change in cycles or in either bound: the cube waits only at the start (the first
-score tile's load, extract, matmul and store, true dependences), and the ideal-sync bound is
-the vector cores' V pipe. That bound is 32,905 (1.007x) and the true-dependence bound 31,394
-(0.961x); the synchronization costs 2,009 cycles over the bound. The wait that holds its pipe
-longest is now V -> MTE2 before the main loop's lane loop (3,698 cycles x3): the next tile's
-lane 0 load goes into the bytes `compute_gu` just read. The hand-written kernel steps one
-ping-pong index over the softmax slices and the update, so the update takes the lane the last
-slice did not use and the next slice the other one. The rewrite can now give a lane loop's
-copies and the tile after it one counter (transform/shared_region.py; in a small kernel of that
-shape it matches the hand-written form's cycles), which here would lower the ideal-sync bound
-to 32,307 (0.989x); but with it the plan orders a strip's TPOP load before a later lane's
-TROWMAX with one fixed id, carried lane to lane (36,458 cycles), so the rewrite keeps the lane
-index and says so in --memory-report ("one counter over both not made: with it the lanes' loads
-wait for each other").
+score tile's load, extract, matmul and store, true dependences).
 
-At S1 = 8192 (1.132x) the causes are those of 2048 over 28 main-loop iterations instead of 4:
-the V -> MTE2 wait before the lane loop holds 37,586 cycles over 27 iterations and the
-softmax's MTE2 -> V wait behind it 14,958. The L0A / L0B counted copies now hold there too (the
-bounded trace keeps the helper's counter, which repeats, beside the FIFO tile ids, which do
-not), with no change in cycles: the cube is not on the critical path. The ideal-sync bound is
-127,705 (1.115x; the memory plan 14,807 cycles over the true dependences). Rewritten as a whole
-file (every size in one text), the a2a3 kernel now keeps the L0 copies for all sizes and runs
-19,483, 34,914 and 129,714 cycles, the same as each size rewritten alone (19,549, 39,330 and
-145,809 at 930d879).
+That left, at 34,914 cycles, the V -> MTE2 wait before the main loop's lane loop (3,698 cycles
+x3): the next tile's lane 0 load went into the bytes `compute_gu` had just read, a dependence of
+the memory plan (ideal-sync bound 32,905, 1.007x). The hand-written kernel steps one ping-pong
+index over the softmax slices and the update, so the update takes the lane the last slice did
+not use and the next slice the other one. The rewrite now does the same: the lane loop's
+`qkVecTile` copies and the `pvVecTile` after them take their copies from one counter
+(`qkVecTileCopy`, transform/shared_region.py), whose per-copy flags free each copy for its next
+load. Inside `compute_p`, which the lane body calls, the counter has no name, so the flags within
+one lane (the strip's TPOP before the softmax) take the lane's own index (`row_slice % 2`); with
+one id there the plan had carried a one-id credit from lane to lane and the counter was undone.
+S1 = 2048 now takes 33,838 cycles (1.036x): ideal-sync bound 32,307 (0.989x), true-dependence
+bound 31,394 (0.961x), the synchronization 1,531 cycles over the bound. The waits that hold their
+pipe longest are the first softmax's strip load (3,617, the cube's first score tile arriving),
+`compute_gu`'s PV load (1,920 x4), the cube's first L0C unit-flag waits (1,913 x2) and the lane
+loop's per-copy V -> MTE2 wait (1,748 x2); `compute_gu`'s one-id `est_sv_tile` credit is still
+one id.
+
+At S1 = 8192 (1.010x: 115,726 cycles against 114,555) the same changes apply over 28 main-loop
+iterations instead of 4; the ideal-sync bound is 113,811 (0.994x) and the true-dependence bound
+112,898. What is left is the lane loop's per-copy V -> MTE2 wait (12,236 cycles x14 and 11,362
+x13 on the two copies). The L0A / L0B counted copies hold there too (the bounded trace keeps the
+helper's counter, which repeats, beside the FIFO tile ids, which do not), with no change in
+cycles: the cube is not on the critical path. Rewritten as a whole file (every size in one
+text), the a2a3 kernel keeps the L0 copies for all sizes and runs 19,483, 34,914 and 129,714
+cycles (19,549, 39,330 and 145,809 at 930d879): the one counter is made only for a loop that one
+kernel runs, so the file's shared text keeps the lane index (rewrite one size with --entry).
 """
 
 

@@ -86,6 +86,11 @@ class TileDecl:
     # ... and the statement of that body the TASSIGN goes before, when not its first (a copy
     # chosen by a counter stepped just before it: transform.shared_region).
     lane_moved_at: Stmt | None = None
+    # The counter over a lane loop's copies and the tile after them that names this tile's copy
+    # (transform.shared_region; "" when none), and for the lane tile its lane loop's own index
+    # of the copy, which a helper the lane calls can still name (sync_model.slot_variants).
+    shared_counter: str = ""
+    lane_index: Expr | None = None
     alias: Alias | None = None
     fixed_addresses: dict[int, int] = field(default_factory=dict)  # slot -> byte address (TASSIGN)
     scope: int = 0  # id of the block that declares it

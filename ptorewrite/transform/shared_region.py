@@ -144,8 +144,8 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
     changed = []
     for t in (q, p):
         t.count, t.per_lane, t.lane_constexpr, t.lane_text = n, True, False, name
-        t.shared_counter = name  # type: ignore[attr-defined]  (sync_model.candidates prefers its ids)
-    q.lane_index = lane_index  # type: ignore[attr-defined]
+        t.shared_counter = name  # sync_model.candidates prefers its ids
+    q.lane_index = lane_index
     p.lane_at, p.lane_moved_at = loop.body, at  # the TASSIGN goes just before its first use, after the step
     for s in kernel.instructions():
         if any(a.kind == "tile" and a.value.tile in (q, p) for a in s.args):
@@ -172,8 +172,8 @@ def share_counter(kernel: ir.Kernel, region: SharedRegion, name: str):
         for s, src in reversed(views):
             s.src = src
         for t, count, per_lane, lane_text, constexpr, lane_at, moved in saved:
-            t.shared_counter = ""  # type: ignore[attr-defined]
-            t.lane_index = None  # type: ignore[attr-defined]
+            t.shared_counter = ""
+            t.lane_index = None
             t.count, t.per_lane, t.lane_text, t.lane_constexpr = count, per_lane, lane_text, constexpr
             t.lane_at, t.lane_moved_at = lane_at, moved
         for s, args in reversed(changed):

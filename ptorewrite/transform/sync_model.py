@@ -353,7 +353,7 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
     # (transform.shared_region): a flag with that counter as its id, placed where the counter
     # is in scope (outside the helpers the ends lie in), beats one id placed closer.
     shared = [v for v, _, _ in slot_variants(e, one_id) if v is not None and any(
-        getattr(root(x.value)[0], "shared_counter", "") for x in e.dst.tile_args)]
+        root(x.value)[0].shared_counter for x in e.dst.tile_args)]
     if not one_id:
         counted = counted_candidate(tree, e)
         if counted is not None:
@@ -830,8 +830,8 @@ def _lane_indices(e: Edge):
     index one tile array whose copies a shared counter names."""
     for da in e.dst.tile_args:
         tile, index = root(da.value)
-        lane = getattr(tile, "lane_index", None)
-        if da.text != e.what or not getattr(tile, "shared_counter", "") or lane is None or lane.is_const:
+        lane = tile.lane_index
+        if da.text != e.what or not tile.shared_counter or lane is None or lane.is_const:
             continue
         for sa in e.src.tile_args:
             st, sidx = root(sa.value)

@@ -580,3 +580,59 @@ def test_a_later_loop_with_one_counter_over_its_lanes_and_the_single_tile_takes_
     auto, manual = load_kernel(path), load_kernel(expected, FrontendOptions(auto_mode=False))
     for n in (0, 1, 2, 5):
         assert_verified(auto, manual, {"n": n})
+
+
+def test_a_consumer_in_each_branch_waits_inside_its_helper_after_the_work_before_it(capsys, tmp_path):
+    """Both branches of the step's `if` fold the panel through a helper that first rescales the
+    sum: the wait for the panel's load goes inside each helper, right before the add, and the
+    load's one set after it serves both (the two branch flags share one id, so their guards fold
+    away). The rescale then runs while the load is in flight."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "branch_consumer_in_helper.cpp"
+    expected = path.with_name("branch_consumer_in_helper.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    for helper in ("fold(TileT", "fold_last(TileT"):
+        body = text[text.index(helper):]
+        body = body[:body.index("}")]
+        assert "    TMULS(sum, sum, 0.5f);\n    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW panel: MTE2 -> V\n" in body
+    loop = text[text.index("for (int k"):]
+    assert "        TLOAD(panel, g);\n        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW panel: MTE2 -> V\n" in loop
+    assert "if (k < 4) set_flag" not in loop and "wait_flag(PIPE_MTE2, PIPE_V" not in loop
+    auto, manual, _, _ = rewritten("branch_consumer_in_helper.cpp", tmp_path)
+    assert_verified(auto, manual, {})
+
+
+def test_a_multibuffered_panel_keeps_its_per_copy_wait_before_the_branches(capsys, tmp_path):
+    """With two copies of the panel the load's flag takes one id per copy, which the helpers
+    cannot spell: the wait stays before the `if`, and the next load overlaps this step's fold."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "branch_consumer_multibuffered.cpp"
+    expected = path.with_name("branch_consumer_multibuffered.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    assert "wait_flag(PIPE_MTE2, PIPE_V, (event_t)((k - 1) % 2));  // RAW panel: MTE2 -> V\n" in text
+    assert "wait_flag(PIPE_V, PIPE_MTE2, (event_t)((k - 1) % 2));  // WAR panel: V -> MTE2" in text
+    assert "wait_flag(PIPE_MTE2, PIPE_V" not in text[text.index("fold(TileT"):text.index("extern")]
+    auto, manual, _, _ = rewritten("branch_consumer_multibuffered.cpp", tmp_path)
+    assert_verified(auto, manual, {})
+
+
+def test_copies_of_a_helper_keep_no_flag_the_shared_text_already_covers(capsys, tmp_path):
+    """`step` is called from two loops and its copies are planned apart; the wait one copy needs
+    before the `if`, written in both, covers the other copy's wait inside `fold`, which is left
+    out with what was said about it: one set and one wait for the load."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "branch_consumer_in_shared_helper.cpp"
+    expected = path.with_name("branch_consumer_in_shared_helper.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "MTE2 -> V flag is needed by the helper's call" not in err, err
+    text = expected.read_text()
+    assert text.count("set_flag(PIPE_MTE2, PIPE_V") == 2  # the load's, and the sum's before the loops
+    assert text.count("wait_flag(PIPE_MTE2, PIPE_V") == 2
+    auto, manual, _, _ = rewritten("branch_consumer_in_shared_helper.cpp", tmp_path)
+    assert_verified(auto, manual, {})

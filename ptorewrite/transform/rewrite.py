@@ -21,7 +21,7 @@ from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.shared_region import share_counter, shared_regions
 from ptorewrite.transform.sync_emit import HelperCopiesDiffer
-from ptorewrite.transform.sync_model import SHIFTED_PARAMS
+from ptorewrite.transform.sync_model import DEEP_ENDS, SHIFTED_PARAMS
 from ptorewrite.transform.tassign import _first_line_stmt, tassign_insertions
 
 
@@ -520,21 +520,31 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
                       "comparison and bisecting, not for production", kernel.body.stmts[0].loc
                       if kernel.body.stmts else None)
         return sync.conservative_insertions(kernel, kernel.file), None
+    # Naming a caller's variable through a shifted parameter lets a helper's flag rotate its id
+    # in every copy, and a flag's ends inside helper bodies and branches let the pipes run the
+    # work there meanwhile; either can leave the copies of a helper planned apart (lines one copy
+    # needs and another does not). Then the plan is made again without those names (such a flag
+    # is placed at each call instead), then without the deep ends, until the copies agree.
+    *first, last = [(True, True), (False, True), (True, False), (False, False)]
+    for shifted, deep in first:
+        try:
+            return _planned_syncs(kernel, plan, profile, reporter, shifted, deep)
+        except HelperCopiesDiffer:
+            continue
+    return _planned_syncs(kernel, plan, profile, reporter, *last)
+
+
+def _planned_syncs(kernel, plan, profile, reporter, shifted: bool, deep: bool):
+    """The sync plan and its lines, planned with SHIFTED_PARAMS and DEEP_ENDS as given; what the
+    planning said is passed on only when every helper's copies agree (else HelperCopiesDiffer)."""
     heard = Reporter()
+    tokens = SHIFTED_PARAMS.set(shifted), DEEP_ENDS.set(deep)
     try:
         sync_plan = sync.plan_syncs(kernel, profile, plan.address, heard)
         edits = sync.sync_insertions(kernel, sync_plan, kernel.file)
-    except HelperCopiesDiffer:
-        # Naming a caller's variable through a shifted parameter lets a helper's flag rotate
-        # its id in every copy, but it can also leave the copies planned apart (different ids
-        # where each copy's flag stays inside the helper); without those names such a flag is
-        # placed at each call instead.
-        token = SHIFTED_PARAMS.set(False)
-        try:
-            sync_plan = sync.plan_syncs(kernel, profile, plan.address, reporter)
-            return sync.sync_insertions(kernel, sync_plan, kernel.file), sync_plan
-        finally:
-            SHIFTED_PARAMS.reset(token)
+    finally:
+        SHIFTED_PARAMS.reset(tokens[0])
+        DEEP_ENDS.reset(tokens[1])
     reporter.diagnostics.extend(d for d in heard.diagnostics if d not in reporter.diagnostics)
     return edits, sync_plan
 

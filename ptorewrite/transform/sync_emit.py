@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ptorewrite.analysis import ir
 from ptorewrite.analysis.expr import BinOp, Const, Expr, Var, affine_normal, binop, cpp_text
@@ -280,11 +281,38 @@ def _dedupe(ins: list[Insertion]) -> list[Insertion]:
     seen = set()
     out = []
     for i in ins:
-        key = (i.anchor, i.where, i.code)
+        key = (i.file, i.anchor, i.where, i.code)
         if key not in seen:
             seen.add(key)
             out.append(i)
-    return out
+    return _unguard_complements(out)
+
+
+def _split_guard(code: str) -> tuple[str, str] | None:
+    """(condition, statement) of `if (cond) set_flag(...)` / `wait_flag(...)`; None otherwise."""
+    if not code.startswith("if ("):
+        return None
+    at = max(code.rfind(") set_flag("), code.rfind(") wait_flag("))
+    return (code[4:at], code[at + 2:]) if at > 4 else None
+
+
+def _unguard_complements(ins: list[Insertion]) -> list[Insertion]:
+    """`if (c) set_flag(x);` and `if (!(c)) set_flag(x);` at one place (a flag per branch of the
+    consumer's `if`, both on one id) issue the flag whatever c is: one unguarded line."""
+    guarded: dict[tuple, dict[str, Insertion]] = {}
+    for i in ins:
+        split = _split_guard(i.code)
+        if split is not None:
+            guarded.setdefault((i.file, i.anchor, i.where, split[1]), {})[split[0]] = i
+    merged: dict[int, Insertion | None] = {}
+    for (_, _, _, code), by_cond in guarded.items():
+        for cond, i in by_cond.items():
+            other = by_cond.get(f"!({cond})")
+            if other is not None and id(i) not in merged and id(other) not in merged:
+                first, second = (i, other) if ins.index(i) < ins.index(other) else (other, i)
+                merged[id(first)] = replace(first, code=code)
+                merged[id(second)] = None
+    return [merged.get(id(i), i) for i in ins if merged.get(id(i), i) is not None]
 
 
 def conservative_insertions(kernel: ir.Kernel, main: str) -> list[Insertion]:

@@ -71,6 +71,9 @@ class PlannedSync:
     # (`rider_candidate`): it waits on the signal that loop left pending on the lane and sets the
     # lane's id again for the earlier flag's drain, so both share one id per lane.
     rides: PlannedSync | None = None
+    # Returns the id of another flag for its next set (`credit_candidates`): its ordering of data
+    # is incidental, so a plan may replace it with flags of those dependences' own.
+    credit: bool = False
 
     @property
     def drain_stmt(self) -> ir.Stmt | None:
@@ -97,6 +100,11 @@ class PlannedSync:
 # made again without them (rewrite._sync_insertions), and the plan records which it used
 # (SyncPlan.shifted_params) so that its lines are written the way it was planned.
 SHIFTED_PARAMS: ContextVar[bool] = ContextVar("shifted_params", default=True)
+
+# Whether a flag's ends may go inside the helper bodies and branches that hold its producer and
+# consumer (`through_blocks`, the guarded flags of a consumer's branch). On by default; a plan whose
+# helper copies cannot agree on such lines is made again without them (rewrite._sync_insertions).
+DEEP_ENDS: ContextVar[bool] = ContextVar("deep_ends", default=True)
 
 
 def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
@@ -168,6 +176,9 @@ class Tree:
 
     parent: dict[int, ir.Stmt]  # id(stmt) -> enclosing Block/For/If
     order: dict[int, int]  # id(stmt) -> pre-order position
+    # source text (file, offsets) -> the inlined helper bodies holding a statement of that text
+    root: ir.Stmt | None = None  # the kernel's body
+    _bodies: dict[tuple, set[int]] | None = None
 
     @classmethod
     def of(cls, kernel: ir.Kernel) -> Tree:
@@ -182,7 +193,19 @@ class Tree:
             kids = s.stmts if isinstance(s, ir.Block) else [s.body] if isinstance(s, ir.For) else \
                 [s.then] + ([s.other] if s.other is not None else []) if isinstance(s, ir.If) else []
             stack.extend((k, s) for k in reversed(kids))
-        return cls(parent, order)
+        return cls(parent, order, kernel.body)
+
+    def calls_sharing(self, s: ir.Stmt) -> int:
+        """How many inlined helper bodies hold a copy of s's source text (1 outside helpers)."""
+        if self._bodies is None:
+            self._bodies = {}
+            for x in ir.walk(self.root) if self.root is not None else ():
+                loc = getattr(x, "loc", None)
+                body = next((a for a in self.chain(x)[1:] if isinstance(a, ir.Block) and a.inlined), None)
+                if loc is not None and body is not None:
+                    self._bodies.setdefault((loc.file, loc.offset, loc.end_offset), set()).add(id(body))
+        loc = getattr(s, "loc", None)
+        return max(1, len(self._bodies.get((loc.file, loc.offset, loc.end_offset), ()))) if loc is not None else 1
 
     def chain(self, s: ir.Stmt) -> list[ir.Stmt]:
         """s and its ancestors, innermost first."""
@@ -304,6 +327,34 @@ def root(ref: ir.TileRef) -> tuple[ir.TileDecl, Expr | None]:
     return ref.tile, ref.index
 
 
+def through_blocks(tree: Tree, top: ir.Stmt, s: ir.Stmt) -> ir.Stmt:
+    """The statement holding s innermost that `top` reaches through inlined helper bodies only,
+    never into a loop or a branch: a flag there runs exactly as often as one next to `top`."""
+    # Only into a helper's body: the blocks one source statement lowers to (a TPOP's wait, load
+    # and tile-id step) take their lines next to the statement as written.
+    while isinstance(top, ir.Block) and top.inlined and top is not s:
+        top = tree.child_of(top, s)
+    return top
+
+
+def deep_wait_overlaps(tree: Tree, top: ir.Stmt, s: ir.Instr) -> bool:
+    """Whether `top` (which holds s) runs an instruction of s's pipe before the statement
+    `through_blocks` reaches: a wait there lets that instruction run while the flag is pending."""
+    return _runs_before(tree, top, through_blocks(tree, top, s), s.pipe)
+
+
+def _runs_after(tree: Tree, top: ir.Stmt, at: ir.Stmt, pipe: str) -> bool:
+    """Whether `top` holds an instruction of `pipe` that comes after everything in `at`."""
+    end = max(tree.order[id(x)] for x in ir.walk(at))
+    return any(isinstance(x, ir.Instr) and x.pipe == pipe and tree.order[id(x)] > end for x in ir.walk(top))
+
+
+def _runs_before(tree: Tree, top: ir.Stmt, at: ir.Stmt, pipe: str) -> bool:
+    """Whether `top` holds an instruction of `pipe` that comes before `at`."""
+    return any(isinstance(x, ir.Instr) and x.pipe == pipe and tree.order[id(x)] < tree.order[id(at)]
+               for x in ir.walk(top))
+
+
 def root_tiles(s: ir.Instr) -> set[int]:
     return {id(root(a.value)[0]) for a in s.tile_args}
 
@@ -376,6 +427,20 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
                 out.append(ahead)
         # Per-slot flags first (unguarded, then guarded), then one id (guarded, then not).
         plain: list[PlannedSync] = []
+        if forward and DEEP_ENDS.get():
+            # The same flag with its ends inside the blocks (an inlined helper's body) that hold
+            # producer and consumer: set right after the producer's own statement, wait right
+            # before the consumer's, so the pipes run the helper's other work meanwhile.
+            da, db = through_blocks(tree, a, e.src), through_blocks(tree, b, e.dst)
+            da = da if _runs_after(tree, a, da, e.src.pipe) else a
+            db = db if _runs_before(tree, b, db, e.dst.pipe) else b
+            if (da, db) != (a, b):
+                for set_slot, wait_slot, slots in slot_variants(e, one_id):
+                    if tree.spells(set_slot, da) and tree.spells(wait_slot, db):
+                        plain.append(PlannedSync(
+                            "flag", e.src.pipe, e.dst.pipe, da, db, e, slot=set_slot, slots=slots,
+                            wait_slot=wait_slot if wait_slot is not set_slot else None,
+                            reason=f"{e.kind.upper()} {e.what}: {pipes}"))
         for set_slot, wait_slot, slots in slot_variants(e, one_id):
             if not (tree.spells(set_slot, a) and tree.spells(wait_slot, b)):
                 continue  # the slot is not expressible where the flags go
@@ -390,9 +455,21 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
                                          reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
         # A set in the producer loop's last iteration that conflicts beats one after the loop; a
         # wait in the first iteration of the consumer's loop beats one before the loop.
+        # A guarded flag whose wait lets the consumer's pipe run the branch's earlier work goes
+        # first: the wait before the `if` would hold that work back.
+        # When the producer lies in a helper inlined at several call sites, a per-slot id there
+        # rarely survives (the calls' lanes differ, and the one text gets one id): the guarded
+        # flag goes before them too. Elsewhere a per-slot flag's overlap across iterations is
+        # worth more than the branch's early work.
+        early = [c for c in guarded if forward and c.set_guard is not None and c.wait_guard is None
+                 and _runs_before(tree, b, c.wait_at, e.dst.pipe)]
+        guarded = [c for c in guarded if not any(c is x for x in early)]
+        first_of_all = [c for c in early if c.slot is None and tree.calls_sharing(e.src) > 1]
+        out += first_of_all
         out += [c for c in last + first if c.slot is not None] + [c for c in plain if c.slot is not None]
         out += [c for c in guarded if c.slot is not None]
-        one = [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
+        one = [c for c in early if c.slot is None and not any(c is x for x in first_of_all)]
+        one += [c for c in last + first + guarded if c.slot is None] + [c for c in plain if c.slot is None]
         if shared and not any(tree.spells(v, a) and tree.spells(v, b) for v in shared):
             deferred += one
         else:
@@ -700,12 +777,17 @@ def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: boo
     gd = tree.guarded(e.dst, b)
     if gs is None and gd is None:
         return []
-    if _other_branch_uses(tree, e.src, a) or _other_branch_uses(tree, e.dst, b):
-        return []  # `if (k == 0) TMATMUL else TMATMUL_ACC`: one unguarded flag serves both branches
+    # `if (k == 0) TMATMUL else TMATMUL_ACC`: one unguarded flag serves both branches, unless a
+    # forward wait inside the consumer's branch lets that pipe run work ahead of it.
+    if (_other_branch_uses(tree, e.src, a) or _other_branch_uses(tree, e.dst, b)) and not (
+            DEEP_ENDS.get() and forward and gs is None and gd is not None and deep_wait_overlaps(tree, gd[0], e.dst)):
+        return []
     out: list[PlannedSync] = []
     pipes = f"{e.src.pipe} -> {e.dst.pipe}"
     set_at, set_guard = (gs[0], None) if gs is not None else (a, None)
     wait_at, wait_guard = (gd[0], None) if gd is not None else (b, None)
+    if forward and DEEP_ENDS.get():
+        set_at, wait_at = through_blocks(tree, set_at, e.src), through_blocks(tree, wait_at, e.dst)
     if forward:
         if gs is not None and gd is not None and gs[1] == gd[1]:
             pass  # the same condition at both ends: no guard needed
@@ -766,11 +848,12 @@ def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool, before: PlannedS
             slots = s.slots if slot is not None else 1
             reason = f"{s.edge.what} consumed: {s.dst} -> {s.src} (flag reuse)"
             if forward:
-                out.append(PlannedSync("flag", s.dst, s.src, ca, cb, s.edge, slot=slot, slots=slots, reason=reason))
+                out.append(PlannedSync("flag", s.dst, s.src, ca, cb, s.edge, slot=slot, slots=slots, reason=reason,
+                                       credit=True))
             elif isinstance(loop, ir.For):
                 out.append(PlannedSync("flag", s.dst, s.src, ca, cb, s.edge, reverse_loop=loop,
                                        prime_at=tree.outermost_loop_holding(loop), slot=slot, slots=slots,
-                                       reason=reason))
+                                       reason=reason, credit=True))
         up = next((x for x in tree.chain(block)[1:] if isinstance(x, ir.Block)), None)
         if up is None:
             return out

@@ -1086,3 +1086,18 @@ def test_helper_copies_that_would_need_different_lines_stay_one(tmp_path):
     manual = load_manual(tmp_path, result.text, "flat.manual.cpp")
     v = verify(kernel, manual, profile("a2a3"), {}, seed=3)
     assert v.equivalent and v.check.clean
+
+
+@pytest.mark.parametrize("name", ["helper_guarded_flag", "helper_main_loop_copies", "helper_prologue_and_steady_in_block"])
+def test_credits_the_finished_plan_does_not_need_are_left_out(capsys, name):
+    # A credit (a flag returning an id for its next set) is added while planning finds an id's
+    # reuse unsafe; once every copy of the helpers has its lines, the reuse in these kernels is
+    # safe without one, and what the credits ordered by the way has flags of its own.
+    from ptorewrite.cli import main
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / f"{name}.cpp"
+    expected = path.with_name(f"{name}.manual.cpp")
+    args = ["--set", "blocks=2"] if name == "helper_main_loop_copies" else []
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    assert "(flag reuse)" not in expected.read_text()
+    assert main(["verify", *args, str(path), str(expected)]) == 0, capsys.readouterr().out

@@ -57,7 +57,7 @@ def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: lis
     flags = h.prune(flags)
     flags = h.boundary_ends(flags)
     flags = h.shared_ids(flags)
-    return flags
+    return h.redundant(flags)
 
 
 def barriers_in_every_copy(tree: Tree, kernel: ir.Kernel, barriers: list[PlannedSync],
@@ -206,6 +206,27 @@ class _Harmony:
                 flags = trial
         return flags
 
+    def redundant(self, flags: list[PlannedSync]) -> list[PlannedSync]:
+        """The plan without the flags the rest of it implies, a helper's line in every copy at
+        once: the copies were planned apart, and one copy's flag written in every copy can cover
+        what another copy's own flag was placed for."""
+        groups: dict[tuple, list[PlannedSync]] = {}
+        for f in flags:
+            if f.kind == "flag" and f.set_at is not None and (self.shared(f.set_at) or self.shared(f.wait_at)):
+                groups.setdefault(self.identity(f), []).append(f)
+        if not self.strict(flags):
+            return flags
+        for group in groups.values():
+            drop = {id(g) for g in group}
+            trial = [g for g in flags if id(g) not in drop]
+            if self.strict(trial):
+                flags = trial
+                # What was said of the copies of this flag is said of nothing now.
+                said = {(g.set_at.loc, f"this {g.src} -> {g.dst} flag") for g in group}
+                self.warnings[:] = [w for w in self.warnings
+                                    if not any(w[1] == loc and w[0].startswith(head) for loc, head in said)]
+        return flags
+
     def strict(self, flags: list[PlannedSync]) -> bool:
         try:
             order = self.pt.order(flags)
@@ -328,8 +349,14 @@ class _Harmony:
             # that protects the same operands (as sync_ids pairs them); without one, f is a
             # line of its copy alone.
             alike = [g for g in alike if g.edge is not None and f.edge is not None and g.edge.what == f.edge.what]
-        have = {id(g.set_at if end == "set" else g.wait_at) for g in alike}
-        return [c for c in self.copies.get(text_of(at), ()) if id(c) not in have]
+        # By copy of the helper: one call statement can lower to several instructions (a TPOP's
+        # wait, load and signal) that share its text, and a line at any of them is the copy's.
+        have = {id(self.body(g.set_at if end == "set" else g.wait_at)) for g in alike}
+        out: dict[int, ir.Stmt] = {}
+        for c in self.copies.get(text_of(at), ()):
+            if id(self.body(c)) not in have:
+                out.setdefault(id(self.body(c)), c)
+        return list(out.values())
 
     def analog(self, s: ir.Stmt, block: ir.Block, other: ir.Block) -> ir.Stmt | None:
         """The statement of the copy `other` of the helper body `block` that s (inside block) is."""

@@ -145,6 +145,25 @@ class _Planner:
             self.warnings = []
             return self._ride_lanes(self._flags(strict=True))
 
+    def own_flags(self, syncs: list[PlannedSync]) -> list[PlannedSync]:
+        """A credit is added while an id's reuse is unsafe, and may then order data dependences
+        that later flags leave to it. Where the finished plan keeps every reuse safe without it,
+        those dependences get flags of their own instead (no more syncs than before): a credit
+        makes a third pipe wait for the reuse, while their own flags wait only where the data is."""
+        for c in [s for s in syncs if s.credit]:
+            trial = [s for s in syncs if s is not c]
+            order = self.order(trial)
+            if order is None or order.flag_problems:
+                continue
+            for e in sorted(self.pt.unordered(order, self.pt.cross), key=self._edge_order):
+                if trial is None or self.pt.ordered(order, e):
+                    continue
+                got = self._place(trial, order, e, strict=True)
+                trial, order = got if got is not None else (None, None)
+            if trial is not None and len(trial) <= len(syncs) and not self.pt.unordered(order, self.pt.cross):
+                syncs = trial
+        return syncs
+
     def _one_text(self, f: PlannedSync) -> bool:
         """Whether an end of `f` is text that several copies share (inside an inlined helper's
         body, or a MultiBuffered body lowered once per phase): `helper_copies` settles those."""
@@ -645,6 +664,10 @@ def _plan_on(pt: PlanTrace, tree: Tree, reporter: Reporter) -> list[PlannedSync]
         try:
             flags = planner.flags()
             flags = harmonize(pt, tree, flags, planner.warnings)
+            # Credits judged on the whole plan, its helper copies' lines included.
+            owned = planner.own_flags(flags)
+            if owned is not flags:
+                flags = harmonize(pt, tree, owned, planner.warnings)
             allocate_events(pt, flags, NUM_EVENT_IDS)
         except EventsExhausted as x:
             pair = x.pair

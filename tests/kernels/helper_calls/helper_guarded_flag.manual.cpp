@@ -32,24 +32,18 @@ extern "C" __global__ AICORE void guarded_flag_in_one_copy(__gm__ float *out, __
     TASSIGN(once, 0x1000);  // UB 2 KiB
     TEXPANDS(acc, 0.0f);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: panel free at start (V -> MTE2)
-    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: panel free at start (V -> MTE2)
     for (int h = 0; h < 2; ++h) {
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // panel consumed: V -> MTE2 (flag reuse)
         for (int j = 0; j < 2; ++j) {
             pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
             add_panel(acc, once, j, in + h * 4096);
         }
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // panel consumed: V -> MTE2 (flag reuse)
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // panel consumed: V -> MTE2 (flag reuse)
         for (int k = 0; k < 6; ++k) {
             pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
             add_panel(acc, panel, k, in + h * 4096 + (k / 2 + 1) * 512);
         }
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // panel consumed: V -> MTE2 (flag reuse)
     }
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW acc: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: panel (V -> MTE2)
-    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // drain: panel (V -> MTE2)
     GmT dst(out);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID1);  // RAW acc: V -> MTE3
     TSTORE(dst, acc);

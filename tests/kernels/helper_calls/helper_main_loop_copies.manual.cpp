@@ -119,14 +119,12 @@ extern "C" __global__ AICORE void helper_main_loop_copies(__gm__ float *s, __gm_
         });
         set_flag(PIPE_M, PIPE_MTE1, EVENT_ID4);  // WAR left: M -> MTE1
         set_flag(PIPE_FIX, PIPE_M, EVENT_ID4);  // WAR acc: FIX -> M
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID4);  // kMat consumed: MTE1 -> MTE2 (flag reuse)
         MatB kMat;
         MatA pMat;
         MatB vMat;
         MultiStaged<2> stages;
         wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID4);  // WAR left: M -> MTE1
         wait_flag(PIPE_FIX, PIPE_M, EVENT_ID4);  // WAR acc: FIX -> M
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID4);  // kMat consumed: MTE1 -> MTE2 (flag reuse)
         for (int blk = 0; blk < blocks; ++blk) {
             for (int sub = 0; sub < 3; ++sub) {
                 stages.run(
@@ -143,10 +141,8 @@ extern "C" __global__ AICORE void helper_main_loop_copies(__gm__ float *s, __gm_
         }
         set_flag(PIPE_M, PIPE_MTE1, EVENT_ID5);  // WAR left: M -> MTE1
         set_flag(PIPE_FIX, PIPE_M, EVENT_ID5);  // WAR acc: FIX -> M
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID5);  // pMat consumed: MTE1 -> MTE2 (flag reuse)
         wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID5);  // WAR left: M -> MTE1
         wait_flag(PIPE_FIX, PIPE_M, EVENT_ID5);  // WAR acc: FIX -> M
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID5);  // pMat consumed: MTE1 -> MTE2 (flag reuse)
         mb.loop<Range<3>>([&](auto ctx) {
             MatA pMat;
             TASSIGN(pMat, 0x2400 + ctx.bufferId * 0x400);  // L1 2 x 1 KiB, one per lane

@@ -43,10 +43,7 @@ extern "C" __global__ AICORE void prologue_then_steady_in_block(__gm__ float *ou
         for (int k = 0; k < 4; ++k) {
             scale_block(k, warm[k % 2], warm_out[k % 2], in, out);
         }
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID4);  // t consumed: V -> MTE2 (flag reuse)
-        set_flag(PIPE_MTE3, PIPE_V, EVENT_ID2);  // o consumed: MTE3 -> V (flag reuse)
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID4);  // t consumed: V -> MTE2 (flag reuse)
-        wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID2);  // o consumed: MTE3 -> V (flag reuse)
+        pipe_barrier(PIPE_MTE3);  // WAW out: TSTORE -> TSTORE on PIPE_MTE3
         for (int k = 0; k < 6; ++k) {
             TASSIGN(t, 0x2000 + (k % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)
             TASSIGN(o, 0x3000 + (k % 2) * 0x800);  // UB 2 x 2 KiB, one copy per iteration (multi-buffered)

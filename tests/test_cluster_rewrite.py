@@ -21,7 +21,8 @@ from ptorewrite.transform.rewrite import RewriteOptions, planned_clusters, rewri
 KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
          ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3"),
-         ("a2a3_ring_lags", "a2a3"), ("a2a3_unit_flag_push", "a2a3"), ("a2a3_fold_pops", "a2a3")]
+         ("a2a3_ring_lags", "a2a3"), ("a2a3_unit_flag_push", "a2a3"), ("a2a3_fold_pops", "a2a3"),
+         ("a2a3_first_pop_in_helper", "a2a3")]
 
 
 def run(capsys, *argv):

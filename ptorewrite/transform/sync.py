@@ -72,6 +72,10 @@ class SyncPlan:
     edges: list[Edge]
     extra: int = 0  # periods added to every loop's margin before the plan settled
     shifted_params: bool = True  # sync_model.SHIFTED_PARAMS while it was planned
+    # The statements the traces it was planned and checked on run (ids), for every run the user
+    # can give: a helper's copy of a statement outside it never runs (a branch its call never
+    # takes) and needs no particular lines. None: not known, every copy counts.
+    ran: frozenset[int] | None = None
 
 
 def _key(e: Edge) -> tuple:
@@ -648,7 +652,8 @@ def _plan_syncs_on(kernel: ir.Kernel, arch: ArchProfile, address_of: Placement, 
         problem = _check(check, syncs)
         if problem is None:
             _name_operands(base, syncs)
-            return SyncPlan(syncs, base.edges, extra), base
+            ran = frozenset(k for k, _ in base.trace.markers) | frozenset(k for k, _ in check.trace.markers)
+            return SyncPlan(syncs, base.edges, extra, ran=ran), base
         base = PlanTrace(kernel, arch, address_of, gm, extra + 1, decisions=decisions)
     raise PtoError("internal error: the synchronization pattern does not settle within "
                    f"{MAX_EXTRA_PERIODS} loop periods: {problem}", kernel.body.stmts[0].loc if kernel.body.stmts else None)
@@ -790,7 +795,7 @@ def sync_insertions(kernel: ir.Kernel, plan: SyncPlan, main: str) -> list[Insert
     """Insert-only edits for the planned syncs, each with a short reason."""
     token = SHIFTED_PARAMS.set(plan.shifted_params)
     try:
-        return emit(kernel, plan.syncs, main)
+        return emit(kernel, plan.syncs, main, ran=plan.ran)
     finally:
         SHIFTED_PARAMS.reset(token)
 

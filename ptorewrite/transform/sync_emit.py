@@ -68,10 +68,11 @@ def _id_text(e: Expr, spell: Spell) -> str:
     return f"(event_t)({_strip(spell(e))})"
 
 
-def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: bool = True) -> list[Insertion]:
+def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: bool = True,
+         ran: frozenset[int] | None = None) -> list[Insertion]:
     """Insert-only edits for the planned syncs, each with a short reason. `check_copies`:
     whether the copies of a helper's statements must agree (not for a part of a plan shown
-    alone)."""
+    alone); `ran`: the statements that run in some run (SyncPlan.ran), if known."""
     tree = Tree.of(kernel)
     out: list[tuple[ir.Stmt, Insertion]] = []
 
@@ -127,7 +128,7 @@ def emit(kernel: ir.Kernel, syncs: list[PlannedSync], main: str, check_copies: b
                f"drain: {what} ({s.src} -> {s.dst})", 4)
     out = _phase_ends(kernel, out, main)
     if check_copies:
-        split = _check_shared_helpers(kernel, tree, out)
+        split = _check_shared_helpers(kernel, tree, out, ran)
         if split:
             kept = [ins for _, ins in out if (ins.anchor, ins.where) not in split]
             return _dedupe(kept) + [ins for lines in split.values() for ins in lines]
@@ -169,14 +170,15 @@ def _phase_ends(kernel: ir.Kernel, out: list[tuple[ir.Stmt, Insertion]],
     return kept
 
 
-def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
-                          out: list[tuple[ir.Stmt, Insertion]]) -> dict[tuple[int, str], list[Insertion]]:
+def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt, Insertion]],
+                          ran: frozenset[int] | None = None) -> dict[tuple[int, str], list[Insertion]]:
     """A helper inlined at several call sites has one source text: every inlined copy of a
     statement must need the same lines next to it, a copy that needs none included, or the edit
     would be wrong for some of them. A copy is the statement in one inlined body of the helper
     (the statements one source statement lowers to, such as a TPOP's wait, copy and release,
-    count as one); a copy in a loop of no iterations (at this instantiation) never runs and needs
-    nothing in particular. Copies in different instantiations of a helper template may differ:
+    count as one); a copy in a loop of no iterations (at this instantiation), or one no run
+    reaches (`ran`: a branch its call never takes, `if (p == 0)` in a call whose p starts at 3),
+    never runs and needs nothing in particular. Copies in different instantiations of a helper template may differ:
     their lines become `if constexpr` branches on its parameters (returned by place, to replace
     the lines there)."""
     from ptorewrite.transform.header_edits import constexpr_branches
@@ -196,7 +198,7 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree,
         every: dict[int, ir.Stmt] = {}
         for c in copies.get(_text_of(stmt), [stmt]) if stmt.loc is not None else [stmt]:
             body = id(copy_of(tree, c))
-            if body in per_copy or reached(tree, c):
+            if body in per_copy or (reached(tree, c) and _may_run(tree, c, ran)):
                 every.setdefault(body, c)
         if len(every) < 2:
             continue
@@ -247,6 +249,12 @@ def copy_of(tree: Tree, s: ir.Stmt) -> ir.Stmt:
 def reached(tree: Tree, s: ir.Stmt) -> bool:
     """Whether control can reach s: not inside a loop of no iterations."""
     return not any(isinstance(a, ir.For) and a.trip_count() == 0 for a in tree.chain(s)[1:])
+
+
+def _may_run(tree: Tree, s: ir.Stmt, ran: frozenset[int] | None) -> bool:
+    """Whether s runs in some run, as far as the traces of the plan tell: every statement of a
+    block that runs is marked there (a branch or loop body itself is not, and counts as running)."""
+    return ran is None or not isinstance(tree.parent.get(id(s)), ir.Block) or id(s) in ran
 
 
 def _text_of(s: ir.Stmt) -> tuple:

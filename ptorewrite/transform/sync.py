@@ -19,7 +19,9 @@
    (`execution.mark_barrier_inside`, as `check` counts them) already order them; redundant
    barriers are removed.
 5. The copies of a helper's statements (a helper inlined at several call sites) are given one
-   text where the checked plan allows it (`helper_copies`). Event ids 0..7 are allocated per
+   text where the checked plan allows it (`helper_copies`); then a credit the whole plan does
+   not need is taken out, what it alone ordered getting flags of its own (`own_flags`), and the
+   copies are made one text again. Event ids 0..7 are allocated per
    pipe pair (`sync_ids`); when a pair runs out it is
    planned again with one id per sync, and as a last resort a dependence is ordered by
    pipe_barrier(PIPE_ALL), with a warning.

@@ -135,3 +135,21 @@ def test_lane_ids_in_a_helper_are_sound_for_every_lane_count(capsys, tmp_path, l
         assert main(["verify", "-D", f"LANES={lanes}", str(HELPER), str(out), "--set", f"blocks={blocks}"]) == 0
         text = capsys.readouterr().out
         assert "outputs equivalent" in text and "0 race(s), 0 flag problem(s)" in text
+
+
+def test_kernels_rewritten_together_declare_their_counter_once_outside_their_branches(capsys):
+    # A template of the lane count, instantiated for 2 lanes and 1: their lines before the loop
+    # differ (`if constexpr (LANES == 2) { ... } else if constexpr (LANES == 1) { ... }`), and
+    # the counter's declaration there, which both branches' later lines name, stays outside.
+    auto = HERE / "lanes_then_update_template.cpp"
+    expected = HERE / "lanes_then_update_template.manual.cpp"
+    assert main(["auto2manual", str(auto), "--capacity", "UB=12K", "--check", str(expected)]) == 0
+    text = expected.read_text()
+    body = text[text.index("lanes_then_update_t("):]
+    assert body.count("uint32_t sliceCopy = 1;") == 1
+    assert body.index("uint32_t sliceCopy = 1;") < body.index("if constexpr (LANES == 2) {") < body.index("for (int blk")
+    capsys.readouterr()
+    for blocks in (0, 1, 3):
+        assert main(["verify", "--set", f"blocks={blocks}", str(auto), str(expected)]) == 0
+        out = capsys.readouterr().out
+        assert out.count("outputs equivalent") == 2 and out.count("0 race(s), 0 flag problem(s)") == 2, out

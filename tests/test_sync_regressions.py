@@ -533,17 +533,20 @@ def test_lane_flags_chain_across_loops_that_run_one_after_another(tmp_path, caps
 
 def test_a_later_loop_without_lane_flags_waits_on_the_earlier_loops_lanes(tmp_path, capsys):
     """As above, but the later loop frees its lanes with one flag per outer iteration (a single
-    tile shares lane 0's bytes, and the two instantiations rewritten together keep the lane
-    loop's own index): its first iteration waits on each lane's id the earlier loop left
-    pending (`if ((t == 0) && (ctx.iter < 2))`, right before the lane's load) and sets it again
-    after the lane's reader, and the earlier flag is drained after the later loop; the later
-    flag's prime moves before the earlier loop, where it orders nothing. Balanced for every trip
-    count, 0 and 1 included."""
+    tile shares lane 0's bytes, and without a counter over the lanes and that tile, as when one
+    cannot be made, the lanes keep the lane loop's own index): its first iteration waits on each
+    lane's id the earlier loop left pending (`if ((t == 0) && (ctx.iter < 2))`, right before the
+    lane's load) and sets it again after the lane's reader, and the earlier flag is drained after
+    the later loop; the later flag's prime moves before the earlier loop, where it orders
+    nothing. Balanced for every trip count, 0 and 1 included."""
     from ptorewrite.cli import main
+    from ptorewrite.parse.frontend import load_kernels
+    from ptorewrite.transform.rewrite import RewriteOptions, rewrite_kernels
 
     path = KERNELS / "lanes_into_shared_loop_template.cpp"
-    expected = path.with_name("lanes_into_shared_loop_template.manual.cpp")
-    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    expected = path.with_name("lanes_into_shared_loop_template.lanes.manual.cpp")
+    rewritten = rewrite_kernels(load_kernels(path), A2A3, Reporter(), RewriteOptions(shared_counters=False))
+    assert rewritten.text == expected.read_bytes()
     text = expected.read_text()
     assert "Copy" not in text  # no counter over the lanes and the single tile
     lanes = text[text.index("for (int t = 0"):text.index("TileT update;")]
@@ -552,6 +555,25 @@ def test_a_later_loop_without_lane_flags_waits_on_the_earlier_loops_lanes(tmp_pa
     between = text[text.index("mb.loop<Range<kSteps>>"):text.index("for (int t = 0")]
     assert "drain" not in between and "prime" not in between
     assert "PIPE_ALL" not in text
+    capsys.readouterr()
+    for n in (0, 1, 2, 5):
+        assert main(["verify", "--set", f"n={n}", str(path), str(expected)]) == 0
+        out = capsys.readouterr().out
+        assert out.count("outputs equivalent") == 2 and out.count("0 race(s), 0 flag problem(s)") == 2, out
+
+
+def test_kernels_rewritten_together_share_one_counter_over_a_loop_they_all_run(capsys):
+    """The template twin rewritten as a whole file (both instantiations at once) makes the one
+    counter over the later loop's lanes and the single tile too: its declaration is written once
+    before the loop, for every instantiation that runs it, and both verify for every trip count."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "lanes_into_shared_loop_template.cpp"
+    expected = path.with_name("lanes_into_shared_loop_template.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    assert text.count("uint32_t partCopy = 1;") == 1 and "if constexpr" not in text
+    assert "TASSIGN(update, partCopy * 0x8000);" in text
     capsys.readouterr()
     for n in (0, 1, 2, 5):
         assert main(["verify", "--set", f"n={n}", str(path), str(expected)]) == 0

@@ -45,6 +45,10 @@ class Insertion:
     terminator: str = ";"  # "" for a line that opens or closes a block (`if constexpr (...) {`, `}`)
     depth: int = 0  # levels of indentation deeper than the statement (the lines inside such a block)
     file: str = ""  # the file the statement is in ("" or the kernel's: the kernel file; else a header of the user's)
+    # The variable this line declares, if it is a declaration: written for every kernel of a file
+    # that runs its statement (rewrite._merged), since another kernel's lines may not name it but
+    # the kernels that do must see it outside their own `if constexpr` branches.
+    declares: str = ""
 
     @classmethod
     def at(cls, loc: ir.SourceRange, where: str, code: str, reason: str, order: int = 0) -> Insertion:

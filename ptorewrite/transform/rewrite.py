@@ -36,11 +36,9 @@ class RewriteOptions:
     # Copies of tiles a helper declares, chosen by the helper's own counter (transform.call_lanes);
     # off when the kernels of one file would need different lines in the helper with them.
     call_copies: bool = True
-    # Loops (file, offset) that several kernels rewritten together run (a template's
-    # instantiations): one counter over a lane loop's copies and the tile after it
-    # (transform.shared_region) is not made there, since its declaration before the loop would be
-    # split under `if constexpr` when their lines differ.
-    shared_loops: frozenset = frozenset()
+    # One counter over a lane loop's copies and the tile after it on their bytes
+    # (transform.shared_region); off: each keeps copies of its own (the lane index).
+    shared_counters: bool = True
     buffers: int = 2  # copies per multi-buffered tile
 
 
@@ -141,14 +139,12 @@ def _shared_counters(kernel: ir.Kernel, profile: ArchProfile, options: RewriteOp
     """One counter over a lane loop's copies and the tile after it on the same bytes
     (`transform.shared_region`), kept when the plan with it holds, lays the tile on the lane
     tile's copies and needs no full barrier; otherwise the plan as it was."""
-    if not (options.multibuffer and options.insert_sync and not options.conservative and options.buffers > 1):
+    if not (options.shared_counters and options.multibuffer and options.insert_sync and not options.conservative
+            and options.buffers > 1):
         return result, trial
     tried = []
     for region in shared_regions(kernel, result.plan):
         tried.append(region)
-        if (region.loop.loc.file, region.loop.loc.offset) in options.shared_loops:
-            region.note = "not made: the kernels of this file share its text (rewrite one with --entry)"
-            continue
         name = f"{region.lanes.name}Copy"
         while re.search(rf"\b{name}\b", kernel.source.decode(errors="replace") if isinstance(kernel.source, bytes)
                         else kernel.source):
@@ -156,7 +152,7 @@ def _shared_counters(kernel: ir.Kernel, profile: ArchProfile, options: RewriteOp
         undo, lines = share_counter(kernel, region, name)
         attempt = Reporter()
         try:
-            extra = [Insertion.at(region.loop.loc, "before", lines[0][1], lines[0][2]),
+            extra = [replace(Insertion.at(region.loop.loc, "before", lines[0][1], lines[0][2], order=-2), declares=name),
                      Insertion.at(region.lanes.tile.loc, "before", lines[1][1], lines[1][2], order=-1),
                      Insertion.at(_first_line_stmt(lines[2][0]).loc, "before", lines[2][1], lines[2][2], order=-1)]
             planned = _planned(kernel, profile, attempt, options, decisions, extra)
@@ -248,7 +244,7 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     kernels = planned_clusters(kernels)
     for call_copies in (True, False) if options.call_copies else (False,):
         trial = Reporter()
-        tried = replace(options, call_copies=call_copies, shared_loops=_loops_in_several(kernels))
+        tried = replace(options, call_copies=call_copies)
         results = [rewrite(k, profile, trial, _with_rings(tried, k, profile)) for k in kernels]
         try:
             out = _merged(kernels, results)
@@ -268,15 +264,6 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     raise AssertionError("unreachable")
 
 
-def _loops_in_several(kernels: list[ir.Kernel]) -> frozenset:
-    """(file, offset) of every loop statement that more than one of the kernels runs."""
-    seen: dict[tuple[str, int], int] = {}
-    for k in kernels:
-        for at in {(s.loc.file, s.loc.offset) for s in ir.walk(k.body) if isinstance(s, ir.For)}:
-            seen[at] = seen.get(at, 0) + 1
-    return frozenset(at for at, n in seen.items() if n > 1)
-
-
 def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewrite:
     """The file's text with every kernel's lines (see rewrite_kernels)."""
     headers = rewritten_headers(kernels, [r.insertions for r in results])
@@ -287,6 +274,7 @@ def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewri
     owner: dict[_Place, int] = {}
     per_kernel = [_by_place([i for i in r.insertions if i.in_file(src.path) == src.path]) for r in results]
     covered = [_covered_statements(k) for k in kernels]
+    declarations = _hoisted_declarations(per_kernel)
     for i, places in enumerate(per_kernel):
         for place, items in places.items():
             if place not in chosen:
@@ -310,7 +298,32 @@ def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewri
         dispatched.add(place)
     merged = [ins if place in dispatched else _merged_reason(ins, place, kernels, per_kernel)
               for place, items in chosen.items() for ins in items]
+    merged += [d for items in declarations.values() for d in items]
     return FileRewrite(edit_kernels(kernels, merged), results, kernels, headers)
+
+
+def _hoisted_declarations(per_kernel: list[dict]) -> dict:
+    """The declarations some kernels insert at a statement (a shared counter before its loop),
+    taken out of `per_kernel`, by place: each is written once there for every kernel that runs
+    the statement, outside any `if constexpr` branch the kernels' other lines get, since those
+    lines name it; where it is unused it costs nothing. A name declared differently by two
+    kernels stays with their other lines (they disagree as they would anyway)."""
+    by_name: dict[tuple, set[str]] = {}
+    for places in per_kernel:
+        for place, items in places.items():
+            for d in items:
+                if d.declares:
+                    by_name.setdefault((place, d.declares), set()).add(d.code)
+    hoisted: dict = {}
+    for places in per_kernel:
+        for place, items in places.items():
+            keep = [d for d in items if d.declares and len(by_name[(place, d.declares)]) == 1]
+            if keep:
+                places[place] = [i for i in items if not any(i is d for d in keep)]
+                for d in keep:
+                    if not any(h.code == d.code for h in hoisted.setdefault(place, [])):
+                        hoisted[place].append(d)
+    return hoisted
 
 
 # Where inserted lines go: the byte range of the statement they go next to, and "before"/"after".

@@ -3,9 +3,10 @@
 // over lane 0's copy (UB is tight: three tiles live throughout). The later loop frees its lanes
 // with one flag per iteration of its outer loop (the single tile shares lane 0's bytes), so its
 // first loads take no lane flag of their own: each waits for its lane's last reader in the loop
-// before, and only for it, not for the other lane's reader after it. A template kernel with two
-// instantiations rewritten together, so the later loop keeps its lane copies (one counter over
-// the lanes and the single tile is made only for a loop one kernel runs).
+// before, and only for it, not for the other lane's reader after it (its rewrite without a
+// counter over the lanes and the single tile: .lanes.manual.cpp). A template kernel with two
+// instantiations rewritten together: by default both take that counter, declared once before
+// the later loop (.manual.cpp).
 #include <pto/pto-inst.hpp>
 #include "multiBuffer.hpp"
 

@@ -3,9 +3,10 @@
 // over lane 0's copy (UB is tight: three tiles live throughout). The later loop frees its lanes
 // with one flag per iteration of its outer loop (the single tile shares lane 0's bytes), so its
 // first loads take no lane flag of their own: each waits for its lane's last reader in the loop
-// before, and only for it, not for the other lane's reader after it. A template kernel with two
-// instantiations rewritten together, so the later loop keeps its lane copies (one counter over
-// the lanes and the single tile is made only for a loop one kernel runs).
+// before, and only for it, not for the other lane's reader after it (its rewrite without a
+// counter over the lanes and the single tile: .lanes.manual.cpp). A template kernel with two
+// instantiations rewritten together: by default both take that counter, declared once before
+// the later loop (.manual.cpp).
 #include <pto/pto-inst.hpp>
 #include "multiBuffer.hpp"
 
@@ -35,7 +36,6 @@ __global__ AICORE void lanes_into_shared_loop_t(__gm__ float *out, __gm__ float 
     TLOAD(scale, scaleIn);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // prime: part free at start (V -> MTE2)
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime: part free at start (V -> MTE2)
-    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: part free at start (V -> MTE2)
     mb.loop<Range<kSteps>>([&](auto ctx) {
         TileT part;
         TASSIGN(part, ctx.bufferId * 0x8000);  // UB 2 x 32 KiB, one per lane
@@ -49,32 +49,36 @@ __global__ AICORE void lanes_into_shared_loop_t(__gm__ float *out, __gm__ float 
         TADD(acc, acc, part);
         set_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (next iteration)
     });
+    uint32_t partCopy = 1;  // copy of part and update the last declaration took: one counter over both
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // prime: part free at start (V -> MTE2)
     for (int t = 0; t < n; ++t) {
-        wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR/WAW part: V -> MTE2 (next iteration)
         mb.loop<Range<kLanes>>([&](auto ctx) {
+            partCopy = (partCopy + 1) % 2;  // each lane takes the next copy
             TileT part;
-            TASSIGN(part, ctx.bufferId * 0x8000);  // UB 2 x 32 KiB, one per lane
+            TASSIGN(part, partCopy * 0x8000);  // UB 2 x 32 KiB, one per lane
             GmT src(in + (kSteps + t * kLanes + ctx.iter) * 8192);
-            if ((t == 0) && (ctx.iter < 2)) wait_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (the lane's last reader in the loop before)
+            if (ctx.iter == 1) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR part: V -> MTE2 (next iteration)
+            wait_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy));  // WAR/WAW part: V -> MTE2
             TLOAD(part, src);
-            set_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part: MTE2 -> V
-            wait_flag(PIPE_MTE2, PIPE_V, (event_t)(ctx.iter % 2));  // RAW/WAW part: MTE2 -> V
+            set_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part: MTE2 -> V
+            wait_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW/WAW part: MTE2 -> V
             TADD(part, part, bias);
             pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
             TADD(acc, acc, part);
+            set_flag(PIPE_V, PIPE_MTE2, (event_t)(partCopy));  // WAR/WAW part: V -> MTE2
             if (ctx.iter == 0) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update: V -> MTE2
-            if ((t == 0) && (ctx.iter < 2)) set_flag(PIPE_V, PIPE_MTE2, (event_t)(ctx.iter % 2));  // WAR/WAW part: V -> MTE2 (the lane's last reader in the loop before)
         });
         TileT update;
-        TASSIGN(update, 0x0);  // UB 32 KiB
         GmT u(upd + (t + kUpdateRow) * 8192);
+        partCopy = (partCopy + 1) % 2;  // update takes the copy the last lane did not use
+        TASSIGN(update, partCopy * 0x8000);  // UB 2 x 32 KiB, the copy its counter names (multi-buffered)
         wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID3);  // WAR/WAW update: V -> MTE2
         TLOAD(update, u);
-        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
-        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW update: MTE2 -> V
+        set_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW update: MTE2 -> V
+        wait_flag(PIPE_MTE2, PIPE_V, (event_t)(partCopy));  // RAW update: MTE2 -> V
         pipe_barrier(PIPE_V);  // RAW acc: TADD -> TADD on PIPE_V
         TADD(acc, acc, update);
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR/WAW part: V -> MTE2 (next iteration)
+        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);  // WAR part: V -> MTE2 (next iteration)
     }
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID4);  // RAW acc: V -> MTE3
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);  // drain: part (V -> MTE2)

@@ -169,9 +169,10 @@ unit-flag waits (1,913 x2). At 8192 it is still the lane loop's per-copy V -> MT
 cycles x14 and 11,362 x13 held): each load waits for the copy's previous reader, and what the
 ablation finds left there is a few cycles per step (its set comes after the softmax's last small
 add, inside a helper that cannot name the copy counter). Rewritten as a whole file (every size in
-one text), the kernel runs 19,201, 33,663 and 128,463 cycles (19,483, 34,914 and 129,714 at
-fcd4d18): the one counter is made only for a loop that one kernel runs, so the file's shared text
-keeps the lane index (rewrite one size with --entry).
+one text), the kernel runs the same 19,201, 32,587 and 114,475 cycles since 51111fa, which makes
+the one counter in a loop several kernels share too, its declaration written once outside their
+`if constexpr` branches (19,201, 33,663 and 128,463 just before; 19,483, 34,914 and 129,714 at
+fcd4d18).
 """
 
 

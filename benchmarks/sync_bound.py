@@ -77,29 +77,42 @@ def _kept(step) -> bool:
     return step.kind in ("op", "xset", "xwait") or (step.kind == "barrier" and step.pipe != "ALL")
 
 
-def bound(trace, sched: Schedule, true_deps_only: bool = False) -> int:
+def bound(trace, sched: Schedule, true_deps_only: bool = False, kept_waits=None) -> int:
+    """The kernel's cycles with its same-core syncs replaced by the data dependences of its
+    instructions (see the module doc). `kept_waits(step)`: the same-core waits to keep instead, with
+    their sets and the full barriers (benchmarks/sync_ablation.py drops one wait site at a time)."""
     steps = trace.steps
     per = timing.SCALAR_ISSUE_CYCLES
     order, _ = queue_order(trace, sched.matches)
+
+    def kept(s) -> bool:
+        return _kept(s) or (kept_waits is not None and s.kind in ("set", "wait", "barrier"))
+
     blocker: dict[int, int | None] = {}
     last_block: dict[str, int] = {}
     for s in steps:
         blocker[s.index] = last_block.get(s.core)
-        if _kept(s) and s.pipe in ("S", "ALL"):
+        if kept(s) and s.pipe in ("S", "ALL"):
             last_block[s.core] = s.index
     free: dict[str, int] = {}
     ends: dict[int, int] = {}
     live: dict[str, list] = {}  # space -> [(footprint, write, done, lane)]
     for i in order:
         s = steps[i]
-        if not _kept(s):
+        if not kept(s):
             continue
         t = s.seq * per
         b = blocker[i]
         if b is not None and b in ends:
             t = max(t, ends[b] + (s.seq - steps[b].seq) * per)
+        if s.pipe == "ALL":  # a full barrier (kept_waits only): after every pipe of its core
+            mine = [lane for lane in free if lane.rsplit(".", 1)[0] == s.core]
+            ends[i] = max([t, *(free[lane] for lane in mine)])
+            for lane in mine:
+                free[lane] = ends[i]
+            continue
         t = max(t, free.get(s.lane, 0))
-        if s.kind == "xwait":
+        if s.kind == "xwait" or (s.kind == "wait" and kept_waits is not None and kept_waits(s)):
             t = max(t, ends[sched.matches[i]])
         if s.kind != "op":
             ends[i] = free[s.lane] = t

@@ -178,9 +178,9 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt
     (the statements one source statement lowers to, such as a TPOP's wait, copy and release,
     count as one); a copy in a loop of no iterations (at this instantiation), or one no run
     reaches (`ran`: a branch its call never takes, `if (p == 0)` in a call whose p starts at 3),
-    never runs and needs nothing in particular. Copies in different instantiations of a helper template may differ:
-    their lines become `if constexpr` branches on its parameters (returned by place, to replace
-    the lines there)."""
+    never runs and needs nothing in particular. Copies in different instantiations of a helper
+    template may differ: their lines become `if constexpr` branches on its parameters (returned
+    by place, to replace the lines there)."""
     from ptorewrite.transform.header_edits import constexpr_branches
 
     copies: dict[tuple, list[ir.Stmt]] = {}

@@ -176,8 +176,8 @@ class Tree:
 
     parent: dict[int, ir.Stmt]  # id(stmt) -> enclosing Block/For/If
     order: dict[int, int]  # id(stmt) -> pre-order position
-    # source text (file, offsets) -> the inlined helper bodies holding a statement of that text
     root: ir.Stmt | None = None  # the kernel's body
+    # source text (file, offsets) -> the inlined helper bodies holding a statement of that text
     _bodies: dict[tuple, set[int]] | None = None
 
     @classmethod
@@ -453,19 +453,18 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
                                          prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
                                          wait_slot=shifted,
                                          reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
-        # A set in the producer loop's last iteration that conflicts beats one after the loop; a
-        # wait in the first iteration of the consumer's loop beats one before the loop.
-        # A guarded flag whose wait lets the consumer's pipe run the branch's earlier work goes
-        # first: the wait before the `if` would hold that work back.
-        # When the producer lies in a helper inlined at several call sites, a per-slot id there
-        # rarely survives (the calls' lanes differ, and the one text gets one id): the guarded
-        # flag goes before them too. Elsewhere a per-slot flag's overlap across iterations is
-        # worth more than the branch's early work.
+        # A guarded flag whose wait lets the consumer's pipe run its branch's earlier work beats
+        # the wait before the `if`, among flags of one id. When the producer lies in a helper
+        # inlined at several call sites it goes before the per-slot flags too: a per-slot id there
+        # rarely survives (the calls' lanes differ, and the one text gets one id). Elsewhere a
+        # per-slot flag's overlap across iterations is worth more than the branch's early work.
         early = [c for c in guarded if forward and c.set_guard is not None and c.wait_guard is None
                  and _runs_before(tree, b, c.wait_at, e.dst.pipe)]
         guarded = [c for c in guarded if not any(c is x for x in early)]
         first_of_all = [c for c in early if c.slot is None and tree.calls_sharing(e.src) > 1]
         out += first_of_all
+        # A set in the producer loop's last iteration that conflicts beats one after the loop; a
+        # wait in the first iteration of the consumer's loop beats one before the loop.
         out += [c for c in last + first if c.slot is not None] + [c for c in plain if c.slot is not None]
         out += [c for c in guarded if c.slot is not None]
         one = [c for c in early if c.slot is None and not any(c is x for x in first_of_all)]

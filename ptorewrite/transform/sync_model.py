@@ -355,6 +355,24 @@ def _runs_before(tree: Tree, top: ir.Stmt, at: ir.Stmt, pipe: str) -> bool:
                for x in ir.walk(top))
 
 
+def flag_variants(tree: Tree, e: Edge, set_at: ir.Stmt, wait_at: ir.Stmt, one_id: bool,
+                  loop: ir.For | None = None, **guards) -> list[PlannedSync]:
+    """The flag set after `set_at` and waited before `wait_at` for `e`, once per id form
+    (`slot_variants`) both ends can spell: forward, or with `loop` a reverse flag of that loop
+    (primed before the outermost loop of its function holding it, drained after). `guards`:
+    set_guard / wait_guard."""
+    reason = f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"
+    reverse = {} if loop is None else {"reverse_loop": loop, "prime_at": tree.outermost_loop_holding(loop)}
+    out = []
+    for set_slot, wait_slot, slots in slot_variants(e, one_id):
+        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, wait_at)):
+            continue  # the slot is not expressible where the flags go
+        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
+                               wait_slot=wait_slot if wait_slot is not set_slot else None,
+                               reason=reason if loop is None else f"{reason} (next iteration)", **reverse, **guards))
+    return out
+
+
 def root_tiles(s: ir.Instr) -> set[int]:
     return {id(root(a.value)[0]) for a in s.tile_args}
 
@@ -399,7 +417,6 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
         block = next(x for x in tree.chain(block)[1:] if isinstance(x, ir.Block))
     out: list[PlannedSync] = []
     deferred: list[PlannedSync] = []
-    pipes = f"{e.src.pipe} -> {e.dst.pipe}"
     # Both ends on a tile whose copy one counter over two declarations names
     # (transform.shared_region): a flag with that counter as its id, placed where the counter
     # is in scope (outside the helpers the ends lie in), beats one id placed closer.
@@ -435,24 +452,8 @@ def candidates(tree: Tree, e: Edge, one_id: bool, ahead_ok, last_use=None) -> li
             da = da if _runs_after(tree, a, da, e.src.pipe) else a
             db = db if _runs_before(tree, b, db, e.dst.pipe) else b
             if (da, db) != (a, b):
-                for set_slot, wait_slot, slots in slot_variants(e, one_id):
-                    if tree.spells(set_slot, da) and tree.spells(wait_slot, db):
-                        plain.append(PlannedSync(
-                            "flag", e.src.pipe, e.dst.pipe, da, db, e, slot=set_slot, slots=slots,
-                            wait_slot=wait_slot if wait_slot is not set_slot else None,
-                            reason=f"{e.kind.upper()} {e.what}: {pipes}"))
-        for set_slot, wait_slot, slots in slot_variants(e, one_id):
-            if not (tree.spells(set_slot, a) and tree.spells(wait_slot, b)):
-                continue  # the slot is not expressible where the flags go
-            shifted = wait_slot if wait_slot is not set_slot else None
-            if forward:
-                plain.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, slot=set_slot, slots=slots,
-                                         wait_slot=shifted, reason=f"{e.kind.upper()} {e.what}: {pipes}"))
-            else:
-                plain.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, b, e, reverse_loop=loop,
-                                         prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
-                                         wait_slot=shifted,
-                                         reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
+                plain += flag_variants(tree, e, da, db, one_id)
+        plain += flag_variants(tree, e, a, b, one_id, loop=None if forward else loop)
         # A guarded flag whose wait lets the consumer's pipe run its branch's earlier work beats
         # the wait before the `if`, among flags of one id. When the producer lies in a helper
         # inlined at several call sites it goes before the per-slot flags too: a per-slot id there
@@ -600,15 +601,7 @@ def first_iteration_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_
         set_at, set_guard = b.body.stmts[before], guard
         if not tree.spells(guard, set_at):
             return []
-    out = []
-    for set_slot, wait_slot, slots in slot_variants(e, one_id):
-        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, wait_at)):
-            continue
-        shifted = wait_slot if wait_slot is not set_slot else None
-        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
-                               wait_slot=shifted, set_guard=set_guard, wait_guard=guard,
-                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
-    return out
+    return flag_variants(tree, e, set_at, wait_at, one_id, set_guard=set_guard, wait_guard=guard)
 
 
 def _same_iterations_every_run(s: ir.Stmt) -> bool:
@@ -640,16 +633,7 @@ def first_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, loop: ir.F
     guard = binop("==", Var(b.var), Const(value))
     if not tree.spells(guard, wait_at):
         return []
-    out = []
-    for set_slot, wait_slot, slots in slot_variants(e, one_id):
-        if not (tree.spells(set_slot, a) and tree.spells(wait_slot, wait_at)):
-            continue
-        shifted = wait_slot if wait_slot is not set_slot else None
-        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, a, wait_at, e, reverse_loop=loop,
-                               prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
-                               wait_slot=shifted, wait_guard=guard,
-                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe} (next iteration)"))
-    return out
+    return flag_variants(tree, e, a, wait_at, one_id, loop=loop, wait_guard=guard)
 
 
 def last_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: bool,
@@ -674,15 +658,7 @@ def last_use_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, one_id: boo
     guard = binop("==", Var(a.var), Const(value))
     if not tree.spells(guard, set_at):
         return []
-    out = []
-    for set_slot, wait_slot, slots in slot_variants(e, one_id):
-        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, b)):
-            continue
-        shifted = wait_slot if wait_slot is not set_slot else None
-        out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, b, e, slot=set_slot, slots=slots,
-                               wait_slot=shifted, set_guard=guard,
-                               reason=f"{e.kind.upper()} {e.what}: {e.src.pipe} -> {e.dst.pipe}"))
-    return out
+    return flag_variants(tree, e, set_at, b, one_id, set_guard=guard)
 
 
 def rider_candidate(tree: Tree, lanes: PlannedSync, e: Edge) -> PlannedSync | None:
@@ -781,8 +757,6 @@ def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: boo
     if (_other_branch_uses(tree, e.src, a) or _other_branch_uses(tree, e.dst, b)) and not (
             DEEP_ENDS.get() and forward and gs is None and gd is not None and deep_wait_overlaps(tree, gd[0], e.dst)):
         return []
-    out: list[PlannedSync] = []
-    pipes = f"{e.src.pipe} -> {e.dst.pipe}"
     set_at, set_guard = (gs[0], None) if gs is not None else (a, None)
     wait_at, wait_guard = (gd[0], None) if gd is not None else (b, None)
     if forward and DEEP_ENDS.get():
@@ -803,20 +777,8 @@ def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: boo
     for g, at in ((set_guard, set_at), (wait_guard, wait_at)):
         if not tree.spells(g, at):
             return []
-    for set_slot, wait_slot, slots in slot_variants(e, one_id):
-        if not (tree.spells(set_slot, set_at) and tree.spells(wait_slot, wait_at)):
-            continue
-        shifted = wait_slot if wait_slot is not set_slot else None
-        if forward:
-            out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, slot=set_slot, slots=slots,
-                                   wait_slot=shifted, set_guard=set_guard, wait_guard=wait_guard,
-                                   reason=f"{e.kind.upper()} {e.what}: {pipes}"))
-        else:
-            out.append(PlannedSync("flag", e.src.pipe, e.dst.pipe, set_at, wait_at, e, reverse_loop=loop,
-                                   prime_at=tree.outermost_loop_holding(loop), slot=set_slot, slots=slots,
-                                   wait_slot=shifted, set_guard=set_guard, wait_guard=wait_guard,
-                                   reason=f"{e.kind.upper()} {e.what}: {pipes} (next iteration)"))
-    return out
+    return flag_variants(tree, e, set_at, wait_at, one_id, loop=None if forward else loop,
+                         set_guard=set_guard, wait_guard=wait_guard)
 
 
 def credit_candidates(tree: Tree, s: PlannedSync, one_id: bool, before: PlannedSync | None = None) -> list[PlannedSync]:

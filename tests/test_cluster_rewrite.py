@@ -22,7 +22,7 @@ KERNELS = Path(__file__).parent / "kernels" / "cluster_auto"
 CASES = [("a5_c2v_fifo", "a5"), ("a5_c2v_store_slot", "a5"), ("a5_v2c_fifo", "a5"), ("a5_gm_handoff", "a5"),
          ("a5_shared_helper", "a5"), ("a2a3_gm_fifo", "a2a3"), ("a2a3_two_rings", "a2a3"),
          ("a2a3_ring_lags", "a2a3"), ("a2a3_unit_flag_push", "a2a3"), ("a2a3_fold_pops", "a2a3"),
-         ("a2a3_first_pop_in_helper", "a2a3")]
+         ("a2a3_first_pop_in_helper", "a2a3"), ("a5_gm_round_trip", "a5")]
 
 
 def run(capsys, *argv):
@@ -146,6 +146,31 @@ def test_a_deleted_line_of_the_rewrite_is_found(capsys, tmp_path):
     path.write_text("".join(lines[:n - 1] + ["\n"] + lines[n:]))
     status, _, err = run(capsys, "check", "--arch", "a5", path)
     assert status == 1 and "data race (RAW)" in err and "vec0:UB" in err
+
+
+@pytest.mark.parametrize("rounds", [2, 3, 4])
+def test_a_flag_objects_wait_and_set_order_only_their_own_side(capsys, tmp_path, rounds):
+    # Two GM workspaces, each guarded by a flag object: the vector core's wait for the next
+    # product needs nothing of its own earlier store (a wait orders only what comes after it),
+    # and what comes after a set needs nothing of it (a set orders only what came before). So
+    # the vector core's next load is not held behind its last store (no MTE3 -> MTE2 flag is set
+    # after the store; what the load does wait for on MTE3 is the wait for the cube to have read
+    # that slot), nor the cube core's wait for the weights behind its store of the scores.
+    out = tmp_path / "round_trip.cpp"
+    status, _, err = run(capsys, "auto2manual", "--arch", "a5", f"-DROUNDS={rounds}",
+                         KERNELS / "a5_gm_round_trip.cpp", "-o", out)
+    assert status == 0, err
+    text = out.read_text()
+    vec = [line.strip().split("  //")[0] for line in text[text.index("__DAV_VEC__"):].splitlines()]
+    assert not vec[vec.index("scored.wait();") - 1].startswith("wait_flag")
+    after_store = vec[vec.index("TSTORE(gWeight, weight);"):vec.index("weighed.record();")]
+    assert not any(line.startswith("set_flag(PIPE_MTE3, PIPE_MTE2") for line in after_store), after_store
+    cube = [line.strip().split("  //")[0] for line in text[:text.index("__DAV_VEC__")].splitlines()]
+    between = cube[cube.index("scored.record();"):cube.index("weighed.wait();")]
+    assert not any("PIPE_MTE2" in line for line in between), between
+    status, report, err = run(capsys, "verify", "--arch", "a5", f"-DROUNDS={rounds}",
+                              KERNELS / "a5_gm_round_trip.cpp", out)
+    assert status == 0 and "outputs equivalent" in report and "0 race(s), 0 flag problem(s)" in report, report + err
 
 
 def test_a_popped_slot_read_on_another_pipe_waits_for_the_pop_and_is_read_before_the_free(capsys):

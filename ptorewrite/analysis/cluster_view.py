@@ -16,7 +16,8 @@ plan:
   FIFO regions in this core's buffers and the GM arguments both core types access. A set is then
   ordered after every earlier access to them on another pipe (the set covers only its own pipe's
   work), and every later access on another pipe is ordered after a wait (a wait stalls only its
-  pipe), by the ordinary dependences. A wait on PIPE_S (a2a3 `wait_flag_dev`) stalls the whole
+  pipe), by the ordinary dependences; only in those directions (`deps._access`, `orders_later`).
+  A wait on PIPE_S (a2a3 `wait_flag_dev`) stalls the whole
   core: nothing after it needs a flag for it, so it touches nothing here.
 """
 
@@ -97,6 +98,14 @@ class ClusterView:
         statements carry the declaration's place in the source, before the kernel's other
         statements, so no line may be written next to them; nothing follows them to order)."""
         return (s.op == CROSS_OP["wait"] and s.pipe == "S") or id(s) in self._silent
+
+    def orders_later(self, s: ir.Instr) -> bool:
+        """Whether the later accesses on this core meet a cross-core set's write (deps). A FIFO's
+        set (`flag_data`) is met: the next move into one of its slots follows the protocol's wait
+        for that slot on every run, also on the paths the analysis cannot tell apart (a wait taken
+        every other push). A flag object's set (a custom sync, a5 TFREE) is not: a set orders
+        nothing on its core after it, so the later accesses meet the ones before it instead."""
+        return s.op != CROSS_OP["set"] or id(s) in self.flag_data
 
     def cross_accesses(self, s: ir.Instr | None = None) -> list[tuple[Footprint, str]]:
         """What a cross-core flag writes here, each with how a reason names it: a flag of one FIFO

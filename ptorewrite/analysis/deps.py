@@ -173,28 +173,36 @@ def dynamic_deps(trace) -> list[DynDep]:
     bytes_blind = {uid for uid in may if uid not in trace.gm.exact} if may else set()
     state = _State()
     flags: set[int] = set()  # uids of cross-core flags (a cluster core planned alone)
+    cluster = getattr(getattr(trace, "kernel", None), "cluster", None)
     frames: list[tuple[_State, list[_State]]] = []
     deps: list[DynDep] = []
     near = _Near()
     for d in items:
         kind = d.kind
         if kind == "op":
-            _access(state, d, deps, near, d.stmt.uid in bytes_blind)
-            flag = d.stmt.op in CROSS_CORE_FLAGS
+            op = d.stmt.op
+            flag = op in CROSS_CORE_FLAGS
+            if op == "CROSS_SET" and cluster is not None and not cluster.orders_later(d.stmt):
+                op = "SIGNAL"
+            _access(state, d, deps, near, d.stmt.uid in bytes_blind, op if flag else None)
             if d.stmt.uid in may or flag:
                 apart = trace.apart.get(d.pos) if hasattr(trace, "apart") else None
                 partners = set(may.get(d.stmt.uid, ()))
                 if apart:
                     partners -= apart
                 # A cross-core flag writes every shared GM argument whole: it meets every access
-                # to them whose address the test could not pin down, both ways.
-                if flag:
+                # to them whose address the test could not pin down, both ways; a wait only the
+                # later ones, and a set that orders nothing after it ("SIGNAL") the earlier ones
+                # (`_access`).
+                if op in ("CROSS_SET", "SIGNAL"):
                     partners |= set(state.latest)
                 elif flags:
                     partners |= {u for u in state.latest if u in flags}
-                if flag:
+                if op in ("CROSS_SET", "CROSS_WAIT"):
                     flags.add(d.stmt.uid)
-                _may(state, d, partners, deps)
+                if op == "CROSS_WAIT":
+                    partners = set()
+                _may(state, d, partners, deps, record=op != "SIGNAL")
                 if d.stmt.op == "CROSS_SET":
                     for a in d.accesses:
                         if a.write and a.footprint.space.startswith("GM:"):
@@ -216,7 +224,18 @@ def dynamic_deps(trace) -> list[DynDep]:
     return deps
 
 
-def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = False) -> None:
+def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = False,
+            flag: str | None = None) -> None:
+    """Record d's dependences on the earlier accesses and leave d's accesses for the later ones.
+
+    A cross-core flag (`flag`: its pseudo-instruction's name) writes what the cores share. A
+    set is ordered after the earlier accesses (it covers only its own pipe's work). A wait orders
+    the later accesses after it (it stalls only its pipe) but needs nothing before it: what this
+    core did before it reaches the other core through this core's sets, and what the other core
+    does after it waits for one of them. So a wait gets no dependence, and it is kept beside the
+    cells' writers instead of replacing them, so the later accesses meet both. A set that orders
+    nothing after it on this core ("SIGNAL", `ClusterView.orders_later`) is left out of the
+    cells: the later accesses meet the ones before it."""
     cells = state.cells
     for acc in sorted(d.accesses, key=lambda a: a.write):  # reads before writes (in-place ops)
         fp = acc.footprint
@@ -225,7 +244,10 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
         space_cells = cells.get(fp.space)
         if space_cells is None:
             space_cells = cells[fp.space] = {}
-        hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]
+        hit = [c for f in near.of(fp) if (c := space_cells.get(f)) is not None]  # (also makes fp known)
+        if flag == "CROSS_WAIT":
+            _add_writer(space_cells, hit, acc, d)
+            continue
         # GM handed over by a cross-core set after x, and a wait after that set, on every path:
         # ordered by the protocol, as for the pairs the address test cannot pin down (`_may`).
         handed = state.flagged.get(fp.space, -1) if state.flagged else -1
@@ -242,7 +264,8 @@ def _access(state: _State, d, deps: list[DynDep], near: _Near, gm_blind: bool = 
                         continue
                     if not own_barrier_orders(r, d, fp, late):
                         deps.append(DynDep(r, d, "war", fp.space, acc.what))
-        _update(space_cells, hit, acc, d)
+        if flag != "SIGNAL":
+            _update(space_cells, hit, acc, d)
 
 
 def own_barrier_orders(x, d, fp: Footprint, late: bool, write: bool = True) -> bool:
@@ -308,7 +331,7 @@ def _latest(ops: tuple, d) -> list:
     return list(best.values())
 
 
-def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
+def _may(state: _State, d, partners: set[int], deps: list[DynDep], record: bool = True) -> None:
     mine = [a for a in d.accesses if a.footprint.space.startswith("GM:")]
     for uid in partners:
         for x in _latest(state.latest.get(uid, ()), d):
@@ -323,7 +346,8 @@ def _may(state: _State, d, partners: set[int], deps: list[DynDep]) -> None:
                     if b.footprint.space == a.footprint.space and (a.write or b.write):
                         kind = "waw" if (a.write and b.write) else "raw" if b.write else "war"
                         deps.append(DynDep(x, d, kind, a.footprint.space, a.what))
-    state.latest[d.stmt.uid] = (d,)
+    if record:
+        state.latest[d.stmt.uid] = (d,)
 
 
 def _same(a: Footprint, b: Footprint) -> bool:
@@ -348,6 +372,17 @@ def _update(space_cells: dict[int, _Cell], hit: list[_Cell], acc: Access, d) -> 
         if same is None:
             same = space_cells[id(fp)] = _Cell(fp, (), ())
         same.readers = same.readers + (d,)
+
+
+def _add_writer(space_cells: dict[int, _Cell], hit: list[_Cell], acc: Access, d) -> None:
+    """A cross-core wait's write: beside the writers already there, not in their place (`_access`).
+    An earlier instance of the same wait is dropped: its pipe finished it before this one."""
+    fp = acc.footprint
+    same = space_cells.get(id(fp)) or next((c for c in hit if _same(c.bytes, fp)), None)
+    if same is None:
+        space_cells[id(fp)] = _Cell(fp, (d,), ())
+    else:
+        same.writers = tuple(x for x in same.writers if x.stmt.uid != d.stmt.uid) + (d,)
 
 
 def carrier_of(a, b, loops: dict[int, ir.For]) -> ir.For | None:

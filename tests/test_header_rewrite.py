@@ -326,3 +326,27 @@ def test_a_header_written_beside_the_output_needs_no_note(capsys, tmp_path):
     out.parent.mkdir()
     status, _, err = run(capsys, "auto2manual", KERNEL, "-o", out)
     assert status == 0 and "note:" not in err, err
+
+
+def test_kernels_needing_different_lines_inside_a_shared_helper_plan_that_line_at_the_call(capsys, tmp_path):
+    # Alone, fold_many would wait for its next block right before the helper's TADD (the TMULS
+    # needs only the sum, already in UB), and fold_once before the helper's first instruction
+    # (its sum is loaded too): one header text cannot hold both. Both are planned again with no
+    # flag's end next to that statement from inside the helper, and they agree.
+    folder = tmp_path / "k"
+    folder.mkdir()
+    for name in ("fold.cpp", "fold.hpp"):
+        shutil.copy(HERE / name, folder / name)
+    out = tmp_path / "out" / "fold.cpp"
+    out.parent.mkdir()
+    status, _, err = run(capsys, "auto2manual", folder / "fold.cpp", "-o", out)
+    assert status == 0, err
+    assert f"{folder / 'fold.hpp'}:9:5: note: the kernels of this file need different lines here" in err, err
+    assert "2 of them ('fold_many', 'fold_once')" in err, err
+    assert out.read_bytes() == (EXPECTED / "fold.cpp").read_bytes()
+    assert (out.parent / "fold.hpp").read_bytes() == (EXPECTED / "fold.hpp").read_bytes()
+    assert "wait_flag" not in (out.parent / "fold.hpp").read_text()
+    for entry, sets in (("fold_many", ["--set", "blocks=0"]), ("fold_many", ["--set", "blocks=1"]),
+                        ("fold_many", ["--set", "blocks=4"]), ("fold_once", [])):
+        status, report, err = run(capsys, "verify", "--entry", entry, *sets, folder / "fold.cpp", out)
+        assert status == 0 and "outputs equivalent" in report and "0 race(s), 0 flag problem(s)" in report, report + err

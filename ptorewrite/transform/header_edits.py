@@ -20,6 +20,18 @@ from ptorewrite.transform.edits import Insertion, edit_headers
 from ptorewrite.transform.sync_model import Tree
 
 
+class LinesDiffer(PtoError):
+    """Two kernels of one file need different lines at a statement both run, and no `if constexpr`
+    can give each its own: a located error, naming the two (`kernels`) and the statement (file,
+    start, end)."""
+
+    def __init__(self, message: str, loc, kernels: tuple[ir.Kernel, ir.Kernel], statement: tuple[str, int, int],
+                 notes=()):
+        super().__init__(message, loc, notes)
+        self.kernels = kernels
+        self.statement = statement
+
+
 def header_statements(kernel: ir.Kernel) -> set[tuple[str, int, int]]:
     """(file, start, end) of the header statements the kernel runs."""
     out = set()
@@ -55,12 +67,13 @@ def rewritten_headers(kernels: Sequence[ir.Kernel], per_kernel: Sequence[Sequenc
             merged += split
             continue
         ins = wanted[first][place][0]
-        raise PtoError(f"this statement of the header {place[0]} is run by '{kernels[first].name}' and "
+        raise LinesDiffer(f"this statement of the header {place[0]} is run by '{kernels[first].name}' and "
                        f"'{kernels[other].name}', which need different synchronization next to it "
                        f"({'; '.join(i.code for i in wanted[first][place]) or 'none'} / "
                        f"{'; '.join(i.code for i in wanted[other].get(place, [])) or 'none'}) in the same "
                        "instantiation of the helper around it (or one whose template arguments cannot be told "
-                       "apart with `if constexpr`); give each kernel its own helper", _range(kernels[first], ins))
+                       "apart with `if constexpr`); give each kernel its own helper", _range(kernels[first], ins),
+                          (kernels[first], kernels[other]), place[:3])
     return edit_headers(kernels, merged) if merged else {}
 
 

@@ -16,12 +16,12 @@ from ptorewrite.diagnostics import Diagnostic, PtoError, Reporter, to_location
 from ptorewrite.parse.source import SourceFile
 from ptorewrite.transform import sync
 from ptorewrite.transform.edits import Insertion, edit_kernel, edit_kernels
-from ptorewrite.transform.header_edits import rewritten_headers, split_on_helper_template
+from ptorewrite.transform.header_edits import LinesDiffer, rewritten_headers, split_on_helper_template
 from ptorewrite.transform.memplan import MemoryPlan, plan_memory
 from ptorewrite.transform.multibuffer import Decision, multibuffer, undo_copies
 from ptorewrite.transform.shared_region import share_counter, shared_regions
 from ptorewrite.transform.sync_emit import HelperCopiesDiffer
-from ptorewrite.transform.sync_model import DEEP_ENDS, SHIFTED_PARAMS
+from ptorewrite.transform.sync_model import DEEP_ENDS, SHALLOW_AT, SHIFTED_PARAMS
 from ptorewrite.transform.tassign import _first_line_stmt, tassign_insertions
 
 
@@ -39,6 +39,9 @@ class RewriteOptions:
     # One counter over a lane loop's copies and the tile after it on their bytes
     # (transform.shared_region); off: each keeps copies of its own (the lane index).
     shared_counters: bool = True
+    # Statements (file, start, end) in helper bodies next to which no flag's end goes from inside
+    # the body (sync_model.SHALLOW_AT): where the kernels of one file needed different lines.
+    shallow_at: frozenset = frozenset()
     buffers: int = 2  # copies per multi-buffered tile
 
 
@@ -243,11 +246,13 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
     refuse_lambda_calls(kernels)
     kernels = planned_clusters(kernels)
     for call_copies in (True, False) if options.call_copies else (False,):
-        trial = Reporter()
         tried = replace(options, call_copies=call_copies)
-        results = [rewrite(k, profile, trial, _with_rings(tried, k, profile)) for k in kernels]
+        each = [_with_rings(tried, k, profile) for k in kernels]
+        heard = [Reporter() for _ in kernels]
+        results = [rewrite(k, profile, r, o) for k, r, o in zip(kernels, heard, each)]
+        apart: list[ir.Kernel] = []
         try:
-            out = _merged(kernels, results)
+            out, apart = _merged_planning_apart(kernels, results, each, heard, profile)
         except PtoError:
             # A helper's tiles with copies counted by the helper can need different lines in it
             # for different kernels of the file (one text): every kernel is planned again
@@ -257,11 +262,46 @@ def rewrite_kernels(kernels: list[ir.Kernel], profile: ArchProfile, reporter: Re
             for r in results:
                 undo_copies(r.multibuffered, "")
             continue
-        for d in trial.diagnostics:
+        for d in (d for r in heard for d in r.diagnostics):
             if d not in reporter.diagnostics:
                 reporter.diagnostics.append(d)
+        if apart:
+            reporter.diagnostics.append(apart)
         return out
     raise AssertionError("unreachable")
+
+
+def _merged_planning_apart(kernels: list[ir.Kernel], results: list[RewriteResult], each: list[RewriteOptions],
+                           heard: list[Reporter], profile: ArchProfile) -> tuple[FileRewrite, Diagnostic | None]:
+    """`_merged`, after planning again the kernels that need different lines at a statement they
+    share, with no flag's end going next to it from inside the helper body that holds it
+    (RewriteOptions.shallow_at): such an end is one kernel's choice, which the others running
+    that helper may not make. `results`, `each` and `heard` are updated in place; with the merged
+    file goes a note naming the kernels planned again (None when none was)."""
+    again: set[int] = set()
+    where = None
+    while True:
+        try:
+            out = _merged(kernels, results)
+        except LinesDiffer as x:
+            more = [j for j, k in enumerate(kernels)
+                    if any(k is y for y in x.kernels) and x.statement not in each[j].shallow_at]
+            if not more:
+                raise
+            where = where or x.diagnostics[0].loc
+            for j in more:
+                each[j] = replace(each[j], shallow_at=each[j].shallow_at | {x.statement})
+                heard[j] = Reporter()
+                results[j] = rewrite(kernels[j], profile, heard[j], each[j])
+            again.update(more)
+            continue
+        if not again:
+            return out, None
+        names = ", ".join(f"'{kernels[j].name}'" for j in sorted(again))
+        return out, Diagnostic(
+            "note", f"the kernels of this file need different lines here when a flag's wait or set goes inside "
+            f"the helper body that holds it: {len(again)} of them ({names}) are planned with it at the call "
+            "instead (rewrite one alone with --entry to keep it)", where)
 
 
 def _merged(kernels: list[ir.Kernel], results: list[RewriteResult]) -> FileRewrite:
@@ -520,11 +560,12 @@ def _disagreement(src: SourceFile, place: _Place, ka: ir.Kernel, a: list[Inserti
     def shown(items: list[Insertion]) -> str:
         return "; ".join(f"{i.code};" for i in items) or "nothing"
 
-    return PtoError(
+    return LinesDiffer(
         f"{ka.name} and {kb.name} both run this line but need different code {place[2]} it; one source cannot "
         "serve both: choose one with --entry, or give them separate code",
-        loc, notes=(Diagnostic("note", f"{ka.name} needs: {shown(a)}", to_location(loc)),
-                    Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
+        loc, (ka, kb), (src.path, place[0], place[1]),
+        notes=(Diagnostic("note", f"{ka.name} needs: {shown(a)}", to_location(loc)),
+               Diagnostic("note", f"{kb.name} needs: {shown(b)}", to_location(loc))))
 
 
 def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Insertion], sync.SyncPlan | None]:
@@ -539,12 +580,16 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
     # needs and another does not). Then the plan is made again without those names (such a flag
     # is placed at each call instead), then without the deep ends, until the copies agree.
     *first, last = [(True, True), (False, True), (True, False), (False, False)]
-    for shifted, deep in first:
-        try:
-            return _planned_syncs(kernel, plan, profile, reporter, shifted, deep)
-        except HelperCopiesDiffer:
-            continue
-    return _planned_syncs(kernel, plan, profile, reporter, *last)
+    token = SHALLOW_AT.set(options.shallow_at)
+    try:
+        for shifted, deep in first:
+            try:
+                return _planned_syncs(kernel, plan, profile, reporter, shifted, deep)
+            except HelperCopiesDiffer:
+                continue
+        return _planned_syncs(kernel, plan, profile, reporter, *last)
+    finally:
+        SHALLOW_AT.reset(token)
 
 
 def _planned_syncs(kernel, plan, profile, reporter, shifted: bool, deep: bool):

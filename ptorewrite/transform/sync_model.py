@@ -105,6 +105,9 @@ SHIFTED_PARAMS: ContextVar[bool] = ContextVar("shifted_params", default=True)
 # consumer (`through_blocks`, the guarded flags of a consumer's branch). On by default; a plan whose
 # helper copies cannot agree on such lines is made again without them (rewrite._sync_insertions).
 DEEP_ENDS: ContextVar[bool] = ContextVar("deep_ends", default=True)
+# Statements (file, start, end) inside helper bodies that take no such end: the kernels of one
+# file that run one of them needed different lines there (rewrite._merged_planning_apart).
+SHALLOW_AT: ContextVar[frozenset] = ContextVar("shallow_at", default=frozenset())
 
 
 def param_offsets(helper: ir.Block) -> dict[str, tuple[str, int]]:
@@ -332,8 +335,12 @@ def through_blocks(tree: Tree, top: ir.Stmt, s: ir.Stmt) -> ir.Stmt:
     never into a loop or a branch: a flag there runs exactly as often as one next to `top`."""
     # Only into a helper's body: the blocks one source statement lowers to (a TPOP's wait, load
     # and tile-id step) take their lines next to the statement as written.
+    shallow = SHALLOW_AT.get()
     while isinstance(top, ir.Block) and top.inlined and top is not s:
-        top = tree.child_of(top, s)
+        inner = tree.child_of(top, s)
+        if shallow and (inner.loc.file, inner.loc.offset, inner.loc.end_offset) in shallow:
+            break
+        top = inner
     return top
 
 

@@ -642,6 +642,35 @@ def test_a_multibuffered_panel_keeps_its_per_copy_wait_before_the_branches(capsy
     assert_verified(auto, manual, {})
 
 
+def test_a_credit_one_loop_of_helper_calls_needs_is_one_chain_through_both_loops(capsys, tmp_path):
+    """`step` is called from a loop over one shared panel and from a later loop over a tile
+    array. Its load's wait goes inside `fold`/`fold_last` (after their first multiply) in both
+    copies; the credit back from V to MTE2 the second loop needs for that one id is written in
+    the helper, so the first loop runs it too, and its two copies are one chain: one prime
+    before the first loop and one drain after the second (a drain and a prime between the loops
+    could lose a signal). Before, the copies disagreed and the wait went back before the `if`."""
+    from ptorewrite.cli import main
+    from ptorewrite.transform.rewrite import RewriteOptions
+
+    path = KERNELS / "branch_consumer_two_loops.cpp"
+    expected = path.with_name("branch_consumer_two_loops.manual.cpp")
+    assert main(["auto2manual", "--no-multibuffer", str(path), "--check", str(expected)]) == 0, \
+        capsys.readouterr().out
+    text = expected.read_text()
+    helpers = text[:text.index("AICORE inline void step")]
+    assert helpers.count("wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);  // RAW panel: MTE2 -> V") == 2
+    body = text[text.index("extern"):]
+    assert body.count("set_flag(PIPE_V, PIPE_MTE2") == 1 and "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // prime" in body
+    assert body.count("wait_flag(PIPE_V, PIPE_MTE2") == 1 and "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);  // drain" in body
+    assert body.index("// prime: panel") < body.index("for (int k = 1;") < body.index("for (int k = kSteps - 2;") \
+        < body.index("// drain: panel")
+    auto = load_kernel(path)
+    manual_text = rewrite(auto, A2A3, Reporter(), RewriteOptions(multibuffer=False)).text
+    out = tmp_path / path.name
+    out.write_bytes(manual_text)
+    assert_verified(auto, load_kernel(out, FrontendOptions(auto_mode=False)), {})
+
+
 def test_copies_of_a_helper_keep_no_flag_the_shared_text_already_covers(capsys, tmp_path):
     """`step` is called from two loops and its copies are planned apart; the wait one copy needs
     before the `if`, written in both, covers the other copy's wait inside `fold`, which is left

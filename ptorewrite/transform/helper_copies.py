@@ -19,7 +19,10 @@ copies can come out different:
 2. a flag with both ends inside the helper added to the copies that lack it (its id and any
    guard on its ends read through each call's arguments), kept only if the plan stays balanced
    and free of deadlock in every copy (it costs an ordering those copies do not need, and a
-   warning says so);
+   warning says so); this step runs again after step 5, whose credits are found in one copy.
+   A reverse flag of the loop around one call, added to calls in loops that run after or before
+   it, makes one chain with it on its id (one prime before the first loop, one drain after the
+   last);
 3. a flag with one end inside a copy and the other outside moved to the call: the wait before
    the call, the set after it, where each call site has its own text (it costs the overlap of
    the helper's other work with that dependence, and a warning says so).
@@ -57,6 +60,9 @@ def harmonize(pt: PlanTrace, tree: Tree, flags: list[PlannedSync], warnings: lis
     flags = h.prune(flags)
     flags = h.boundary_ends(flags)
     flags = h.shared_ids(flags)
+    # A credit that makes a shared id safe is found in one copy's context (settle): written in
+    # the helper, every copy runs it.
+    flags = h.missing_flags(flags, chained=True)
     return h.redundant(flags)
 
 
@@ -212,7 +218,10 @@ class _Harmony:
         what another copy's own flag was placed for."""
         groups: dict[tuple, list[PlannedSync]] = {}
         for f in flags:
-            if f.kind == "flag" and f.set_at is not None and (self.shared(f.set_at) or self.shared(f.wait_at)):
+            # A flag moved to a call (`boundary_ends`) counts too: a flag later written inside
+            # the helper for every copy can cover it.
+            if f.kind == "flag" and f.set_at is not None and (
+                    self.shared(f.set_at) or self.shared(f.wait_at) or self.at_call(f.set_at) or self.at_call(f.wait_at)):
                 groups.setdefault(self.identity(f), []).append(f)
         if not self.strict(flags):
             return flags
@@ -226,6 +235,10 @@ class _Harmony:
                 self.warnings[:] = [w for w in self.warnings
                                     if not any(w[1] == loc and w[0].startswith(head) for loc, head in said)]
         return flags
+
+    def at_call(self, s: ir.Stmt) -> bool:
+        """Whether s is the call of a helper whose body other calls share."""
+        return isinstance(s, ir.Block) and s.inlined and any(self.shared(x) for x in s.stmts)
 
     def strict(self, flags: list[PlannedSync]) -> bool:
         try:
@@ -383,7 +396,7 @@ class _Harmony:
         return next((x for x in self.tree.chain(a)[1:] if isinstance(x, ir.Block) and x.inlined and id(x) in up),
                     None)
 
-    def missing_flags(self, flags: list[PlannedSync]) -> list[PlannedSync]:
+    def missing_flags(self, flags: list[PlannedSync], chained: bool = False) -> list[PlannedSync]:
         for f in list(flags):
             if f.kind != "flag" or f.set_at is None or f.ahead is not None or not self.shared(f.set_at) \
                     or not self.shared(f.wait_at):
@@ -401,6 +414,9 @@ class _Harmony:
             if outer is not None:
                 inside = []
             added = []
+            # Per added copy: the outermost statement holding its own loop where f's prime does
+            # not hold that loop, else None.
+            brackets: list[ir.Stmt | None] = []
             targets = [t for t in self.lacking_bodies(flags, f) if not self.has_lanes_for(flags, f, t)]
             if not targets:
                 continue
@@ -409,13 +425,18 @@ class _Harmony:
                 if other is None:
                     break
                 ends = [self.analog(x, block, other) for x in (f.set_at, f.wait_at, *inside)]
+                bracket = None
                 if outer is not None:
                     # A flag carried by the loop around the call: the other copy's is carried by
-                    # the loop around its own call, on the same id with no prime or drain of its
-                    # own (f's bracket the one chain of sets and waits through every copy; the
-                    # trace check below proves it or rejects the addition).
+                    # the loop around its own call, on the same id. Where f's prime and drain
+                    # hold that loop too, they open and close the one chain of sets and waits
+                    # through every copy; loops they do not hold (the calls in loops that run one
+                    # after another) are joined into one chain (`one_chain`). The trace check
+                    # below proves it or rejects the addition.
                     loop = next((a for a in self.tree.chain(other)[1:] if isinstance(a, ir.For)), None)
                     ends += [loop, loop]
+                    if loop is not None and not any(a is f.prime_at for a in self.tree.chain(loop)):
+                        bracket = self.tree.outermost_loop_holding(loop)
                 if any(e is None for e in ends):
                     break
                 hs = f.spelled_slot if f.spelled_slot is not None else in_helper_terms(self.tree, f.slot, f.set_at)
@@ -434,11 +455,15 @@ class _Harmony:
                     break
                 prime = ends[2] if f.prime_at is not None and outer is None else None
                 loop = ends[-1] if f.reverse_loop is not None else None
+                brackets.append(bracket)
                 added.append(replace(f, set_at=ends[0], wait_at=ends[1], prime_at=prime, reverse_loop=loop,
                                      slot=slot, wait_slot=wait, set_guard=guards[0], wait_guard=guards[1], spelled_slot=hs if slot is not None else None,
                                      spelled_wait_slot=hw if wait is not None else None))
             else:
-                trial = self.settle(flags + added) if added else None
+                base = flags
+                if chained and any(b is not None for b in brackets):
+                    base, added = self.one_chain(flags, f, added, brackets)
+                trial = self.settle(base + added) if added else None
                 if trial is not None:
                     # A copy whose own plan has the flag, set inside the statement where the one
                     # text sets it, needs it: only the others run an ordering they do not need.
@@ -450,6 +475,25 @@ class _Harmony:
                                   f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text "
                                   "for every call: an ordering they do not need)", f.set_at.loc)
         return flags
+
+    def one_chain(self, flags: list[PlannedSync], f: PlannedSync, added: list[PlannedSync],
+                  brackets: list[ir.Stmt]) -> tuple[list[PlannedSync], list[PlannedSync]]:
+        """(flags, added) with f and its copies in loops that run one after another made one
+        chain on f's id: the first loop's prime and the last loop's drain bracket them all (as
+        `chain` does for copies planned apart). With a prime and a drain around each loop, the
+        next loop's prime could land while the drain of the loop before is still pending (set and
+        wait are on different pipes); in one chain, the signal the last iteration of one loop
+        leaves pending is what the first wait of the next loop takes."""
+        members = [(f.prime_at, f)] + [(b, a) for b, a in zip(brackets, added) if b is not None]
+        if len({id(self.tree.parent.get(id(b))) for b, _ in members}) > 1:
+            # Not in one block: each loop gets a prime and a drain of its own (the check decides).
+            return flags, [a if b is None else replace(a, prime_at=b) for b, a in zip(brackets, added)]
+        members.sort(key=lambda m: self.tree.order[id(m[0])])
+        first, last = members[0][0], members[-1][0]
+        new = {id(x): replace(x, prime_at=first if b is first else None,
+                              drain_at=last if b is first and last is not first else None)
+               for b, x in members}
+        return [new.get(id(x), x) for x in flags], [new.get(id(a), a) for a in added]
 
     def has_lanes_for(self, flags: list[PlannedSync], f: PlannedSync, t: ir.Stmt) -> bool:
         """Whether the copy holding t orders f's dependence with a per-lane flag of its own at

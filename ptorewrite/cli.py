@@ -251,8 +251,8 @@ def cmd_auto2manual(args: argparse.Namespace, reporter: Reporter) -> int:
         from ptorewrite.header_copies import includes_left_behind
 
         written = {args.kernel: args.output, **{h: places[h] for h in headers if h in places}}
-        for loc, message in includes_left_behind(written):
-            reporter.note(message, loc)
+        for loc, message, shadowed in includes_left_behind(written):
+            (reporter.warn if shadowed else reporter.note)(message, loc)
     if args.diff:
         sys.stdout.write(outputs.unified_diff(original, text, args.kernel, args.kernel))
         for h, data in headers.items():

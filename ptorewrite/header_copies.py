@@ -110,12 +110,14 @@ def header_destinations(kernel: str, output: str, headers: list[str], read: set[
     return {wanted[h]: dest[h] for h in wanted}
 
 
-def includes_left_behind(written: dict[str, str]) -> list[tuple[Location, str]]:
+def includes_left_behind(written: dict[str, str]) -> list[tuple[Location, str, bool]]:
     """Quoted includes of the files written elsewhere (`written`: original path -> where its
     rewrite goes: the kernel to OUT.cpp, a rewritten header to its copy beside it) that find a
     header in the original's own folder, not copied: from the new place the include looks beside
     the written file first, so a build of it finds that header only with the original folder on
-    its include path. One (location of the include, message) each, for a note."""
+    its include path. One (location of the include, message, shadowed) each: `shadowed` when a
+    different file of that name lies beside the written one (a copy an earlier rewrite wrote
+    there, say), which the build takes instead of the original: a warning, not a note."""
     copied = {_real(f) for f in written}
     out = []
     for original, place in sorted(written.items()):
@@ -133,7 +135,7 @@ def includes_left_behind(written: dict[str, str]) -> list[tuple[Location, str]]:
                      if os.path.isfile(beside) else "")
             out.append((Location(original, line, col),
                         (f'{place} includes "{spelling}", found in {here}, not beside {place}: build it with '
-                        f"-I {here}{found}")))
+                        f"-I {here}{found}"), bool(found)))
     return out
 
 

@@ -319,6 +319,10 @@ def test_a_different_header_of_that_name_beside_the_output_is_named(capsys, tmp_
     assert status == 0, err
     assert f"build it with -I {src}; beside it is {out.parent / 'shapes.hpp'}, a different file, which the build " \
         "would take instead" in err, err
+    # A warning, not a note: a copy an earlier rewrite left there, with lines this one does not
+    # want, would be built (and read by check, verify and simulate) in place of the original.
+    line = next(x for x in err.splitlines() if "a different file" in x)
+    assert ": warning: " in line and ": note: " not in line, line
 
 
 def test_a_header_written_beside_the_output_needs_no_note(capsys, tmp_path):

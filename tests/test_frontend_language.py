@@ -344,6 +344,17 @@ def test_a_return_leaves_the_function_it_is_in(capsys):
     assert err.startswith(f"{LANG / 'returns.cpp'}:12:13: error: a return inside a loop or a branch is not supported")
 
 
+def test_a_return_in_a_dropped_constexpr_branch_guards_nothing(capsys, tmp_path):
+    """`if constexpr (false) { ... return; }` returns on no run: the helper's later statements are
+    lowered as written, not under a test of a return flag (which kept the planner's flags next
+    to the whole test instead of next to the instruction they order)."""
+    k = load(LANG / "constexpr_return.cpp")
+    assert not [s for s in ir.walk(k.body) if isinstance(s, ir.If)]
+    assert not [s for s in ir.walk(k.body) if isinstance(s, ir.Assign) and s.value != Const(0)]
+    assert ops(k) == ["TLOAD", *["TMULS", "TLOAD", "TADD"] * 3, "TSTORE"]
+    rewrite_and_verify(capsys, tmp_path, LANG / "constexpr_return.cpp")
+
+
 # ---------------------------------------------------------------- AUTO helpers called from a MultiBuffered body
 
 

@@ -340,6 +340,9 @@ class Block(Stmt):
     loc: SourceRange | None = None
     uid: int = 0
     inlined: bool = False  # the body of an inlined helper call; loc is the call statement
+    # A compound statement `{ ... }` as written (a plain block, the live branch of an `if
+    # constexpr`, a loop's or branch's braces), not the statements one source statement lowers to.
+    compound: bool = False
     # Inlined helper: the caller's scalar variables its parameters name, IR variable -> the
     # parameter's C++ name (what a statement inside the helper calls the caller's variable).
     param_names: dict[str, str] = field(default_factory=dict)

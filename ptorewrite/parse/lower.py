@@ -1143,6 +1143,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             if c.kind == CursorKind.COMPOUND_STMT and self._is_vec_scope(c, children[i - 1] if i else None):
                 out.append(self.lower_vec_scope(c))
                 continue
+            lowered = len(out)
             self.lower_stmt(c, scope, out)
             if c.kind in (CursorKind.RETURN_STMT, CursorKind.CONTINUE_STMT, CursorKind.BREAK_STMT):
                 return  # the rest of this list never runs
@@ -1150,6 +1151,9 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
             tests = [f for f, jumps in ((flag, flag is not None and _has_return(c)),
                                         (cont, cont is not None and has_jump(c, CursorKind.CONTINUE_STMT)),
                                         (brk, brk is not None and has_jump(c, CursorKind.BREAK_STMT))) if jumps]
+            # A jump only in a branch the compiler drops (`if constexpr (false) { return; }`) sets
+            # no flag: the rest runs unguarded.
+            tests = [f for f in tests if _assigns(out[lowered:], f)]
             if tests and i + 1 < len(children):
                 # c may have returned, continued or broken: the rest of this list runs only if not.
                 before = dict(self.known)
@@ -1224,7 +1228,8 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
         k = c.kind
         try:
             if k == CursorKind.COMPOUND_STMT:
-                out.append(ir.Block(self.lower_compound(c, scope), self.range_of(c), uid=next(self._uid)))
+                out.append(ir.Block(self.lower_compound(c, scope), self.range_of(c), uid=next(self._uid),
+                                    compound=True))
             elif k == CursorKind.DECL_STMT:
                 decls = list(c.get_children())
                 for d in decls:
@@ -1235,7 +1240,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 out.extend(self._loop_prelude[mark:])
                 del self._loop_prelude[mark:]
                 flag = self._exit_flags[-1] if self._exit_flags else None
-                if flag is not None and _has_return(c):
+                if flag is not None and _has_return(c) and _assigns([loop], flag):
                     # After a return the remaining iterations do nothing.
                     body = loop.body
                     guard = ir.If(binop("==", Var(flag), Const(0)), body, None, body.loc)
@@ -1794,7 +1799,7 @@ class Lowering(RecordLowering, TypeResolution, CallInlining, EventLowering, Comm
                 self.lower_stmt(cursor, Scope(scope), stmts)
         finally:
             self._scope_uid = saved
-        return ir.Block(stmts, self.range_of(cursor), uid=uid)
+        return ir.Block(stmts, self.range_of(cursor), uid=uid, compound=cursor.kind == CursorKind.COMPOUND_STMT)
 
     @staticmethod
     def _is_if_constexpr(c: Cursor) -> bool:
@@ -2638,6 +2643,11 @@ def _names_in(node) -> list[str]:
             if isinstance(x, cp.Node):
                 found += _names_in(x)
     return found
+
+
+def _assigns(stmts: list[ir.Stmt], var: str) -> bool:
+    """Whether a statement among `stmts` (or inside them) assigns the scalar `var`."""
+    return any(isinstance(x, ir.Assign) and x.var == var for s in stmts for x in ir.walk(s))
 
 
 def _has_return(c: Cursor) -> bool:

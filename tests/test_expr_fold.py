@@ -28,7 +28,17 @@ def test_an_absorbing_constant_folds_the_whole_operation(op, lhs, rhs, folded):
 
 @pytest.mark.parametrize("op, lhs, rhs", [
     ("&&", X, Const(True)),
+    ("&&", Const(True), X),
     ("||", X, Const(False)),
+    ("||", Const(False), X),
+])
+def test_a_neutral_constant_leaves_a_truth_value_alone(op, lhs, rhs):
+    assert binop(op, lhs, rhs) == X
+
+
+@pytest.mark.parametrize("op, lhs, rhs", [
+    ("&&", Var("n"), Const(True)),  # an integer operand: `n && true` is a bool, n is not
+    ("||", Const(False), Var("n")),
     ("&&", X, Var("b")),
     ("&", X, Const(0)),  # bitwise: not folded here (the `*` rule covers integer zero only for `*`)
 ])

@@ -848,6 +848,48 @@ def test_a_plan_whose_helper_copies_differ_with_shifted_names_is_made_again_with
     assert "outputs equivalent" in capsys.readouterr().out
 
 
+def test_a_statement_whose_helper_copies_differ_is_kept_shallow_alone_first(capsys, monkeypatch, tmp_path):
+    # Where the copies of a helper disagree at one statement with the deep ends, the kernel is
+    # planned again with that statement alone kept shallow (no flag end next to it from inside the
+    # helper), the other deep ends kept, before every deep end is given up: here the first plan
+    # is made to fail that way at the extract of `right` in block_product.
+    from ptorewrite.cli import main
+    from ptorewrite.transform import rewrite, sync
+    from ptorewrite.transform.sync_emit import HelperCopiesDiffer
+    from ptorewrite.transform.sync_model import DEEP_ENDS, SHALLOW_AT
+
+    path = ROOT / "tests" / "kernels" / "helper_calls" / "helper_declared_l0.cpp"
+    from ptorewrite.parse.frontend import load_kernel
+
+    start = path.read_bytes().index(b"TEXTRACT(right, b, 0, 0)")
+    extract = next(i.loc for i in load_kernel(str(path)).instructions() if i.loc.offset == start)
+    statement = (extract.file, extract.offset, extract.end_offset)
+    tried = []
+    real = sync.sync_insertions
+
+    def differs_at_the_extract(kernel, plan, main_file):
+        tried.append((DEEP_ENDS.get(), SHALLOW_AT.get()))
+        if not SHALLOW_AT.get():
+            differ = HelperCopiesDiffer("copies differ", None)
+            differ.statement = statement
+            raise differ
+        return real(kernel, plan, main_file)
+
+    monkeypatch.setattr(rewrite.sync, "sync_insertions", differs_at_the_extract)
+    out = tmp_path / "shallow.manual.cpp"
+    assert main(["auto2manual", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert tried[:2] == [(True, frozenset()), (True, frozenset({statement}))]
+    text = out.read_text()
+    # b's load is waited for before the k loop, no longer inside it before the extract; the rest
+    # of the plan keeps its deep ends (the MTE1 -> M flag of each copy inside the loop).
+    assert "RAW b: MTE2 -> MTE1\n        TEXTRACT(right" not in text
+    assert "wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));" in text
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["verify", str(path), str(out)]) == 0
+    assert "outputs equivalent" in capsys.readouterr().out
+
+
 def test_helper_copies_in_sequential_loops_share_per_lane_ids_as_one_chain(capsys):
     # scale_block runs in a prologue loop, a steady loop and an epilogue loop, one after another,
     # each over its own pair of tiles. Its flag back to the next load takes one id per lane
@@ -989,6 +1031,10 @@ def test_helper_declared_tiles_alternate_their_copies_per_call(capsys):
     assert "        leftCopy = (leftCopy + 1) % 2;" in text
     assert "TASSIGN(left, leftCopy * 0x400);" in text and "TASSIGN(right, leftCopy * 0x400);" in text
     assert "wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));" in text
+    # The k loop runs once on every call: the load of b is waited for inside it, right before
+    # its extract, so the extract of a overlaps that load.
+    body = text[text.index("TEXTRACT(left"):text.index("TMATMUL(c")]
+    assert "wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);  // RAW b: MTE2 -> MTE1\n        TEXTRACT(right" in body
     assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
     capsys.readouterr()
     assert main(["check", str(expected)]) == 0

@@ -642,6 +642,25 @@ def test_a_multibuffered_panel_keeps_its_per_copy_wait_before_the_branches(capsy
     assert_verified(auto, manual, {})
 
 
+def test_a_guarded_producer_sets_in_its_branch_for_a_reader_with_branches_of_its_own(capsys, tmp_path):
+    """The store to `shared` runs under `if (lane == 0 && t % 2 == 0)` in a loop of one lane;
+    its reader loads in both branches of `if (t == 0)`. The flag is set inside the store's branch
+    and waited before the reader's `if` under `(t % 2) == 0` (the lane loop's one value read into
+    the condition), so the load does not wait for the long store after the branch."""
+    from ptorewrite.cli import main
+
+    path = KERNELS / "guarded_store_then_branch_load.cpp"
+    expected = path.with_name("guarded_store_then_branch_load.manual.cpp")
+    assert main(["auto2manual", str(path), "--check", str(expected)]) == 0, capsys.readouterr().out
+    text = expected.read_text()
+    assert "        TSTORE(s, x);\n        set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID2);  // RAW s: MTE3 -> MTE2\n    }" in text
+    assert "    if ((t % 2) == 0) wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID2);  // RAW s: MTE3 -> MTE2\n" \
+        "    if (t == 0) {" in text
+    assert "true &&" not in text
+    auto, manual, _, _ = rewritten("guarded_store_then_branch_load.cpp", tmp_path)
+    assert_verified(auto, manual, {})
+
+
 def test_a_credit_one_loop_of_helper_calls_needs_is_one_chain_through_both_loops(capsys, tmp_path):
     """`step` is called from a loop over one shared panel and from a later loop over a tile
     array. Its load's wait goes inside `fold`/`fold_last` (after their first multiply) in both

@@ -186,6 +186,11 @@ def binop(op: str, lhs: Expr, rhs: Expr) -> Expr:
         absorbing = op == "||"
         if any(isinstance(e, Const) and bool(e.value) == absorbing for e in (lhs, rhs)):
             return Const(absorbing)
+        # `true && x` and `false || x` are x when x is already a truth value (a comparison, a
+        # logical operation): a condition read with a loop's one value (`(0 == 0) && more`).
+        for a, b in ((lhs, rhs), (rhs, lhs)):
+            if isinstance(a, Const) and bool(a.value) != absorbing and _is_truth(b):
+                return b
     if op == "+":
         if rhs == ZERO:
             return lhs
@@ -203,6 +208,19 @@ def binop(op: str, lhs: Expr, rhs: Expr) -> Expr:
     if op == "/" and rhs == ONE:
         return lhs
     return BinOp(op, lhs, rhs)
+
+
+def _is_truth(e: Expr) -> bool:
+    """Whether e's value is a truth value (bool), whatever its operands."""
+    if isinstance(e, Const):
+        return isinstance(e.value, bool)
+    if isinstance(e, BinOp):
+        return e.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||")
+    if isinstance(e, UnOp):
+        return e.op == "!"
+    if isinstance(e, Select):
+        return _is_truth(e.then) and _is_truth(e.other)
+    return False
 
 
 def _is_float(e: Expr) -> bool:

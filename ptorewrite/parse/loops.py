@@ -358,7 +358,8 @@ class LoopLowering:
             if lam.params:
                 raise self.error("a MultiStaged stage takes no parameters", lam.offset)
             stmts = self.lower_compound(self._lambda_body_cursor(lam), scope)
-            blocks.append(ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=next(self._uid)))
+            blocks.append(ir.Block(stmts, self.src.range(lam.body_start, lam.body_end), uid=next(self._uid),
+                                   compound=True))
         return blocks
 
     def _physical_lane(self, buffers: int, lane: Expr, lane_text: str) -> tuple[int, Expr, str]:

@@ -579,17 +579,29 @@ def _sync_insertions(kernel, plan, profile, reporter, options) -> tuple[list[Ins
     # work there meanwhile; either can leave the copies of a helper planned apart (lines one copy
     # needs and another does not). Then the plan is made again without those names (such a flag
     # is placed at each call instead), then without the deep ends, until the copies agree.
+    # With the deep ends, a statement whose copies disagree is first kept shallow alone (no flag
+    # end goes next to it from inside the helper: `sync_model.SHALLOW_AT`), a few times, before
+    # every deep end is given up.
     *first, last = [(True, True), (False, True), (True, False), (False, False)]
     token = SHALLOW_AT.set(options.shallow_at)
     try:
         for shifted, deep in first:
-            try:
-                return _planned_syncs(kernel, plan, profile, reporter, shifted, deep)
-            except HelperCopiesDiffer:
-                continue
+            shallow = set(options.shallow_at)
+            for _ in range(MAX_SHALLOW_RETRIES if deep else 1):
+                SHALLOW_AT.set(frozenset(shallow))
+                try:
+                    return _planned_syncs(kernel, plan, profile, reporter, shifted, deep)
+                except HelperCopiesDiffer as x:
+                    if x.statement is None or x.statement in shallow:
+                        break
+                    shallow.add(x.statement)
+            SHALLOW_AT.set(options.shallow_at)
         return _planned_syncs(kernel, plan, profile, reporter, *last)
     finally:
         SHALLOW_AT.reset(token)
+
+
+MAX_SHALLOW_RETRIES = 4  # statements kept shallow one by one before the deep ends are given up
 
 
 def _planned_syncs(kernel, plan, profile, reporter, shifted: bool, deep: bool):

@@ -15,7 +15,10 @@ from ptorewrite.transform.sync_model import PlannedSync, Tree
 
 
 class HelperCopiesDiffer(PtoError):
-    """The copies of a helper inlined at several call sites need different lines inside it."""
+    """The copies of a helper inlined at several call sites need different lines inside it;
+    `statement` is where: (file, start, end) of the statement the lines go next to."""
+
+    statement: tuple[str, int, int] | None = None
 
 
 def _strip(text: str) -> str:
@@ -211,10 +214,13 @@ def _check_shared_helpers(kernel: ir.Kernel, tree: Tree, out: list[tuple[ir.Stmt
             continue
         a = next(b for b in every if lines[b])
         b = next(b for b in every if lines[b] != lines[a])
-        raise HelperCopiesDiffer("this statement is in a helper inlined at several call sites that need different "
-                       f"synchronization inside it (the copy {_called_at(tree, every[a])} needs "
-                       f"{_shown(lines[a])}, the copy {_called_at(tree, every[b])} needs {_shown(lines[b])}); "
-                       "inline the helper by hand or give each call its own helper", stmt.loc)
+        differ = HelperCopiesDiffer(
+            "this statement is in a helper inlined at several call sites that need different synchronization "
+            f"inside it (the copy {_called_at(tree, every[a])} needs {_shown(lines[a])}, the copy "
+            f"{_called_at(tree, every[b])} needs {_shown(lines[b])}); inline the helper by hand or give each call "
+            "its own helper", stmt.loc)
+        differ.statement = (stmt.loc.file, stmt.loc.offset, stmt.loc.end_offset) if stmt.loc is not None else None
+        raise differ
     return split
 
 

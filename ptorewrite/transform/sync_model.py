@@ -301,6 +301,10 @@ class Tree:
                 if inner is None:
                     inner = below
                 conds.append(a.cond if below is a.then else UnOp("!", a.cond))
+            elif _runs_once(a) and conds:
+                # A loop of one iteration: its variable has one value, which the conditions
+                # inside it are read with (the other end may lie outside the loop).
+                conds = [c.subst({a.var: a.start}) for c in conds]
         if inner is None:
             return None
         cond = conds[-1]
@@ -331,17 +335,24 @@ def root(ref: ir.TileRef) -> tuple[ir.TileDecl, Expr | None]:
 
 
 def through_blocks(tree: Tree, top: ir.Stmt, s: ir.Stmt) -> ir.Stmt:
-    """The statement holding s innermost that `top` reaches through inlined helper bodies only,
-    never into a loop or a branch: a flag there runs exactly as often as one next to `top`."""
-    # Only into a helper's body: the blocks one source statement lowers to (a TPOP's wait, load
-    # and tile-id step) take their lines next to the statement as written.
+    """The statement holding s innermost that `top` reaches through inlined helper bodies,
+    compound statements and loops of one iteration only, never into a branch or another loop: a
+    flag there runs exactly as often as one next to `top`."""
+    # Not into the blocks one source statement lowers to (a TPOP's wait, load and tile-id step):
+    # they take their lines next to the statement as written.
     shallow = SHALLOW_AT.get()
-    while isinstance(top, ir.Block) and top.inlined and top is not s:
-        inner = tree.child_of(top, s)
+    while top is not s and ((isinstance(top, ir.Block) and (top.inlined or top.compound)) or _runs_once(top)):
+        inner = tree.child_of(top.body if isinstance(top, ir.For) else top, s)
         if shallow and (inner.loc.file, inner.loc.offset, inner.loc.end_offset) in shallow:
             break
         top = inner
     return top
+
+
+def _runs_once(s: ir.Stmt) -> bool:
+    """A counted loop of one iteration on every run (a lane loop over one lane): a flag in its
+    body runs exactly as often as one next to it."""
+    return _same_iterations_every_run(s) and s.trip_count() == 1
 
 
 def deep_wait_overlaps(tree: Tree, top: ir.Stmt, s: ir.Instr) -> bool:
@@ -763,7 +774,11 @@ def guarded_candidates(tree: Tree, e: Edge, a: ir.Stmt, b: ir.Stmt, forward: boo
     # forward wait inside the consumer's branch lets that pipe run work ahead of it.
     if (_other_branch_uses(tree, e.src, a) or _other_branch_uses(tree, e.dst, b)) and not (
             DEEP_ENDS.get() and forward and gs is None and gd is not None and deep_wait_overlaps(tree, gd[0], e.dst)):
-        return []
+        if not (forward and gs is not None and not _other_branch_uses(tree, e.src, a)):
+            return []
+        # A guarded producer and a consumer with such branches: the set inside the producer's
+        # branch, the wait before the consumer's `if` under the producer's condition.
+        gd = None
     set_at, set_guard = (gs[0], None) if gs is not None else (a, None)
     wait_at, wait_guard = (gd[0], None) if gd is not None else (b, None)
     if forward and DEEP_ENDS.get():

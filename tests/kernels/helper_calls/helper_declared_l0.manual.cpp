@@ -27,6 +27,7 @@ AICORE inline void block_product(MatA &a, MatB &b, Acc &c)
         TileRight<half, 32, 16> right;
         TASSIGN(right, leftCopy * 0x400);  // L0B 2 x 1 KiB, one per lane
         TEXTRACT(left, a, 0, 0);
+        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);  // RAW b: MTE2 -> MTE1
         TEXTRACT(right, b, 0, 0);
         set_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));  // RAW left, right: MTE1 -> M
         wait_flag(PIPE_MTE1, PIPE_M, (event_t)(leftCopy));  // RAW left, right: MTE1 -> M
@@ -42,9 +43,10 @@ AICORE inline void one_block(int blk, MatA &aMat, MatB &bMat, Acc &acc, __gm__ f
     GmC gC(c + blk * 256);
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);  // WAR aMat, bMat: MTE1 -> MTE2 (next iteration)
     TLOAD(aMat, gA);
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);  // RAW a: MTE2 -> MTE1
     TLOAD(bMat, gB);
-    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);  // RAW a, b: MTE2 -> MTE1
-    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);  // RAW a, b: MTE2 -> MTE1
+    set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);  // RAW b: MTE2 -> MTE1
+    wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);  // RAW a: MTE2 -> MTE1
     wait_flag(PIPE_FIX, PIPE_M, EVENT_ID0);  // WAR c: FIX -> M (next iteration)
     block_product(aMat, bMat, acc);
     set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);  // WAR aMat, bMat: MTE1 -> MTE2 (next iteration)

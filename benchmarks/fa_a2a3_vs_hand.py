@@ -160,16 +160,17 @@ does not touch. Two changes in the planner took the rest:
    by a flag of that dependence's own (MTE3 -> MTE2, waited at tile 0 only); the cube's
    `aMatTile` / `bMatTile` credits go with nothing in their place.
 
-S1 = 1024 now takes 19,201 cycles (0.981x), 2048 32,587 (0.998x) and 8192 114,475 (0.999x), each
+S1 = 1024 now takes 19,201 cycles (0.981x), 2048 32,582 (0.997x) and 8192 114,470 (0.999x), each
 verified equal to the AUTO kernel with no race and no flag problem. At 2048 the synchronization
-is 280 cycles over the ideal-sync bound (32,307, 0.989x); what holds a pipe longest now is the
+is 275 cycles over the ideal-sync bound (32,307, 0.989x); what holds a pipe longest now is the
 final `TSTORE` of the output waiting for the last update (3,902 x2, a true dependence), the first
 softmax's strip load (3,617, the cube's first score tile arriving) and the cube's first L0C
 unit-flag waits (1,913 x2). At 8192 it is still the lane loop's per-copy V -> MTE2 wait (12,236
 cycles x14 and 11,362 x13 held): each load waits for the copy's previous reader, and what the
 ablation finds left there is a few cycles per step (its set comes after the softmax's last small
 add, inside a helper that cannot name the copy counter). Rewritten as a whole file (every size in
-one text), the kernel runs the same 19,201, 32,587 and 114,475 cycles since 51111fa, which makes
+one text), the kernel runs the same 19,201, 32,582 and 114,470 cycles (32,587 and 114,475 from 51111fa to
+84d364d, before the cube's P load stopped waiting for the QK store), since 51111fa made
 the one counter in a loop several kernels share too, its declaration written once outside their
 `if constexpr` branches (19,201, 33,663 and 128,463 just before; 19,483, 34,914 and 129,714 at
 fcd4d18).

@@ -431,8 +431,8 @@ class _Harmony:
                     # the loop around its own call, on the same id. Where f's prime and drain
                     # hold that loop too, they open and close the one chain of sets and waits
                     # through every copy; loops they do not hold (the calls in loops that run one
-                    # after another) are joined into one chain (`one_chain`). The trace check
-                    # below proves it or rejects the addition.
+                    # after another) are joined into one chain below. The trace check proves it
+                    # or rejects the addition.
                     loop = next((a for a in self.tree.chain(other)[1:] if isinstance(a, ir.For)), None)
                     ends += [loop, loop]
                     if loop is not None and not any(a is f.prime_at for a in self.tree.chain(loop)):
@@ -460,10 +460,19 @@ class _Harmony:
                                      slot=slot, wait_slot=wait, set_guard=guards[0], wait_guard=guards[1], spelled_slot=hs if slot is not None else None,
                                      spelled_wait_slot=hw if wait is not None else None))
             else:
-                base = flags
+                trial = None
                 if chained and any(b is not None for b in brackets):
-                    base, added = self.one_chain(flags, f, added, brackets)
-                trial = self.settle(base + added) if added else None
+                    # In the pass after `shared_ids`, copies in loops f's prime does not hold are
+                    # bracketed around their own loops and made one chain with f on its id
+                    # (`chain`: a next loop's prime could land while the drain before it is
+                    # still pending).
+                    bracketed = [a if b is None else replace(a, prime_at=b) for b, a in zip(brackets, added)]
+                    primed = [f] + [a for b, a in zip(brackets, bracketed) if b is not None]
+                    trial = self.chain(flags + bracketed, primed, f.event)
+                    if trial is not None:
+                        added = bracketed
+                if trial is None and added:
+                    trial = self.settle(flags + added)
                 if trial is not None:
                     # A copy whose own plan has the flag, set inside the statement where the one
                     # text sets it, needs it: only the others run an ordering they do not need.
@@ -475,25 +484,6 @@ class _Harmony:
                                   f"{_call_site(self.tree, f.set_at)}; its copies {where} run it too (one text "
                                   "for every call: an ordering they do not need)", f.set_at.loc)
         return flags
-
-    def one_chain(self, flags: list[PlannedSync], f: PlannedSync, added: list[PlannedSync],
-                  brackets: list[ir.Stmt]) -> tuple[list[PlannedSync], list[PlannedSync]]:
-        """(flags, added) with f and its copies in loops that run one after another made one
-        chain on f's id: the first loop's prime and the last loop's drain bracket them all (as
-        `chain` does for copies planned apart). With a prime and a drain around each loop, the
-        next loop's prime could land while the drain of the loop before is still pending (set and
-        wait are on different pipes); in one chain, the signal the last iteration of one loop
-        leaves pending is what the first wait of the next loop takes."""
-        members = [(f.prime_at, f)] + [(b, a) for b, a in zip(brackets, added) if b is not None]
-        if len({id(self.tree.parent.get(id(b))) for b, _ in members}) > 1:
-            # Not in one block: each loop gets a prime and a drain of its own (the check decides).
-            return flags, [a if b is None else replace(a, prime_at=b) for b, a in zip(brackets, added)]
-        members.sort(key=lambda m: self.tree.order[id(m[0])])
-        first, last = members[0][0], members[-1][0]
-        new = {id(x): replace(x, prime_at=first if b is first else None,
-                              drain_at=last if b is first and last is not first else None)
-               for b, x in members}
-        return [new.get(id(x), x) for x in flags], [new.get(id(a), a) for a in added]
 
     def has_lanes_for(self, flags: list[PlannedSync], f: PlannedSync, t: ir.Stmt) -> bool:
         """Whether the copy holding t orders f's dependence with a per-lane flag of its own at
